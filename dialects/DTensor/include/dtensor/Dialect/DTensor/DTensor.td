@@ -1,0 +1,58 @@
+//===- DTensor.td - dtensor dialect definition -------------*- tablegen -*-===//
+//
+// The dtensor dialect: device meshes, placements and the collectives of an
+// SPMD program.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_DIALECT_DTENSOR_DTENSOR_TD
+#define DTENSOR_DIALECT_DTENSOR_DTENSOR_TD
+
+include "mlir/IR/OpBase.td"
+
+def DTensor_Dialect : Dialect {
+  let name = "dtensor";
+  let cppNamespace = "::dtensor";
+  let summary = "Distributed tensors: meshes, layouts and collectives";
+  let description = [{
+    The `dtensor` dialect carries PyTorch-DTensor-style distribution through
+    an MLIR program.
+
+    At the *global level* a program is written over builtin tensors with
+    their global shapes, as if it ran on one device. A module-level
+    `dtensor.mesh` names an N-D array of devices; a `#dtensor.layout`
+    attribute gives a tensor one placement per mesh dim (`shard<d>`,
+    `replicate` or `partial<op>`). `dtensor.distribute` constrains a value to
+    a layout and `dtensor.redistribute` changes it.
+
+    At the *local level* (after partitioning) tensor types are per-rank shard
+    shapes and communication is explicit: `all_reduce`, `all_gather`,
+    `reduce_scatter`, `all_to_all`, `broadcast`, the communication-free
+    `chunk`, and `mesh_coord` to query the rank's position in the mesh. Each
+    of these acts over a list of mesh dims: the ranks that differ only in
+    those coordinates form one group.
+
+    Function arguments and results may carry a layout in the `dtensor.layout`
+    attribute; it is verified against the argument's tensor type.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Name of the function argument/result attribute holding a layout.
+    static constexpr ::llvm::StringLiteral getLayoutAttrName() {
+      return ::llvm::StringLiteral("dtensor.layout");
+    }
+
+  private:
+    /// Registers the attributes; lives with their storage in DTensorAttrs.cpp.
+    void registerAttributes();
+
+  public:
+  }];
+}
+
+class DTensor_Op<string mnemonic, list<Trait> traits = []>
+    : Op<DTensor_Dialect, mnemonic, traits>;
+
+#endif // DTENSOR_DIALECT_DTENSOR_DTENSOR_TD

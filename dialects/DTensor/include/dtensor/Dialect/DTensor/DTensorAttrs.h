@@ -1,0 +1,34 @@
+//===- DTensorAttrs.h - placements and layouts ------------------*- C++ -*-===//
+
+#ifndef DTENSOR_DIALECT_DTENSOR_DTENSORATTRS_H
+#define DTENSOR_DIALECT_DTENSOR_DTENSORATTRS_H
+
+#include "dtensor/Layout/LayoutMath.h"
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+
+namespace dtensor {
+class MeshOp;
+} // namespace dtensor
+
+#include "dtensor/Dialect/DTensor/DTensorEnums.h.inc"
+
+#include "dtensor/Dialect/DTensor/DTensorAttrInterfaces.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dtensor/Dialect/DTensor/DTensorAttrs.h.inc"
+
+namespace dtensor {
+/// Converts between the dialect's reduction kind and the layout-math one.
+layout::ReduceKind toLayoutReduceKind(ReductionKind kind);
+ReductionKind fromLayoutReduceKind(layout::ReduceKind kind);
+
+/// Builds the placement attribute for a layout-math placement.
+PlacementAttr getPlacementAttr(mlir::MLIRContext *context,
+                               const layout::Placement &placement);
+} // namespace dtensor
+
+#endif // DTENSOR_DIALECT_DTENSOR_DTENSORATTRS_H

@@ -1,0 +1,120 @@
+//===- DTensorAttrs.td - placements and layouts ------------*- tablegen -*-===//
+
+#ifndef DTENSOR_DIALECT_DTENSOR_DTENSORATTRS_TD
+#define DTENSOR_DIALECT_DTENSOR_DTENSORATTRS_TD
+
+include "dtensor/Dialect/DTensor/DTensor.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/EnumAttr.td"
+include "dtensor/Dialect/DTensor/DTensorAttrInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Reduction kinds
+//===----------------------------------------------------------------------===//
+
+def DTensor_ReductionKind : I32EnumAttr<"ReductionKind",
+    "how partial values combine into the global value", [
+      I32EnumAttrCase<"Sum", 0, "sum">,
+      I32EnumAttrCase<"Avg", 1, "avg">,
+      I32EnumAttrCase<"Max", 2, "max">,
+      I32EnumAttrCase<"Min", 3, "min">
+    ]> {
+  let cppNamespace = "::dtensor";
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+class DTensor_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<DTensor_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def DTensor_ShardAttr : DTensor_Attr<"Shard", "shard",
+    [DeclareAttrInterfaceMethods<DTensor_PlacementAttrInterface>]> {
+  let summary = "the tensor dim `dim` is split across the mesh dim";
+  let description = [{
+    Splits tensor dim `dim` like `torch.chunk`: with N elements over n ranks
+    the chunk size is c = ceil(N/n), rank r holds [r*c, min(N, (r+1)*c)), and
+    trailing ranks may hold fewer elements or none. A negative `dim` counts
+    from the last dim, as in PyTorch; it is normalised once the tensor rank
+    is known.
+
+    ```mlir
+    #dtensor.shard<0>
+    #dtensor.shard<-1>
+    ```
+  }];
+  let parameters = (ins "int64_t":$dim);
+  let assemblyFormat = "`<` $dim `>`";
+}
+
+def DTensor_ReplicateAttr : DTensor_Attr<"Replicate", "replicate",
+    [DeclareAttrInterfaceMethods<DTensor_PlacementAttrInterface>]> {
+  let summary = "every rank along the mesh dim holds the whole tensor";
+  let description = [{
+    ```mlir
+    #dtensor.replicate
+    ```
+  }];
+}
+
+def DTensor_PartialAttr : DTensor_Attr<"Partial", "partial",
+    [DeclareAttrInterfaceMethods<DTensor_PlacementAttrInterface>]> {
+  let summary = "ranks along the mesh dim hold partial values";
+  let description = [{
+    Each rank holds a tensor of the global shape; the global value is the
+    reduction (`sum`, `avg`, `max` or `min`) of the ranks' values along the
+    mesh dim.
+
+    ```mlir
+    #dtensor.partial<sum>
+    #dtensor.partial<max>
+    ```
+  }];
+  let parameters = (ins EnumParameter<DTensor_ReductionKind>:$kind);
+  let assemblyFormat = "`<` $kind `>`";
+}
+
+def DTensor_LayoutAttr : DTensor_Attr<"Layout", "layout"> {
+  let summary = "a mesh and one placement per mesh dim";
+  let description = [{
+    The distribution of a tensor over a device mesh, like DTensor's
+    `DTensorSpec`: the mesh symbol and, for each mesh dim in order, a
+    placement written without the `#dtensor.` prefix.
+
+    ```mlir
+    #dtensor.layout<@mesh, [shard<0>, replicate]>
+    #dtensor.layout<@tp, [partial<sum>]>
+    ```
+
+    Several mesh dims may shard the same tensor dim; the tensor dim is then
+    split over the mesh dims in mesh-dim order (mesh dim 0 outermost).
+    The layout is checked against a tensor and a mesh where it is used: the
+    number of placements must equal the mesh rank and every shard dim must
+    lie in the tensor's rank.
+  }];
+  let parameters = (ins "::mlir::FlatSymbolRefAttr":$mesh,
+                        ArrayRefParameter<"PlacementAttr">:$placements);
+  let hasCustomAssemblyFormat = 1;
+  let extraClassDeclaration = [{
+    /// The placements in the layout-math representation, one per mesh dim.
+    std::vector<::dtensor::layout::Placement> getLayoutPlacements() const;
+
+    /// Checks this layout against a tensor of `type` on `mesh`.
+    ::llvm::LogicalResult
+    verifyFor(::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError,
+              ::mlir::ShapedType type, MeshOp mesh) const;
+
+    /// This layout with negative shard dims counted from the end of a
+    /// `rank`-D tensor. Dims must already be in range.
+    LayoutAttr getNormalized(int64_t rank) const;
+
+    /// True when no placement is a shard or a partial.
+    bool isFullyReplicated() const;
+  }];
+}
+
+#endif // DTENSOR_DIALECT_DTENSOR_DTENSORATTRS_TD

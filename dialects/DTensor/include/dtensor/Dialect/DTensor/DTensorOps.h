@@ -1,0 +1,33 @@
+//===- DTensorOps.h - dtensor operations ------------------------*- C++ -*-===//
+
+#ifndef DTENSOR_DIALECT_DTENSOR_DTENSOROPS_H
+#define DTENSOR_DIALECT_DTENSOR_DTENSOROPS_H
+
+#include "dtensor/Dialect/DTensor/DTensorAttrs.h"
+#include "dtensor/Dialect/DTensor/DTensorDialect.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "dtensor/Dialect/DTensor/DTensorOps.h.inc"
+
+namespace dtensor {
+/// Resolves `symbol` from `from` to a dtensor.mesh, or null.
+MeshOp lookupMesh(mlir::Operation *from, mlir::FlatSymbolRefAttr symbol,
+                  mlir::SymbolTableCollection *tables = nullptr);
+
+namespace detail {
+/// Shared verifySymbolUses of the ops acting over mesh-dim groups: resolves
+/// the mesh, checks `mesh_dims`, then calls the op's verifyGroupShapes.
+template <typename OpT>
+llvm::LogicalResult verifyMeshGroupOp(OpT op,
+                                      mlir::SymbolTableCollection &tables);
+} // namespace detail
+} // namespace dtensor
+
+#endif // DTENSOR_DIALECT_DTENSOR_DTENSOROPS_H

@@ -1,0 +1,284 @@
+//===- DTensorOps.td - dtensor operations ------------------*- tablegen -*-===//
+
+#ifndef DTENSOR_DIALECT_DTENSOR_DTENSOROPS_TD
+#define DTENSOR_DIALECT_DTENSOR_DTENSOROPS_TD
+
+include "dtensor/Dialect/DTensor/DTensor.td"
+include "dtensor/Dialect/DTensor/DTensorAttrs.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Mesh
+//===----------------------------------------------------------------------===//
+
+def DTensor_MeshOp : DTensor_Op<"mesh", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "an N-D array of devices";
+  let description = [{
+    Declares a device mesh as a module-level symbol. `shape` gives the size of
+    each mesh dim; `names` optionally names the dims; `devices` optionally
+    lists the device (rank) at each mesh position in row-major order. Without
+    `devices` the mesh holds ranks 0..N-1 in row-major order, like
+    `DeviceMesh(arange(N).reshape(shape))`.
+
+    ```mlir
+    dtensor.mesh @tp shape [4]
+    dtensor.mesh @mesh2d shape [2, 4] names ["dp", "tp"]
+    dtensor.mesh @swapped shape [2] devices [1, 0]
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       DenseI64ArrayAttr:$shape,
+                       OptionalAttr<StrArrayAttr>:$dim_names,
+                       OptionalAttr<DenseI64ArrayAttr>:$device_ids);
+  let assemblyFormat = [{
+    $sym_name `shape` $shape (`names` $dim_names^)? (`devices` $device_ids^)?
+    attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Number of mesh dims.
+    int64_t getRank() { return getShape().size(); }
+    /// Number of devices in the mesh.
+    int64_t getNumDevices();
+    /// The mesh in the layout-math representation.
+    ::dtensor::layout::Mesh getLayoutMesh();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Global-level ops
+//===----------------------------------------------------------------------===//
+
+def DTensor_DistributeOp : DTensor_Op<"distribute", [Pure,
+    SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "constrain a value to a layout";
+  let description = [{
+    A user annotation: the result is `input`, and it must have `layout`. It
+    is the highest-priority constraint for sharding propagation. The tensor
+    keeps its global type.
+
+    ```mlir
+    %w = dtensor.distribute %arg0 to <@mesh, [shard<1>]> : tensor<64x256xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DTensor_LayoutAttr:$layout);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input `to` $layout attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def DTensor_RedistributeOp : DTensor_Op<"redistribute", [Pure,
+    SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "change a value's layout";
+  let description = [{
+    The result holds the same global value as `input`, laid out as `target`
+    instead of `source`. Both layouts must be on the same mesh. Partitioning
+    turns it into local collectives. It folds away when `source` equals
+    `target`.
+
+    ```mlir
+    %r = dtensor.redistribute %x from <@mesh, [partial<sum>]>
+                                  to <@mesh, [replicate]> : tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       DTensor_LayoutAttr:$source,
+                       DTensor_LayoutAttr:$target);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `from` $source `to` $target attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Local-level ops
+//===----------------------------------------------------------------------===//
+
+// An op acting on the groups of ranks that differ only in `mesh_dims`. Within
+// a group, ranks are ordered row-major over `mesh_dims` in the order listed.
+// Mesh lookups and group-size checks happen in verifySymbolUses, which hands
+// over to the op's verifyGroupShapes.
+class DTensor_MeshGroupOp<string mnemonic, list<Trait> traits = []>
+    : DTensor_Op<mnemonic, !listconcat(traits,
+        [DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+  dag meshArguments = (ins FlatSymbolRefAttr:$mesh,
+                           DenseI64ArrayAttr:$mesh_dims);
+  code groupDeclarations = [{
+    /// Checks the types against the group size of `mesh_dims` on `mesh`.
+    ::llvm::LogicalResult verifyGroupShapes(MeshOp mesh, int64_t groupSize);
+  }];
+  let extraClassDeclaration = groupDeclarations;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult
+    $cppClass::verifySymbolUses(::mlir::SymbolTableCollection &tables) {
+      return ::dtensor::detail::verifyMeshGroupOp(*this, tables);
+    }
+  }];
+}
+
+// A collective: every rank of each group takes part. Collectives have no
+// memory effects (unused ones may be erased on all ranks alike) but are not
+// speculatable: they must not be hoisted into paths some ranks do not run.
+class DTensor_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : DTensor_MeshGroupOp<mnemonic, !listconcat(traits, [NoMemoryEffect])>;
+
+def DTensor_AllReduceOp : DTensor_CollectiveOp<"all_reduce",
+    [SameOperandsAndResultType]> {
+  let summary = "reduce across each group; every rank gets the result";
+  let description = [{
+    Turns partial values into their reduction (`sum`, `avg`, `max`, `min`);
+    every rank of the group receives the same result.
+
+    ```mlir
+    %r = dtensor.all_reduce sum %x on @mesh mesh_dims [0] : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = !con((ins AnyRankedTensor:$input,
+                            DTensor_ReductionKind:$reduction),
+                       meshArguments);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $reduction $input `on` $mesh `mesh_dims` $mesh_dims attr-dict
+    `:` type($input)
+  }];
+}
+
+def DTensor_AllGatherOp : DTensor_CollectiveOp<"all_gather"> {
+  let summary = "concatenate the group's shards along a dim";
+  let description = [{
+    Every rank receives the concatenation, in group order, of the group's
+    `input` shards along `gather_dim`. Shards may differ in size (uneven
+    sharding); the result dim is then dynamic.
+
+    ```mlir
+    %g = dtensor.all_gather %x on @mesh mesh_dims [0] gather_dim 1
+        : tensor<4x3xf32> -> tensor<4x12xf32>
+    ```
+  }];
+  let arguments = !con((ins AnyRankedTensor:$input, I64Attr:$gather_dim),
+                       meshArguments);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `mesh_dims` $mesh_dims `gather_dim` $gather_dim
+    attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def DTensor_ReduceScatterOp : DTensor_CollectiveOp<"reduce_scatter"> {
+  let summary = "reduce across each group, keep this rank's chunk";
+  let description = [{
+    Reduces `input` across the group like `all_reduce`, then keeps the
+    `torch.chunk` piece of `scatter_dim` that belongs to this rank's group
+    index.
+
+    ```mlir
+    %s = dtensor.reduce_scatter sum %x on @mesh mesh_dims [0] scatter_dim 0
+        : tensor<8x8xf32> -> tensor<2x8xf32>
+    ```
+  }];
+  let arguments = !con((ins AnyRankedTensor:$input,
+                            DTensor_ReductionKind:$reduction,
+                            I64Attr:$scatter_dim),
+                       meshArguments);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $reduction $input `on` $mesh `mesh_dims` $mesh_dims
+    `scatter_dim` $scatter_dim attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def DTensor_AllToAllOp : DTensor_CollectiveOp<"all_to_all"> {
+  let summary = "re-shard from one dim to another";
+  let description = [{
+    Each rank splits its `input` into group-size chunks along `split_dim`,
+    sends chunk i to group member i, and concatenates what it receives along
+    `concat_dim` in group order: a shard of `concat_dim` becomes a shard of
+    `split_dim`.
+
+    ```mlir
+    %t = dtensor.all_to_all %x on @mesh mesh_dims [0] split_dim 1
+        concat_dim 0 : tensor<2x8xf32> -> tensor<8x2xf32>
+    ```
+  }];
+  let arguments = !con((ins AnyRankedTensor:$input, I64Attr:$split_dim,
+                            I64Attr:$concat_dim),
+                       meshArguments);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `mesh_dims` $mesh_dims `split_dim` $split_dim
+    `concat_dim` $concat_dim attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def DTensor_BroadcastOp : DTensor_CollectiveOp<"broadcast",
+    [SameOperandsAndResultType]> {
+  let summary = "copy the root's tensor to every rank of the group";
+  let description = [{
+    Every rank receives the `input` of the group member whose group index is
+    `root`.
+
+    ```mlir
+    %b = dtensor.broadcast %x on @mesh mesh_dims [0] root 0 : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = !con((ins AnyRankedTensor:$input, I64Attr:$root),
+                       meshArguments);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `mesh_dims` $mesh_dims `root` $root attr-dict
+    `:` type($input)
+  }];
+}
+
+def DTensor_ChunkOp : DTensor_MeshGroupOp<"chunk", [Pure]> {
+  let summary = "keep this rank's piece of a dim, without communication";
+  let description = [{
+    `input` is the same on every rank of the group; the result is the
+    `torch.chunk` piece of `dim` that belongs to this rank's group index
+    (the replicate-to-shard transition). Several mesh dims split `dim`
+    nested, the first listed outermost.
+
+    ```mlir
+    %c = dtensor.chunk %x on @mesh mesh_dims [0] dim 0
+        : tensor<8x8xf32> -> tensor<2x8xf32>
+    %u = dtensor.chunk %y on @mesh mesh_dims [0] dim 0
+        : tensor<10x8xf32> -> tensor<?x8xf32>
+    ```
+  }];
+  let arguments = !con((ins AnyRankedTensor:$input, I64Attr:$dim),
+                       meshArguments);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `mesh_dims` $mesh_dims `dim` $dim attr-dict
+    `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def DTensor_MeshCoordOp : DTensor_MeshGroupOp<"mesh_coord", [Pure]> {
+  let summary = "this rank's coordinates along mesh dims";
+  let description = [{
+    One `index` result per listed mesh dim: the rank's coordinate along it.
+
+    ```mlir
+    %i, %j = dtensor.mesh_coord on @mesh mesh_dims [0, 1] : index, index
+    ```
+  }];
+  let arguments = meshArguments;
+  let results = (outs Variadic<Index>:$coords);
+  let assemblyFormat = [{
+    `on` $mesh `mesh_dims` $mesh_dims attr-dict `:` type($coords)
+  }];
+}
+
+#endif // DTENSOR_DIALECT_DTENSOR_DTENSOROPS_TD

@@ -1,0 +1,9 @@
+# Shared helpers of the scripts in this folder (sourced, not run).
+
+# Build folder of the CMake preset in use (see CMakePresets.json).
+dtensor_build_dir() {
+  case "${DTENSOR_PRESET:-default}" in
+    cpu-only) echo "$root/build-cpu" ;;
+    *) echo "$root/build" ;;
+  esac
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs every test suite: the lit +
+# FileCheck suites and the gtest unit tests. Ends with one summary line,
+# "N passed, N failed"; exits non-zero when a test failed or none ran.
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$root/scripts/lib.sh"
+build=$(dtensor_build_dir)
+
+passed=0
+failed=0
+summary() {
+  echo "$passed passed, $failed failed"
+  ((failed == 0 && passed > 0))
+  exit
+}
+
+if ! "$root/scripts/setup.sh" || ! cmake --build "$build" --target dtensor-unit-tests; then
+  echo "test: the build failed" >&2
+  failed=1
+  summary
+fi
+
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+
+# Count from a lit summary: "Passed: N", "Failed: N", ...
+lit_count() {
+  sed -nE "s/^ *($2) *: *([0-9]+).*/\2/p" "$1" | awk '{s += $1} END {print s + 0}'
+}
+
+echo "== lit + FileCheck"
+/usr/lib/llvm-22/bin/lit -sv "$build/test" 2>&1 | tee "$log/lit.txt"
+lit_passed=$(lit_count "$log/lit.txt" 'Passed')
+lit_failed=$(lit_count "$log/lit.txt" 'Failed|Unresolved|Timed Out|Unexpectedly Passed')
+if ((lit_passed + lit_failed == 0)); then
+  echo "lit: no test ran" >&2
+  lit_failed=1
+fi
+passed=$((passed + lit_passed))
+failed=$((failed + lit_failed))
+
+echo "== gtest"
+for test in "$build"/test/unit/*Test; do
+  [[ -x "$test" ]] || continue
+  "$test" --gtest_brief=1 2>&1 | tee "$log/gtest.txt"
+  status=${PIPESTATUS[0]}
+  ok=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?.*/\1/p' "$log/gtest.txt")
+  bad=$(sed -nE 's/^\[  FAILED  \] ([0-9]+) tests?.*/\1/p' "$log/gtest.txt")
+  ok=${ok:-0}
+  bad=${bad:-0}
+  if ((status != 0 && bad == 0)); then
+    echo "gtest: $(basename "$test") exited with status $status" >&2
+    bad=1
+  fi
+  echo "$(basename "$test"): $ok passed, $bad failed"
+  passed=$((passed + ok))
+  failed=$((failed + bad))
+done
+
+summary
