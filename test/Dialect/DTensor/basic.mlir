@@ -1,0 +1,98 @@
+// Round trip of every dtensor op and attribute: custom form, and custom form
+// re-parsed from the generic form.
+// RUN: dtensor-opt %s | dtensor-opt | FileCheck %s
+// RUN: dtensor-opt %s --mlir-print-op-generic | dtensor-opt | FileCheck %s
+
+// CHECK: dtensor.mesh @mesh shape [2, 2] names ["dp", "tp"]
+dtensor.mesh @mesh shape [2, 2] names ["dp", "tp"]
+// CHECK: dtensor.mesh @tp shape [4]{{$}}
+dtensor.mesh @tp shape [4]
+// CHECK: dtensor.mesh @swapped shape [2] devices [1, 0]
+dtensor.mesh @swapped shape [2] devices [1, 0]
+// CHECK: dtensor.mesh @cube shape [2, 1, 3] names ["a", "b", "c"] devices [5, 4, 3, 2, 1, 0]
+dtensor.mesh @cube shape [2, 1, 3] names ["a", "b", "c"] devices [5, 4, 3, 2, 1, 0]
+
+// CHECK-LABEL: func.func @placements
+// CHECK-SAME: dtensor.layout = #dtensor.layout<@mesh, [shard<0>, replicate]>
+// CHECK-SAME: dtensor.layout = #dtensor.layout<@tp, [partial<sum>]>
+// CHECK-SAME: dtensor.layout = #dtensor.layout<@tp, [partial<avg>]>
+// CHECK-SAME: dtensor.layout = #dtensor.layout<@tp, [partial<max>]>
+// CHECK-SAME: dtensor.layout = #dtensor.layout<@tp, [partial<min>]>
+// CHECK-SAME: dtensor.layout = #dtensor.layout<@mesh, [shard<1>, shard<1>]>
+// CHECK-SAME: -> (tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@mesh, [replicate, shard<-1>]>})
+func.func @placements(
+    %a: tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@mesh, [shard<0>, replicate]>},
+    %b: tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@tp, [partial<sum>]>},
+    %c: tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@tp, [partial<avg>]>},
+    %d: tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@tp, [partial<max>]>},
+    %e: tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@tp, [partial<min>]>},
+    %f: tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@mesh, [shard<1>, shard<1>]>})
+    -> (tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@mesh, [replicate, shard<-1>]>}) {
+  return %a : tensor<8x16xf32>
+}
+
+// Layouts on a declaration are checked against its function type.
+// CHECK-LABEL: func.func private @declaration
+// CHECK-SAME: (tensor<4xf32> {dtensor.layout = #dtensor.layout<@tp, [shard<0>]>})
+func.func private @declaration(tensor<4xf32> {dtensor.layout = #dtensor.layout<@tp, [shard<0>]>})
+
+// Placement attributes stand alone too.
+// CHECK-LABEL: func.func @standalone_placements
+// CHECK-SAME: attrs = [#dtensor.shard<2>, #dtensor.replicate, #dtensor.partial<max>]
+func.func @standalone_placements() attributes {attrs = [#dtensor.shard<2>, #dtensor.replicate, #dtensor.partial<max>]} {
+  return
+}
+
+// CHECK-LABEL: func.func @global
+func.func @global(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // CHECK: %[[D:.*]] = dtensor.distribute %{{.*}} to <@mesh, [shard<0>, replicate]> : tensor<8x16xf32>
+  %0 = dtensor.distribute %x to <@mesh, [shard<0>, replicate]> : tensor<8x16xf32>
+  // CHECK: dtensor.redistribute %[[D]] from <@mesh, [shard<0>, replicate]> to <@mesh, [replicate, partial<sum>]> : tensor<8x16xf32>
+  %1 = dtensor.redistribute %0 from <@mesh, [shard<0>, replicate]> to <@mesh, [replicate, partial<sum>]> : tensor<8x16xf32>
+  // CHECK: dtensor.distribute %{{.*}} to <@tp, [shard<1>]> : tensor<8x16xf32>
+  %2 = dtensor.distribute %1 to <@tp, [shard<1>]> : tensor<8x16xf32>
+  return %2 : tensor<8x16xf32>
+}
+
+// CHECK-LABEL: func.func @local
+func.func @local(%x: tensor<4x8xf32>, %y: tensor<10x8xf32>, %z: tensor<?x8xi32>)
+    -> (tensor<4x8xf32>, tensor<4x32xf32>, tensor<4x8xf32>, tensor<1x32xf32>,
+        tensor<4x8xf32>, tensor<?x8xf32>, tensor<2x8xf32>, index, index, tensor<?x8xi32>) {
+  // CHECK: dtensor.all_reduce sum %{{.*}} on @tp mesh_dims [0] : tensor<4x8xf32>
+  %0 = dtensor.all_reduce sum %x on @tp mesh_dims [0] : tensor<4x8xf32>
+  // CHECK: dtensor.all_gather %{{.*}} on @tp mesh_dims [0] gather_dim 1 : tensor<4x8xf32> -> tensor<4x32xf32>
+  %1 = dtensor.all_gather %0 on @tp mesh_dims [0] gather_dim 1 : tensor<4x8xf32> -> tensor<4x32xf32>
+  // CHECK: dtensor.reduce_scatter max %{{.*}} on @tp mesh_dims [0] scatter_dim 1 : tensor<4x32xf32> -> tensor<4x8xf32>
+  %2 = dtensor.reduce_scatter max %1 on @tp mesh_dims [0] scatter_dim 1 : tensor<4x32xf32> -> tensor<4x8xf32>
+  // CHECK: dtensor.all_to_all %{{.*}} on @tp mesh_dims [0] split_dim 0 concat_dim 1 : tensor<4x8xf32> -> tensor<1x32xf32>
+  %3 = dtensor.all_to_all %2 on @tp mesh_dims [0] split_dim 0 concat_dim 1 : tensor<4x8xf32> -> tensor<1x32xf32>
+  // CHECK: dtensor.broadcast %{{.*}} on @mesh mesh_dims [1, 0] root 3 : tensor<4x8xf32>
+  %4 = dtensor.broadcast %x on @mesh mesh_dims [1, 0] root 3 : tensor<4x8xf32>
+  // An uneven split (10 rows over 4 ranks) has a dynamic result dim.
+  // CHECK: dtensor.chunk %{{.*}} on @mesh mesh_dims [0, 1] dim 0 : tensor<10x8xf32> -> tensor<?x8xf32>
+  %5 = dtensor.chunk %y on @mesh mesh_dims [0, 1] dim 0 : tensor<10x8xf32> -> tensor<?x8xf32>
+  // CHECK: dtensor.chunk %{{.*}} on @mesh mesh_dims [1] dim 0 : tensor<4x8xf32> -> tensor<2x8xf32>
+  %6 = dtensor.chunk %x on @mesh mesh_dims [1] dim 0 : tensor<4x8xf32> -> tensor<2x8xf32>
+  // CHECK: %{{.*}}:2 = dtensor.mesh_coord on @mesh mesh_dims [0, 1] : index, index
+  %i, %j = dtensor.mesh_coord on @mesh mesh_dims [0, 1] : index, index
+  // Uneven shards gathered: dynamic input, static or dynamic result.
+  // CHECK: dtensor.all_gather %{{.*}} on @swapped mesh_dims [0] gather_dim 0 : tensor<?x8xi32> -> tensor<?x8xi32>
+  %7 = dtensor.all_gather %z on @swapped mesh_dims [0] gather_dim 0 : tensor<?x8xi32> -> tensor<?x8xi32>
+  return %0, %1, %2, %3, %4, %5, %6, %i, %j, %7
+      : tensor<4x8xf32>, tensor<4x32xf32>, tensor<4x8xf32>, tensor<1x32xf32>,
+        tensor<4x8xf32>, tensor<?x8xf32>, tensor<2x8xf32>, index, index, tensor<?x8xi32>
+}
+
+// All reduction kinds on all_reduce and reduce_scatter.
+// CHECK-LABEL: func.func @reductions
+func.func @reductions(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<2xf32>) {
+  // CHECK: dtensor.all_reduce avg
+  %0 = dtensor.all_reduce avg %x on @tp mesh_dims [0] : tensor<8xf32>
+  // CHECK: dtensor.all_reduce max
+  %1 = dtensor.all_reduce max %0 on @tp mesh_dims [0] : tensor<8xf32>
+  // CHECK: dtensor.all_reduce min
+  %2 = dtensor.all_reduce min %1 on @tp mesh_dims [0] : tensor<8xf32>
+  // CHECK: dtensor.reduce_scatter sum
+  %3 = dtensor.reduce_scatter sum %2 on @tp mesh_dims [0] scatter_dim 0 : tensor<8xf32> -> tensor<2xf32>
+  return %0, %1, %2, %3 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<2xf32>
+}

@@ -1,0 +1,456 @@
+// Every verifier rule of the dtensor dialect, one failing input each.
+// RUN: dtensor-opt %s -split-input-file -verify-diagnostics
+
+//===----------------------------------------------------------------------===//
+// dtensor.mesh
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{'dtensor.mesh' op needs at least one mesh dim}}
+dtensor.mesh @m shape []
+
+// -----
+
+// expected-error @+1 {{'dtensor.mesh' op mesh dim 1 has size 0; sizes must be positive}}
+dtensor.mesh @m shape [2, 0]
+
+// -----
+
+// expected-error @+1 {{'dtensor.mesh' op mesh dim 0 has size -2; sizes must be positive}}
+dtensor.mesh @m shape [-2]
+
+// -----
+
+// expected-error @+1 {{'dtensor.mesh' op has 1 dim names for 2 mesh dims}}
+dtensor.mesh @m shape [2, 2] names ["dp"]
+
+// -----
+
+// expected-error @+1 {{'dtensor.mesh' op dim names must not be empty}}
+dtensor.mesh @m shape [2] names [""]
+
+// -----
+
+// expected-error @+1 {{'dtensor.mesh' op dim name 'tp' is used twice}}
+dtensor.mesh @m shape [2, 2] names ["tp", "tp"]
+
+// -----
+
+// expected-error @+1 {{'dtensor.mesh' op lists 3 device ids for 4 mesh positions}}
+dtensor.mesh @m shape [2, 2] devices [0, 1, 2]
+
+// -----
+
+// expected-error @+1 {{'dtensor.mesh' op device id 4 is out of range [0, 4)}}
+dtensor.mesh @m shape [4] devices [0, 1, 2, 4]
+
+// -----
+
+// expected-error @+1 {{'dtensor.mesh' op device id -1 is out of range [0, 2)}}
+dtensor.mesh @m shape [2] devices [-1, 0]
+
+// -----
+
+// expected-error @+1 {{'dtensor.mesh' op device id 1 appears twice}}
+dtensor.mesh @m shape [3] devices [1, 0, 1]
+
+// -----
+
+func.func @nested() {
+  // expected-error @+1 {{'dtensor.mesh' op expects parent op 'builtin.module'}}
+  dtensor.mesh @m shape [2]
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Layouts on function arguments and results
+//===----------------------------------------------------------------------===//
+
+dtensor.mesh @m shape [2, 2]
+// expected-error @+1 {{'func.func' op layout of argument #0: has 1 placements but mesh @m has 2 dims}}
+func.func private @f(tensor<4x4xf32> {dtensor.layout = #dtensor.layout<@m, [replicate]>})
+
+// -----
+
+dtensor.mesh @m shape [2]
+// expected-error @+1 {{'func.func' op layout of argument #1: shard dim 2 on mesh dim 0 is out of range for a rank-2 tensor}}
+func.func @f(%a: tensor<4x4xf32>, %b: tensor<4x4xf32> {dtensor.layout = #dtensor.layout<@m, [shard<2>]>}) {
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+// expected-error @+1 {{'func.func' op layout of result #0: shard dim -3 on mesh dim 0 is out of range for a rank-2 tensor}}
+func.func private @f() -> (tensor<4x4xf32> {dtensor.layout = #dtensor.layout<@m, [shard<-3>]>})
+
+// -----
+
+// expected-error @+1 {{'func.func' op layout of argument #0 refers to @missing, which is not a dtensor.mesh}}
+func.func private @f(tensor<4xf32> {dtensor.layout = #dtensor.layout<@missing, [replicate]>})
+
+// -----
+
+func.func private @not_a_mesh()
+// expected-error @+1 {{'func.func' op layout of argument #0 refers to @not_a_mesh, which is not a dtensor.mesh}}
+func.func private @f(tensor<4xf32> {dtensor.layout = #dtensor.layout<@not_a_mesh, [replicate]>})
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'dtensor.layout' on argument #0 must be a #dtensor.layout attribute}}
+func.func private @f(tensor<4xf32> {dtensor.layout = #dtensor.shard<0>})
+
+// -----
+
+dtensor.mesh @m shape [2]
+// expected-error @+1 {{'func.func' op argument #0 has a layout but is not a ranked tensor}}
+func.func private @f(f32 {dtensor.layout = #dtensor.layout<@m, [replicate]>})
+
+// -----
+
+// expected-error @+1 {{'func.func' op unknown dtensor attribute 'dtensor.placement' on argument #0}}
+func.func private @f(tensor<4xf32> {dtensor.placement = 1 : i64})
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// dtensor.distribute and dtensor.redistribute
+//===----------------------------------------------------------------------===//
+
+dtensor.mesh @m shape [2, 2]
+func.func @f(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'dtensor.distribute' op layout has 3 placements but mesh @m has 2 dims}}
+  %0 = dtensor.distribute %x to <@m, [replicate, replicate, replicate]> : tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.distribute' op layout shard dim 1 on mesh dim 0 is out of range for a rank-1 tensor}}
+  %0 = dtensor.distribute %x to <@m, [shard<1>]> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.distribute' op layout refers to @nowhere, which is not a dtensor.mesh}}
+  %0 = dtensor.distribute %x to <@nowhere, [shard<0>]> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+dtensor.mesh @a shape [2]
+dtensor.mesh @b shape [2]
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.redistribute' op source layout is on @a but target layout is on @b; both must use the same mesh}}
+  %0 = dtensor.redistribute %x from <@a, [shard<0>]> to <@b, [replicate]> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.redistribute' op source layout shard dim -2 on mesh dim 0 is out of range for a rank-1 tensor}}
+  %0 = dtensor.redistribute %x from <@m, [shard<-2>]> to <@m, [replicate]> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.redistribute' op target layout has 2 placements but mesh @m has 1 dims}}
+  %0 = dtensor.redistribute %x from <@m, [shard<0>]> to <@m, [replicate, replicate]> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.redistribute' op source layout refers to @gone, which is not a dtensor.mesh}}
+  %0 = dtensor.redistribute %x from <@gone, [shard<0>]> to <@gone, [replicate]> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Mesh groups (all local ops)
+//===----------------------------------------------------------------------===//
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.all_reduce' op @nowhere does not name a dtensor.mesh}}
+  %0 = dtensor.all_reduce sum %x on @nowhere mesh_dims [0] : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.broadcast' op needs at least one mesh dim}}
+  %0 = dtensor.broadcast %x on @m mesh_dims [] root 0 : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2, 2]
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.all_reduce' op mesh dim 2 is out of range for mesh @m with 2 dims}}
+  %0 = dtensor.all_reduce max %x on @m mesh_dims [2] : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2, 2]
+func.func @f() -> index {
+  // expected-error @+1 {{'dtensor.mesh_coord' op mesh dim -1 is out of range for mesh @m with 2 dims}}
+  %0 = dtensor.mesh_coord on @m mesh_dims [-1] : index
+  return %0 : index
+}
+
+// -----
+
+dtensor.mesh @m shape [2, 2]
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.all_reduce' op mesh dim 1 is listed twice}}
+  %0 = dtensor.all_reduce sum %x on @m mesh_dims [1, 1] : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2, 2]
+func.func @f() -> index {
+  // expected-error @+1 {{'dtensor.mesh_coord' op has 1 results for 2 mesh dims}}
+  %0 = dtensor.mesh_coord on @m mesh_dims [0, 1] : index
+  return %0 : index
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// dtensor.all_gather
+//===----------------------------------------------------------------------===//
+
+dtensor.mesh @m shape [4]
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x12xf16> {
+  // expected-error @+1 {{'dtensor.all_gather' op result element type 'f16' differs from input element type 'f32'}}
+  %0 = dtensor.all_gather %x on @m mesh_dims [0] gather_dim 1 : tensor<2x3xf32> -> tensor<2x12xf16>
+  return %0 : tensor<2x12xf16>
+}
+
+// -----
+
+dtensor.mesh @m shape [4]
+func.func @f(%x: tensor<2x3xf32>) -> tensor<24xf32> {
+  // expected-error @+1 {{'dtensor.all_gather' op result rank 1 differs from input rank 2}}
+  %0 = dtensor.all_gather %x on @m mesh_dims [0] gather_dim 0 : tensor<2x3xf32> -> tensor<24xf32>
+  return %0 : tensor<24xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [4]
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x12xf32> {
+  // expected-error @+1 {{'dtensor.all_gather' op gather_dim 2 is out of range for a rank-2 tensor}}
+  %0 = dtensor.all_gather %x on @m mesh_dims [0] gather_dim 2 : tensor<2x3xf32> -> tensor<2x12xf32>
+  return %0 : tensor<2x12xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [4]
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x9xf32> {
+  // expected-error @+1 {{'dtensor.all_gather' op result dim 1 has size 9; expected 12 (3 on each of 4 ranks)}}
+  %0 = dtensor.all_gather %x on @m mesh_dims [0] gather_dim 1 : tensor<2x3xf32> -> tensor<2x9xf32>
+  return %0 : tensor<2x9xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2, 3]
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x18xf32> {
+  // The group over both mesh dims has 6 ranks.
+  // expected-error @+1 {{'dtensor.all_gather' op result dim 1 has size 18; expected 9 (3 on each of 3 ranks)}}
+  %0 = dtensor.all_gather %x on @m mesh_dims [1] gather_dim 1 : tensor<2x3xf32> -> tensor<2x18xf32>
+  return %0 : tensor<2x18xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [4]
+func.func @f(%x: tensor<2x3xf32>) -> tensor<8x12xf32> {
+  // expected-error @+1 {{'dtensor.all_gather' op result dim 0 differs from the input; only the communicated dim may change}}
+  %0 = dtensor.all_gather %x on @m mesh_dims [0] gather_dim 1 : tensor<2x3xf32> -> tensor<8x12xf32>
+  return %0 : tensor<8x12xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [4]
+func.func @f(%x: tensor<2x3xf32>) -> tensor<?x12xf32> {
+  // A static dim may not turn dynamic outside the gathered dim either.
+  // expected-error @+1 {{'dtensor.all_gather' op result dim 0 differs from the input; only the communicated dim may change}}
+  %0 = dtensor.all_gather %x on @m mesh_dims [0] gather_dim 1 : tensor<2x3xf32> -> tensor<?x12xf32>
+  return %0 : tensor<?x12xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// dtensor.reduce_scatter
+//===----------------------------------------------------------------------===//
+
+dtensor.mesh @m shape [4]
+func.func @f(%x: tensor<10x3xf32>) -> tensor<3x3xf32> {
+  // expected-error @+1 {{'dtensor.reduce_scatter' op input dim 0 of size 10 does not split evenly over 4 ranks; the result dim must be dynamic}}
+  %0 = dtensor.reduce_scatter sum %x on @m mesh_dims [0] scatter_dim 0 : tensor<10x3xf32> -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [4]
+func.func @f(%x: tensor<8x3xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{'dtensor.reduce_scatter' op result dim 0 has size 4; expected 2 (8 split over 4 ranks)}}
+  %0 = dtensor.reduce_scatter sum %x on @m mesh_dims [0] scatter_dim 0 : tensor<8x3xf32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [4]
+func.func @f(%x: tensor<8x3xf32>) -> tensor<8x3xf32> {
+  // expected-error @+1 {{'dtensor.reduce_scatter' op scatter_dim -1 is out of range for a rank-2 tensor}}
+  %0 = dtensor.reduce_scatter sum %x on @m mesh_dims [0] scatter_dim -1 : tensor<8x3xf32> -> tensor<8x3xf32>
+  return %0 : tensor<8x3xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [4]
+func.func @f(%x: tensor<8x3xf32>) -> tensor<2x3xi32> {
+  // expected-error @+1 {{'dtensor.reduce_scatter' op result element type 'i32' differs from input element type 'f32'}}
+  %0 = dtensor.reduce_scatter sum %x on @m mesh_dims [0] scatter_dim 0 : tensor<8x3xf32> -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// dtensor.all_to_all
+//===----------------------------------------------------------------------===//
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'dtensor.all_to_all' op split_dim and concat_dim must differ}}
+  %0 = dtensor.all_to_all %x on @m mesh_dims [0] split_dim 1 concat_dim 1 : tensor<4x4xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'dtensor.all_to_all' op concat_dim 2 is out of range for a rank-2 tensor}}
+  %0 = dtensor.all_to_all %x on @m mesh_dims [0] split_dim 1 concat_dim 2 : tensor<4x4xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{'dtensor.all_to_all' op result dim 1 has size 4; expected 2 (4 split over 2 ranks)}}
+  %0 = dtensor.all_to_all %x on @m mesh_dims [0] split_dim 1 concat_dim 0 : tensor<4x4xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4x4xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{'dtensor.all_to_all' op result dim 0 has size 4; expected 8 (4 on each of 2 ranks)}}
+  %0 = dtensor.all_to_all %x on @m mesh_dims [0] split_dim 1 concat_dim 0 : tensor<4x4xf32> -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [3]
+func.func @f(%x: tensor<4x4xf32>) -> tensor<12x1xf32> {
+  // expected-error @+1 {{'dtensor.all_to_all' op input dim 1 of size 4 does not split evenly over 3 ranks; the result dim must be dynamic}}
+  %0 = dtensor.all_to_all %x on @m mesh_dims [0] split_dim 1 concat_dim 0 : tensor<4x4xf32> -> tensor<12x1xf32>
+  return %0 : tensor<12x1xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// dtensor.broadcast
+//===----------------------------------------------------------------------===//
+
+dtensor.mesh @m shape [2, 3]
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.broadcast' op root 3 is out of range for a group of 3 ranks}}
+  %0 = dtensor.broadcast %x on @m mesh_dims [1] root 3 : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.broadcast' op root -1 is out of range for a group of 2 ranks}}
+  %0 = dtensor.broadcast %x on @m mesh_dims [0] root -1 : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// dtensor.chunk
+//===----------------------------------------------------------------------===//
+
+dtensor.mesh @m shape [2, 2]
+func.func @f(%x: tensor<10x4xf32>) -> tensor<3x4xf32> {
+  // expected-error @+1 {{'dtensor.chunk' op input dim 0 of size 10 does not split evenly over 4 ranks; the result dim must be dynamic}}
+  %0 = dtensor.chunk %x on @m mesh_dims [0, 1] dim 0 : tensor<10x4xf32> -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2, 2]
+func.func @f(%x: tensor<8x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'dtensor.chunk' op result dim 0 has size 4; expected 2 (8 split over 4 ranks)}}
+  %0 = dtensor.chunk %x on @m mesh_dims [0, 1] dim 0 : tensor<8x4xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<8x4xf32>) -> tensor<8x2xf32> {
+  // expected-error @+1 {{'dtensor.chunk' op dim 2 is out of range for a rank-2 tensor}}
+  %0 = dtensor.chunk %x on @m mesh_dims [0] dim 2 : tensor<8x4xf32> -> tensor<8x2xf32>
+  return %0 : tensor<8x2xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<8x4xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{'dtensor.chunk' op result dim 1 differs from the input; only the communicated dim may change}}
+  %0 = dtensor.chunk %x on @m mesh_dims [0] dim 0 : tensor<8x4xf32> -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
