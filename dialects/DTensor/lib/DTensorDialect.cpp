@@ -33,6 +33,10 @@ static LogicalResult verifyValueLayout(Operation *op, Type type,
     return op->emitOpError()
            << "'" << attr.getName().getValue() << "' on " << what << " #"
            << index << " must be a #dtensor.layout attribute";
+  if (!type)
+    return op->emitOpError() << "'" << attr.getName().getValue()
+                             << "' is only allowed on function arguments "
+                                "and results";
   auto tensorType = dyn_cast<RankedTensorType>(type);
   if (!tensorType)
     return op->emitOpError() << what << " #" << index
@@ -50,30 +54,27 @@ static LogicalResult verifyValueLayout(Operation *op, Type type,
       tensorType, mesh);
 }
 
+/// The type of argument or result `index` of a function-like op, or null.
+/// MLIR verifies argument and result attributes of function-like ops only.
+static Type getFunctionValueType(Operation *op, unsigned index,
+                                 bool isResult) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return {};
+  return isResult ? function.getResultTypes()[index]
+                  : function.getArgumentTypes()[index];
+}
+
 LogicalResult DTensorDialect::verifyRegionArgAttribute(Operation *op,
-                                                       unsigned regionIndex,
+                                                       unsigned,
                                                        unsigned argIndex,
                                                        NamedAttribute attr) {
-  Region &region = op->getRegion(regionIndex);
-  if (region.empty()) {
-    // A declaration: arguments live in the function type.
-    auto function = dyn_cast<FunctionOpInterface>(op);
-    if (!function)
-      return success();
-    return verifyValueLayout(op, function.getArgumentTypes()[argIndex], attr,
-                             "argument", argIndex);
-  }
-  return verifyValueLayout(op, region.getArgument(argIndex).getType(), attr,
+  return verifyValueLayout(op, getFunctionValueType(op, argIndex, false), attr,
                            "argument", argIndex);
 }
 
 LogicalResult DTensorDialect::verifyRegionResultAttribute(
-    Operation *op, unsigned regionIndex, unsigned resultIndex,
-    NamedAttribute attr) {
-  auto function = dyn_cast<FunctionOpInterface>(op);
-  if (!function)
-    return op->emitOpError() << "'" << attr.getName().getValue()
-                             << "' on a result of an op that is not a function";
-  return verifyValueLayout(op, function.getResultTypes()[resultIndex], attr,
-                           "result", resultIndex);
+    Operation *op, unsigned, unsigned resultIndex, NamedAttribute attr) {
+  return verifyValueLayout(op, getFunctionValueType(op, resultIndex, true),
+                           attr, "result", resultIndex);
 }

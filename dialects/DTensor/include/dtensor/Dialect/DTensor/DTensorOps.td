@@ -154,8 +154,9 @@ def DTensor_AllGatherOp : DTensor_CollectiveOp<"all_gather"> {
   let summary = "concatenate the group's shards along a dim";
   let description = [{
     Every rank receives the concatenation, in group order, of the group's
-    `input` shards along `gather_dim`. Shards may differ in size (uneven
-    sharding); the result dim is then dynamic.
+    `input` shards along `gather_dim`: the inverse of `dtensor.chunk` over
+    the same mesh dims. Shards may differ in size (uneven sharding); the
+    input dim is then dynamic.
 
     ```mlir
     %g = dtensor.all_gather %x on @mesh mesh_dims [0] gather_dim 1
@@ -175,9 +176,8 @@ def DTensor_AllGatherOp : DTensor_CollectiveOp<"all_gather"> {
 def DTensor_ReduceScatterOp : DTensor_CollectiveOp<"reduce_scatter"> {
   let summary = "reduce across each group, keep this rank's chunk";
   let description = [{
-    Reduces `input` across the group like `all_reduce`, then keeps the
-    `torch.chunk` piece of `scatter_dim` that belongs to this rank's group
-    index.
+    Reduces `input` across the group like `all_reduce`, then keeps this
+    rank's piece of `scatter_dim`, split as `dtensor.chunk` splits it.
 
     ```mlir
     %s = dtensor.reduce_scatter sum %x on @mesh mesh_dims [0] scatter_dim 0
@@ -199,10 +199,10 @@ def DTensor_ReduceScatterOp : DTensor_CollectiveOp<"reduce_scatter"> {
 def DTensor_AllToAllOp : DTensor_CollectiveOp<"all_to_all"> {
   let summary = "re-shard from one dim to another";
   let description = [{
-    Each rank splits its `input` into group-size chunks along `split_dim`,
-    sends chunk i to group member i, and concatenates what it receives along
-    `concat_dim` in group order: a shard of `concat_dim` becomes a shard of
-    `split_dim`.
+    Each rank splits its `input` along `split_dim` as `dtensor.chunk` would,
+    sends piece i to the group member with group index i, and concatenates
+    what it receives along `concat_dim` in group order: a shard of
+    `concat_dim` becomes a shard of `split_dim`.
 
     ```mlir
     %t = dtensor.all_to_all %x on @mesh mesh_dims [0] split_dim 1
@@ -243,10 +243,12 @@ def DTensor_BroadcastOp : DTensor_CollectiveOp<"broadcast",
 def DTensor_ChunkOp : DTensor_MeshGroupOp<"chunk", [Pure]> {
   let summary = "keep this rank's piece of a dim, without communication";
   let description = [{
-    `input` is the same on every rank of the group; the result is the
-    `torch.chunk` piece of `dim` that belongs to this rank's group index
-    (the replicate-to-shard transition). Several mesh dims split `dim`
-    nested, the first listed outermost.
+    `input` is the same on every rank of the group; the result is this
+    rank's piece of `dim` (the replicate-to-shard transition). `dim` is split
+    like `torch.chunk` over the first listed mesh dim, each piece again over
+    the next one, and so on: with several mesh dims the first listed is
+    outermost, as when a layout shards one tensor dim on several mesh dims.
+    10 rows over mesh dims [0, 1] of a 2x2 mesh give 3, 2, 3 and 2 rows.
 
     ```mlir
     %c = dtensor.chunk %x on @mesh mesh_dims [0] dim 0
