@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
+#include "dtensor/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -25,6 +26,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  dtensor::registerDTensorPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<dtensor::DTensorDialect, mlir::arith::ArithDialect,

@@ -1,0 +1,18 @@
+//===- Passes.h - dtensor passes --------------------------------*- C++ -*-===//
+
+#ifndef DTENSOR_TRANSFORMS_PASSES_H
+#define DTENSOR_TRANSFORMS_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace dtensor {
+
+#define GEN_PASS_DECL
+#include "dtensor/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "dtensor/Transforms/Passes.h.inc"
+
+} // namespace dtensor
+
+#endif // DTENSOR_TRANSFORMS_PASSES_H
