@@ -25,25 +25,36 @@ fi
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
-# Count from a lit summary: "Passed: N", "Failed: N", ...
+# Count from lit's closing summary (the lines after "Testing Time:"):
+# "Passed: N", "Failed: N", ...
 lit_count() {
-  sed -nE "s/^ *($2) *: *([0-9]+).*/\2/p" "$1" | awk '{s += $1} END {print s + 0}'
+  sed -n '/^Testing Time:/,$p' "$1" |
+    sed -nE "s/^ *($2) *: *([0-9]+).*/\2/p" | awk '{s += $1} END {print s + 0}'
 }
 
 echo "== lit + FileCheck"
 /usr/lib/llvm-22/bin/lit -sv "$build/test" 2>&1 | tee "$log/lit.txt"
+lit_status=${PIPESTATUS[0]}
 lit_passed=$(lit_count "$log/lit.txt" 'Passed')
 lit_failed=$(lit_count "$log/lit.txt" 'Failed|Unresolved|Timed Out|Unexpectedly Passed')
 if ((lit_passed + lit_failed == 0)); then
   echo "lit: no test ran" >&2
+  lit_failed=1
+elif ((lit_status != 0 && lit_failed == 0)); then
+  echo "lit: exited with status $lit_status" >&2
   lit_failed=1
 fi
 passed=$((passed + lit_passed))
 failed=$((failed + lit_failed))
 
 echo "== gtest"
-for test in "$build"/test/unit/*Test; do
-  [[ -x "$test" ]] || continue
+shopt -s nullglob
+unit_tests=("$build"/test/unit/*Test)
+if ((${#unit_tests[@]} == 0)); then
+  echo "gtest: no unit test binary in $build/test/unit" >&2
+  failed=$((failed + 1))
+fi
+for test in "${unit_tests[@]}"; do
   "$test" --gtest_brief=1 2>&1 | tee "$log/gtest.txt"
   status=${PIPESTATUS[0]}
   ok=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?.*/\1/p' "$log/gtest.txt")
@@ -52,6 +63,9 @@ for test in "$build"/test/unit/*Test; do
   bad=${bad:-0}
   if ((status != 0 && bad == 0)); then
     echo "gtest: $(basename "$test") exited with status $status" >&2
+    bad=1
+  elif ((ok + bad == 0)); then
+    echo "gtest: $(basename "$test") ran no test" >&2
     bad=1
   fi
   echo "$(basename "$test"): $ok passed, $bad failed"

@@ -177,10 +177,13 @@ Range chunkRange(int64_t size, int64_t parts, int64_t index) {
          "chunk index out of range");
   // torch.chunk: every piece has ceil(size/parts) elements except the tail;
   // pieces starting past the data are empty (DTensor pads them).
+  // Written so that no intermediate value exceeds `size` (no overflow near
+  // INT64_MAX).
   int64_t chunk = ceilDiv(size, parts);
-  int64_t begin = std::min(index * chunk, size);
-  int64_t end = std::min(begin + chunk, size);
-  return {begin, end};
+  if (chunk == 0)
+    return {0, 0};
+  int64_t begin = index < ceilDiv(size, chunk) ? index * chunk : size;
+  return {begin, begin + std::min(chunk, size - begin)};
 }
 
 std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank) {
@@ -196,11 +199,19 @@ std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank) {
 Mesh::Mesh(std::vector<int64_t> shape, std::vector<int64_t> deviceIds)
     : shape_(std::move(shape)), deviceIds_(std::move(deviceIds)) {}
 
+/// Product of `values`, or std::nullopt when it overflows int64_t.
+static std::optional<int64_t> checkedProduct(const std::vector<int64_t> &values) {
+  int64_t product = 1;
+  for (int64_t value : values)
+    if (__builtin_mul_overflow(product, value, &product))
+      return std::nullopt;
+  return product;
+}
+
 int64_t Mesh::size() const {
-  int64_t n = 1;
-  for (int64_t s : shape_)
-    n *= s;
-  return n;
+  std::optional<int64_t> n = checkedProduct(shape_);
+  assert(n && "mesh size overflows int64_t; validate() rejects such meshes");
+  return *n;
 }
 
 int64_t Mesh::dimSize(int64_t meshDim) const {
@@ -215,6 +226,8 @@ std::string Mesh::validate() const {
     if (shape_[i] <= 0)
       return "mesh dim " + std::to_string(i) + " has non-positive size " +
              std::to_string(shape_[i]);
+  if (!checkedProduct(shape_))
+    return "mesh has more devices than int64_t can count";
   if (deviceIds_.empty())
     return "";
   int64_t n = size();
@@ -371,6 +384,8 @@ std::optional<int64_t> uniformShardSize(int64_t globalSize, const Mesh &mesh,
                                         const std::vector<int64_t> &meshDims) {
   // Equal leaves imply equal subtree totals, so every nesting level must
   // split evenly; conversely even splits at every level give equal leaves.
+  if (globalSize == kDynamic)
+    return std::nullopt;
   int64_t size = globalSize;
   for (int64_t d : meshDims) {
     int64_t parts = mesh.dimSize(d);

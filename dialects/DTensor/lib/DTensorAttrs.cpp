@@ -160,9 +160,11 @@ LayoutAttr LayoutAttr::getNormalized(int64_t rank) const {
   SmallVector<PlacementAttr> placements;
   for (PlacementAttr placement : getPlacements()) {
     auto shard = dyn_cast<ShardAttr>(placement);
-    if (shard && shard.getDim() < 0)
-      placement = ShardAttr::get(getContext(),
-                                 *layout::normalizeDim(shard.getDim(), rank));
+    std::optional<int64_t> dim =
+        shard ? layout::normalizeDim(shard.getDim(), rank) : std::nullopt;
+    // Out-of-range dims are left for the verifier to report.
+    if (dim && *dim != shard.getDim())
+      placement = ShardAttr::get(getContext(), *dim);
     placements.push_back(placement);
   }
   return LayoutAttr::get(getContext(), getMesh(), placements);

@@ -33,10 +33,6 @@ static LogicalResult verifyValueLayout(Operation *op, Type type,
     return op->emitOpError()
            << "'" << attr.getName().getValue() << "' on " << what << " #"
            << index << " must be a #dtensor.layout attribute";
-  if (!type)
-    return op->emitOpError() << "'" << attr.getName().getValue()
-                             << "' is only allowed on function arguments "
-                                "and results";
   auto tensorType = dyn_cast<RankedTensorType>(type);
   if (!tensorType)
     return op->emitOpError() << what << " #" << index
@@ -54,15 +50,24 @@ static LogicalResult verifyValueLayout(Operation *op, Type type,
       tensorType, mesh);
 }
 
-/// The type of argument or result `index` of a function-like op, or null.
-/// MLIR verifies argument and result attributes of function-like ops only.
+/// The type of argument or result `index` of a function-like op. MLIR
+/// verifies argument and result attributes of function-like ops only.
 static Type getFunctionValueType(Operation *op, unsigned index,
                                  bool isResult) {
-  auto function = dyn_cast<FunctionOpInterface>(op);
-  if (!function)
-    return {};
+  auto function = cast<FunctionOpInterface>(op);
   return isResult ? function.getResultTypes()[index]
                   : function.getArgumentTypes()[index];
+}
+
+LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
+                                                       NamedAttribute attr) {
+  // Layouts of values live on function arguments/results and in the ops of
+  // this dialect; a dtensor attribute on an op itself would be ignored.
+  return op->emitOpError()
+         << "'" << attr.getName().getValue()
+         << "' is not an operation attribute; a layout belongs on a function "
+            "argument or result ('"
+         << getLayoutAttrName() << "') or in dtensor.distribute";
 }
 
 LogicalResult DTensorDialect::verifyRegionArgAttribute(Operation *op,

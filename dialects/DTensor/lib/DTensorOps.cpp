@@ -6,6 +6,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace dtensor;
@@ -44,8 +45,12 @@ LogicalResult MeshOp::verify() {
     }
   }
 
+  int64_t numDevices = 1;
+  for (int64_t size : shape)
+    if (llvm::MulOverflow(numDevices, size, numDevices))
+      return emitOpError("has more devices than a 64-bit integer can count");
+
   if (std::optional<ArrayRef<int64_t>> ids = getDeviceIds()) {
-    int64_t numDevices = getNumDevices();
     if (static_cast<int64_t>(ids->size()) != numDevices)
       return emitOpError() << "lists " << ids->size() << " device ids for "
                            << numDevices << " mesh positions";
@@ -62,10 +67,18 @@ LogicalResult MeshOp::verify() {
 }
 
 int64_t MeshOp::getNumDevices() {
+  // The verifier rejects meshes whose device count overflows.
   int64_t numDevices = 1;
   for (int64_t size : getShape())
     numDevices *= size;
   return numDevices;
+}
+
+int64_t MeshOp::getGroupSize(ArrayRef<int64_t> meshDims) {
+  int64_t groupSize = 1;
+  for (int64_t meshDim : meshDims)
+    groupSize *= getShape()[meshDim];
+  return groupSize;
 }
 
 layout::Mesh MeshOp::getLayoutMesh() {
@@ -166,8 +179,9 @@ dtensor::detail::verifyMeshGroupOp(OpT op, SymbolTableCollection &tables) {
     if (!seen.insert(meshDim).second)
       return op.emitOpError() << "mesh dim " << meshDim << " is listed twice";
   }
-  std::vector<int64_t> dims(meshDims.begin(), meshDims.end());
-  return op.verifyGroupShapes(mesh, mesh.getLayoutMesh().groupSize(dims));
+  // Symbol uses are checked after every op's own verifier, so the mesh's
+  // device count is known not to overflow here.
+  return op.verifyGroupShapes(mesh, mesh.getGroupSize(meshDims));
 }
 
 /// Checks that `dim` names a dim of a rank-`rank` tensor.
@@ -210,7 +224,13 @@ static LogicalResult verifyRegroupedShape(Operation *op,
     int64_t out = result.getDimSize(dim);
     bool bothStatic = !ShapedType::isDynamic(in) && !ShapedType::isDynamic(out);
     if (dim == grown) {
-      if (bothStatic && out != in * groupSize)
+      int64_t gathered;
+      if (!ShapedType::isDynamic(in) &&
+          llvm::MulOverflow(in, groupSize, gathered))
+        return op->emitOpError()
+               << "result dim " << dim << " would hold " << in << " on each of "
+               << groupSize << " ranks, more than a 64-bit size can hold";
+      if (bothStatic && out != gathered)
         return op->emitOpError()
                << "result dim " << dim << " has size " << out << "; expected "
                << in * groupSize << " (" << in << " on each of " << groupSize

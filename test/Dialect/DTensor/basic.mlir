@@ -96,3 +96,18 @@ func.func @reductions(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tenso
   %3 = dtensor.reduce_scatter sum %2 on @tp mesh_dims [0] scatter_dim 0 : tensor<8xf32> -> tensor<2xf32>
   return %0, %1, %2, %3 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<2xf32>
 }
+
+// A mesh may be used before its definition; zero-size and rank-0 tensors work.
+// CHECK-LABEL: func.func @edge_shapes
+func.func @edge_shapes(%e: tensor<0x8xf32>, %s: tensor<f32>, %d: tensor<?x8xf32>) -> (tensor<0x8xf32>, tensor<f32>, tensor<8x8xf32>) {
+  // CHECK: dtensor.all_gather %{{.*}} on @later mesh_dims [0] gather_dim 0 : tensor<0x8xf32> -> tensor<0x8xf32>
+  %0 = dtensor.all_gather %e on @later mesh_dims [0] gather_dim 0 : tensor<0x8xf32> -> tensor<0x8xf32>
+  // CHECK: dtensor.all_reduce sum %{{.*}} on @later mesh_dims [0] : tensor<f32>
+  %1 = dtensor.all_reduce sum %s on @later mesh_dims [0] : tensor<f32>
+  // Uneven shards (dynamic) gather into a static global dim.
+  // CHECK: dtensor.all_gather %{{.*}} on @later mesh_dims [0] gather_dim 0 : tensor<?x8xf32> -> tensor<8x8xf32>
+  %2 = dtensor.all_gather %d on @later mesh_dims [0] gather_dim 0 : tensor<?x8xf32> -> tensor<8x8xf32>
+  return %0, %1, %2 : tensor<0x8xf32>, tensor<f32>, tensor<8x8xf32>
+}
+// CHECK: dtensor.mesh @later shape [3]
+dtensor.mesh @later shape [3]

@@ -20,6 +20,11 @@ dtensor.mesh @m shape [-2]
 
 // -----
 
+// expected-error @+1 {{'dtensor.mesh' op has more devices than a 64-bit integer can count}}
+dtensor.mesh @m shape [4294967296, 4294967296]
+
+// -----
+
 // expected-error @+1 {{'dtensor.mesh' op has 1 dim names for 2 mesh dims}}
 dtensor.mesh @m shape [2, 2] names ["dp"]
 
@@ -114,6 +119,19 @@ func.func private @f(tensor<4xf32> {dtensor.placement = 1 : i64})
 
 // -----
 
+// expected-error @+1 {{'func.func' op 'dtensor.layout' is not an operation attribute; a layout belongs on a function argument or result ('dtensor.layout') or in dtensor.distribute}}
+func.func private @f() attributes {dtensor.layout = 1 : i64}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'arith.addf' op 'dtensor.sharding' is not an operation attribute}}
+  %0 = arith.addf %x, %x {dtensor.sharding = 0 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // dtensor.distribute and dtensor.redistribute
 //===----------------------------------------------------------------------===//
@@ -167,6 +185,15 @@ dtensor.mesh @m shape [2]
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'dtensor.redistribute' op target layout has 2 placements but mesh @m has 1 dims}}
   %0 = dtensor.redistribute %x from <@m, [shard<0>]> to <@m, [replicate, replicate]> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.redistribute' op target layout shard dim 1 on mesh dim 0 is out of range for a rank-1 tensor}}
+  %0 = dtensor.redistribute %x from <@m, [replicate]> to <@m, [shard<1>]> : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
@@ -306,6 +333,15 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<?x12xf32> {
 
 // -----
 
+dtensor.mesh @m shape [4]
+func.func @f(%x: tensor<4611686018427387904xi8>) -> tensor<?xi8> {
+  // expected-error @+1 {{'dtensor.all_gather' op result dim 0 would hold 4611686018427387904 on each of 4 ranks, more than a 64-bit size can hold}}
+  %0 = dtensor.all_gather %x on @m mesh_dims [0] gather_dim 0 : tensor<4611686018427387904xi8> -> tensor<?xi8>
+  return %0 : tensor<?xi8>
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // dtensor.reduce_scatter
 //===----------------------------------------------------------------------===//
@@ -363,6 +399,15 @@ dtensor.mesh @m shape [2]
 func.func @f(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
   // expected-error @+1 {{'dtensor.all_to_all' op concat_dim 2 is out of range for a rank-2 tensor}}
   %0 = dtensor.all_to_all %x on @m mesh_dims [0] split_dim 1 concat_dim 2 : tensor<4x4xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'dtensor.all_to_all' op split_dim 5 is out of range for a rank-2 tensor}}
+  %0 = dtensor.all_to_all %x on @m mesh_dims [0] split_dim 5 concat_dim 0 : tensor<4x4xf32> -> tensor<4x4xf32>
   return %0 : tensor<4x4xf32>
 }
 

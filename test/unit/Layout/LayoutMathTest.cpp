@@ -800,3 +800,34 @@ TEST(NormalizeAndValidate, LeavesPlacementsUntouchedOnError) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Extreme sizes
+//===----------------------------------------------------------------------===//
+
+TEST(ChunkRange, NoOverflowNearInt64Max) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  // ceil(kMax / 2) = 2^62; piece 1 ends exactly at kMax.
+  EXPECT_EQ(chunkRange(kMax, 2, 0), (Range{0, int64_t(1) << 62}));
+  EXPECT_EQ(chunkRange(kMax, 2, 1), (Range{int64_t(1) << 62, kMax}));
+  // Far more parts than data: trailing pieces are empty, at the end.
+  int64_t parts = (int64_t(1) << 62) + 1;
+  EXPECT_EQ(chunkRange(3, parts, parts - 1), (Range{3, 3}));
+  EXPECT_EQ(chunkRange(kMax, parts, parts - 1).size(), 0);
+}
+
+TEST(Mesh, ValidateRejectsDeviceCountOverflow) {
+  Mesh mesh({int64_t(1) << 32, int64_t(1) << 32});
+  EXPECT_EQ(mesh.validate(), "mesh has more devices than int64_t can count");
+}
+
+TEST(LocalShapeType, DynamicGlobalDimStaysDynamic) {
+  for (int64_t n : {2, 3, 4}) {
+    Mesh mesh({n});
+    EXPECT_EQ(localShapeType({kDynamic, 8}, {Placement::shard(0)}, mesh),
+              (std::vector<int64_t>{kDynamic, 8}));
+    EXPECT_EQ(localShapeType({kDynamic, 8}, {Placement::replicate()}, mesh),
+              (std::vector<int64_t>{kDynamic, 8}));
+    EXPECT_EQ(uniformShardSize(kDynamic, mesh, {0}), std::nullopt);
+  }
+}

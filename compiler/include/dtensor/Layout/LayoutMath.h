@@ -193,7 +193,7 @@ int64_t maxShardSize(int64_t globalSize, const Mesh &mesh,
                      const std::vector<int64_t> &meshDims);
 
 /// Local size when every coordinate holds the same size; std::nullopt when
-/// sizes differ across coords.
+/// sizes differ across coords or `globalSize` is kDynamic.
 std::optional<int64_t> uniformShardSize(int64_t globalSize, const Mesh &mesh,
                                         const std::vector<int64_t> &meshDims);
 

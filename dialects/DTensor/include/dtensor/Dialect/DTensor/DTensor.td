@@ -38,6 +38,7 @@ def DTensor_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Name of the function argument/result attribute holding a layout.
     static constexpr ::llvm::StringLiteral getLayoutAttrName() {

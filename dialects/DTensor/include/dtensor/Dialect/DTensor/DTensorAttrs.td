@@ -39,8 +39,9 @@ def DTensor_ShardAttr : DTensor_Attr<"Shard", "shard",
     Splits tensor dim `dim` like `torch.chunk`: with N elements over n ranks
     the chunk size is c = ceil(N/n), rank r holds [r*c, min(N, (r+1)*c)), and
     trailing ranks may hold fewer elements or none. A negative `dim` counts
-    from the last dim, as in PyTorch; it is normalised once the tensor rank
-    is known.
+    from the last dim, as in PyTorch. Canonicalization rewrites it to the
+    non-negative dim in `dtensor.distribute` and `dtensor.redistribute`;
+    layouts on function arguments and results keep their spelling.
 
     ```mlir
     #dtensor.shard<0>

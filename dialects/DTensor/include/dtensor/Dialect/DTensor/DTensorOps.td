@@ -18,9 +18,10 @@ def DTensor_MeshOp : DTensor_Op<"mesh", [Symbol, HasParent<"::mlir::ModuleOp">]>
   let summary = "an N-D array of devices";
   let description = [{
     Declares a device mesh as a module-level symbol. `shape` gives the size of
-    each mesh dim; `names` optionally names the dims; `devices` optionally
-    lists the device (rank) at each mesh position in row-major order. Without
-    `devices` the mesh holds ranks 0..N-1 in row-major order, like
+    each mesh dim; `names` (the `dim_names` attribute) optionally names the
+    dims; `devices` (the `device_ids` attribute) optionally lists the device
+    (rank) at each mesh position in row-major order. Without `devices` the
+    mesh holds ranks 0..N-1 in row-major order, like
     `DeviceMesh(arange(N).reshape(shape))`.
 
     ```mlir
@@ -43,6 +44,8 @@ def DTensor_MeshOp : DTensor_Op<"mesh", [Symbol, HasParent<"::mlir::ModuleOp">]>
     int64_t getRank() { return getShape().size(); }
     /// Number of devices in the mesh.
     int64_t getNumDevices();
+    /// Number of ranks in a group over `meshDims` (valid mesh dims).
+    int64_t getGroupSize(::llvm::ArrayRef<int64_t> meshDims);
     /// The mesh in the layout-math representation.
     ::dtensor::layout::Mesh getLayoutMesh();
   }];
