@@ -160,6 +160,20 @@ OpFoldResult RedistributeOp::fold(FoldAdaptor) {
 // Local-level ops
 //===----------------------------------------------------------------------===//
 
+LogicalResult dtensor::detail::verifyMeshDimList(Operation *op,
+                                                 ArrayRef<int64_t> meshDims) {
+  if (meshDims.empty())
+    return op->emitOpError("needs at least one mesh dim");
+  llvm::SmallDenseSet<int64_t> seen;
+  for (int64_t meshDim : meshDims) {
+    if (meshDim < 0)
+      return op->emitOpError() << "mesh dim " << meshDim << " is negative";
+    if (!seen.insert(meshDim).second)
+      return op->emitOpError() << "mesh dim " << meshDim << " is listed twice";
+  }
+  return success();
+}
+
 template <typename OpT>
 LogicalResult
 dtensor::detail::verifyMeshGroupOp(OpT op, SymbolTableCollection &tables) {
@@ -168,17 +182,11 @@ dtensor::detail::verifyMeshGroupOp(OpT op, SymbolTableCollection &tables) {
     return op.emitOpError() << op.getMeshAttr()
                             << " does not name a dtensor.mesh";
   ArrayRef<int64_t> meshDims = op.getMeshDims();
-  if (meshDims.empty())
-    return op.emitOpError("needs at least one mesh dim");
-  llvm::SmallDenseSet<int64_t> seen;
-  for (int64_t meshDim : meshDims) {
+  for (int64_t meshDim : meshDims)
     if (meshDim < 0 || meshDim >= mesh.getRank())
       return op.emitOpError()
              << "mesh dim " << meshDim << " is out of range for mesh @"
              << mesh.getSymName() << " with " << mesh.getRank() << " dims";
-    if (!seen.insert(meshDim).second)
-      return op.emitOpError() << "mesh dim " << meshDim << " is listed twice";
-  }
   // Symbol uses are checked after every op's own verifier, so the mesh's
   // device count is known not to overflow here.
   return op.verifyGroupShapes(mesh, mesh.getGroupSize(meshDims));
@@ -328,6 +336,10 @@ LogicalResult ChunkOp::verifyGroupShapes(MeshOp, int64_t groupSize) {
 }
 
 LogicalResult MeshCoordOp::verifyGroupShapes(MeshOp, int64_t) {
+  return success();
+}
+
+LogicalResult MeshCoordOp::verify() {
   if (getCoords().size() != getMeshDims().size())
     return emitOpError() << "has " << getCoords().size() << " results for "
                          << getMeshDims().size() << " mesh dims";

@@ -239,7 +239,7 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 dtensor.mesh @m shape [2, 2]
 func.func @f() -> index {
-  // expected-error @+1 {{'dtensor.mesh_coord' op mesh dim -1 is out of range for mesh @m with 2 dims}}
+  // expected-error @+1 {{'dtensor.mesh_coord' op mesh dim -1 is negative}}
   %0 = dtensor.mesh_coord on @m mesh_dims [-1] : index
   return %0 : index
 }

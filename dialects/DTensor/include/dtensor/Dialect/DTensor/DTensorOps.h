@@ -13,6 +13,24 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace dtensor {
+namespace detail {
+/// Checks a list of mesh dims on its own: non-empty, non-negative, unique.
+llvm::LogicalResult verifyMeshDimList(mlir::Operation *op,
+                                      llvm::ArrayRef<int64_t> meshDims);
+} // namespace detail
+
+/// Trait of ops acting over the groups of ranks spanned by `mesh_dims`.
+template <typename ConcreteType>
+class MeshGroup : public mlir::OpTrait::TraitBase<ConcreteType, MeshGroup> {
+public:
+  static llvm::LogicalResult verifyTrait(mlir::Operation *op) {
+    return detail::verifyMeshDimList(op,
+                                     llvm::cast<ConcreteType>(op).getMeshDims());
+  }
+};
+} // namespace dtensor
+
 #define GET_OP_CLASSES
 #include "dtensor/Dialect/DTensor/DTensorOps.h.inc"
 

@@ -106,11 +106,17 @@ def DTensor_RedistributeOp : DTensor_Op<"redistribute", [Pure,
 
 // An op acting on the groups of ranks that differ only in `mesh_dims`. Within
 // a group, ranks are ordered row-major over `mesh_dims` in the order listed.
-// Mesh lookups and group-size checks happen in verifySymbolUses, which hands
-// over to the op's verifyGroupShapes.
+// The MeshGroup trait checks the list itself; mesh lookups and group-size
+// checks happen in verifySymbolUses, which hands over to the op's
+// verifyGroupShapes.
+def DTensor_MeshGroupTrait : NativeOpTrait<"MeshGroup"> {
+  let cppNamespace = "::dtensor";
+}
+
 class DTensor_MeshGroupOp<string mnemonic, list<Trait> traits = []>
     : DTensor_Op<mnemonic, !listconcat(traits,
-        [DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+        [DTensor_MeshGroupTrait,
+         DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
   dag meshArguments = (ins FlatSymbolRefAttr:$mesh,
                            DenseI64ArrayAttr:$mesh_dims);
   code groupDeclarations = [{
@@ -284,6 +290,7 @@ def DTensor_MeshCoordOp : DTensor_MeshGroupOp<"mesh_coord", [Pure]> {
   let assemblyFormat = [{
     `on` $mesh `mesh_dims` $mesh_dims attr-dict `:` type($coords)
   }];
+  let hasVerifier = 1;
 }
 
 #endif // DTENSOR_DIALECT_DTENSOR_DTENSOROPS_TD
