@@ -22,13 +22,8 @@ class MeshOp;
 #include "dtensor/Dialect/DTensor/DTensorAttrs.h.inc"
 
 namespace dtensor {
-/// Converts between the dialect's reduction kind and the layout-math one.
+/// The layout-math counterpart of the dialect's reduction kind.
 layout::ReduceKind toLayoutReduceKind(ReductionKind kind);
-ReductionKind fromLayoutReduceKind(layout::ReduceKind kind);
-
-/// Builds the placement attribute for a layout-math placement.
-PlacementAttr getPlacementAttr(mlir::MLIRContext *context,
-                               const layout::Placement &placement);
 } // namespace dtensor
 
 #endif // DTENSOR_DIALECT_DTENSOR_DTENSORATTRS_H
