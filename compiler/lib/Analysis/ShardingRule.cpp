@@ -2,6 +2,9 @@
 
 #include "dtensor/Analysis/ShardingRule.h"
 
+#include "ShapeOpRules.h"
+#include "dtensor/Analysis/PartialFlow.h"
+
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -77,6 +80,9 @@ static std::optional<ShardingRule> getLinalgRule(linalg::LinalgOp op) {
   for (OpOperand &operand : op->getOpOperands()) {
     if (!isa<RankedTensorType>(operand.get().getType()))
       continue;
+    // An init whose value the body reads is accumulated into.
+    if (op.isDpsInit(&operand) && op.payloadUsesValueFromOperand(&operand))
+      rule.initOperands.push_back(rule.operands.size());
     rule.tensorOperands.push_back(operand.getOperandNumber());
     rule.operands.push_back(
         getTensorFactors(op.getMatchingIndexingMap(&operand)));
@@ -84,6 +90,7 @@ static std::optional<ShardingRule> getLinalgRule(linalg::LinalgOp op) {
   for (OpResult result : op->getResults())
     rule.results.push_back(
         getTensorFactors(op.getIndexingMapMatchingResult(result)));
+  rule.partialFlows = getLinalgPartialFlows(op, reduction);
   return rule;
 }
 
@@ -96,8 +103,9 @@ static std::optional<ShardingRule> getElementwiseRule(Operation *op) {
   ShardingRule rule;
   TensorFactors identity;
   for (int64_t dim = 0; dim < type.getRank(); ++dim) {
-    rule.factors.push_back(
-        {ShardingFactor::Kind::Parallel, type.getDimSize(dim), {}});
+    ShardingFactor factor;
+    factor.size = type.getDimSize(dim);
+    rule.factors.push_back(factor);
     identity.push_back(static_cast<unsigned>(dim));
   }
   for (OpOperand &operand : op->getOpOperands()) {
@@ -113,12 +121,15 @@ static std::optional<ShardingRule> getElementwiseRule(Operation *op) {
       return std::nullopt;
     rule.results.push_back(identity);
   }
+  rule.partialFlows = getElementwisePartialFlows(op);
   return rule;
 }
 
 std::optional<ShardingRule> dtensor::getShardingRule(Operation *op) {
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
     return getLinalgRule(linalgOp);
+  if (std::optional<ShardingRule> rule = detail::getShapeOpRule(op))
+    return rule;
   if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() > 0)
     return getElementwiseRule(op);
   return std::nullopt;
@@ -170,6 +181,29 @@ void ShardingRule::print(llvm::raw_ostream &os) const {
                              : StringRef("unknown"));
       os << ">";
     }
+    if (factor.needsEvenSplit)
+      os << " even";
+    if (factor.blocked)
+      os << " blocked";
   });
   os << "}";
+  if (!initOperands.empty()) {
+    os << " inits [";
+    llvm::interleaveComma(initOperands, os);
+    os << "]";
+  }
+  if (partialFlows.empty())
+    return;
+  os << " partial";
+  for (const PartialFlow &flow : partialFlows) {
+    os << " {";
+    if (flow.operands.empty())
+      os << "-";
+    llvm::interleaveComma(flow.operands, os);
+    os << ": ";
+    llvm::interleave(
+        flow.kinds, os,
+        [&](ReductionKind kind) { os << stringifyReductionKind(kind); }, "|");
+    os << "}";
+  }
 }

@@ -43,6 +43,43 @@ layout::ReduceKind dtensor::toLayoutReduceKind(ReductionKind kind) {
   llvm_unreachable("unknown reduction kind");
 }
 
+ReductionKind dtensor::fromLayoutReduceKind(layout::ReduceKind kind) {
+  switch (kind) {
+  case layout::ReduceKind::Sum:
+    return ReductionKind::Sum;
+  case layout::ReduceKind::Avg:
+    return ReductionKind::Avg;
+  case layout::ReduceKind::Max:
+    return ReductionKind::Max;
+  case layout::ReduceKind::Min:
+    return ReductionKind::Min;
+  }
+  llvm_unreachable("unknown reduction kind");
+}
+
+PlacementAttr dtensor::getPlacementAttr(MLIRContext *context,
+                                        const layout::Placement &placement) {
+  switch (placement.kind) {
+  case layout::Placement::Kind::Replicate:
+    return ReplicateAttr::get(context);
+  case layout::Placement::Kind::Shard:
+    return ShardAttr::get(context, placement.dim);
+  case layout::Placement::Kind::Partial:
+    return PartialAttr::get(context, fromLayoutReduceKind(placement.reduce));
+  }
+  llvm_unreachable("unknown placement kind");
+}
+
+LayoutAttr dtensor::getLayoutAttr(FlatSymbolRefAttr mesh,
+                                  const std::vector<layout::Placement> &placements) {
+  MLIRContext *context = mesh.getContext();
+  SmallVector<PlacementAttr> attrs;
+  attrs.reserve(placements.size());
+  for (const layout::Placement &placement : placements)
+    attrs.push_back(getPlacementAttr(context, placement));
+  return LayoutAttr::get(context, mesh, attrs);
+}
+
 layout::Placement ShardAttr::getPlacement() const {
   return layout::Placement::shard(getDim());
 }
@@ -103,6 +140,14 @@ void LayoutAttr::print(AsmPrinter &printer) const {
   printer << "]>";
 }
 
+std::vector<layout::Placement> LayoutAttr::getLayoutPlacements() const {
+  std::vector<layout::Placement> result;
+  result.reserve(getPlacements().size());
+  for (PlacementAttr placement : getPlacements())
+    result.push_back(placement.getPlacement());
+  return result;
+}
+
 LogicalResult
 LayoutAttr::verifyFor(function_ref<InFlightDiagnostic()> emitError,
                       ShapedType type, MeshOp mesh) const {
@@ -133,4 +178,9 @@ LayoutAttr LayoutAttr::getNormalized(int64_t rank) const {
     placements.push_back(placement);
   }
   return LayoutAttr::get(getContext(), getMesh(), placements);
+}
+
+bool LayoutAttr::isFullyReplicated() const {
+  return llvm::all_of(getPlacements(),
+                      [](PlacementAttr p) { return isa<ReplicateAttr>(p); });
 }

@@ -19,20 +19,15 @@ void DTensorDialect::initialize() {
   registerAttributes();
 }
 
-/// Verifies a `dtensor.layout` attribute on argument or result `index` of a
-/// function-like op.
-static LogicalResult verifyValueLayout(Operation *op, Type type,
-                                       NamedAttribute attr, StringRef what,
-                                       unsigned index) {
-  if (attr.getName() != DTensorDialect::getLayoutAttrName())
-    return op->emitOpError() << "unknown dtensor attribute '"
-                             << attr.getName().getValue() << "' on " << what
-                             << " #" << index;
-  auto layout = dyn_cast<LayoutAttr>(attr.getValue());
+/// Verifies `value`, the layout given to `what` #`index` (of type `type`) by
+/// the attribute `attrName` on `op`.
+static LogicalResult verifyLayoutOf(Operation *op, Type type, Attribute value,
+                                    StringRef attrName, StringRef what,
+                                    unsigned index) {
+  auto layout = dyn_cast<LayoutAttr>(value);
   if (!layout)
-    return op->emitOpError()
-           << "'" << attr.getName().getValue() << "' on " << what << " #"
-           << index << " must be a #dtensor.layout attribute";
+    return op->emitOpError() << "'" << attrName << "' on " << what << " #"
+                             << index << " must be a #dtensor.layout attribute";
   auto tensorType = dyn_cast<RankedTensorType>(type);
   if (!tensorType)
     return op->emitOpError() << what << " #" << index
@@ -50,6 +45,48 @@ static LogicalResult verifyValueLayout(Operation *op, Type type,
       tensorType, mesh);
 }
 
+/// Verifies a `dtensor.layout` attribute on argument or result `index` of a
+/// function-like op.
+static LogicalResult verifyValueLayout(Operation *op, Type type,
+                                       NamedAttribute attr, StringRef what,
+                                       unsigned index) {
+  if (attr.getName() != DTensorDialect::getLayoutAttrName())
+    return op->emitOpError() << "unknown dtensor attribute '"
+                             << attr.getName().getValue() << "' on " << what
+                             << " #" << index;
+  return verifyLayoutOf(op, type, attr.getValue(), attr.getName().getValue(),
+                        what, index);
+}
+
+/// Verifies the `dtensor.layouts` attribute of `op`: one entry per result, a
+/// layout for each ranked-tensor result and a unit for any other result, so
+/// that entries stay positional.
+static LogicalResult verifyResultLayouts(Operation *op, Attribute value) {
+  StringRef name = DTensorDialect::getResultLayoutsAttrName();
+  auto layouts = dyn_cast<ArrayAttr>(value);
+  if (!layouts)
+    return op->emitOpError()
+           << "'" << name << "' must be an array with one entry per result";
+  if (layouts.size() != op->getNumResults())
+    return op->emitOpError()
+           << "'" << name << "' has " << layouts.size()
+           << " entries but the op has " << op->getNumResults() << " results";
+  for (auto [index, entry, result] :
+       llvm::enumerate(layouts.getValue(), op->getResults())) {
+    if (!isa<RankedTensorType>(result.getType())) {
+      if (!isa<UnitAttr>(entry))
+        return op->emitOpError()
+               << "result #" << index << " is not a ranked tensor, so its "
+               << "entry in '" << name << "' must be a unit attribute";
+      continue;
+    }
+    if (failed(verifyLayoutOf(op, result.getType(), entry, name, "result",
+                              index)))
+      return failure();
+  }
+  return success();
+}
+
 /// The type of argument or result `index` of a function-like op. MLIR
 /// verifies argument and result attributes of function-like ops only.
 static Type getFunctionValueType(Operation *op, unsigned index,
@@ -61,13 +98,16 @@ static Type getFunctionValueType(Operation *op, unsigned index,
 
 LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
                                                        NamedAttribute attr) {
-  // Layouts of values live on function arguments/results and in the ops of
-  // this dialect; a dtensor attribute on an op itself would be ignored.
+  if (attr.getName() == getResultLayoutsAttrName())
+    return verifyResultLayouts(op, attr.getValue());
+  // Any other dtensor attribute on an op would be ignored.
   return op->emitOpError()
          << "'" << attr.getName().getValue()
-         << "' is not an operation attribute; a layout belongs on a function "
-            "argument or result ('"
-         << getLayoutAttrName() << "') or in dtensor.distribute";
+         << "' is not an operation attribute; the layouts of an op's results "
+            "belong in '"
+         << getResultLayoutsAttrName()
+         << "', a function argument's or result's in its '"
+         << getLayoutAttrName() << "'";
 }
 
 LogicalResult DTensorDialect::verifyRegionArgAttribute(Operation *op,

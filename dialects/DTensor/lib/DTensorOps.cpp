@@ -66,11 +66,28 @@ LogicalResult MeshOp::verify() {
   return success();
 }
 
+int64_t MeshOp::getNumDevices() {
+  // The verifier rejects meshes whose device count overflows.
+  int64_t numDevices = 1;
+  for (int64_t size : getShape())
+    numDevices *= size;
+  return numDevices;
+}
+
 int64_t MeshOp::getGroupSize(ArrayRef<int64_t> meshDims) {
   int64_t groupSize = 1;
   for (int64_t meshDim : meshDims)
     groupSize *= getShape()[meshDim];
   return groupSize;
+}
+
+layout::Mesh MeshOp::getLayoutMesh() {
+  std::vector<int64_t> ids;
+  if (std::optional<ArrayRef<int64_t>> deviceIds = getDeviceIds())
+    ids.assign(deviceIds->begin(), deviceIds->end());
+  return layout::Mesh(std::vector<int64_t>(getShape().begin(),
+                                           getShape().end()),
+                      std::move(ids));
 }
 
 //===----------------------------------------------------------------------===//

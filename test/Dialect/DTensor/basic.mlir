@@ -54,6 +54,20 @@ func.func @global(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   return %2 : tensor<8x16xf32>
 }
 
+// Result layouts of ops, one entry per result; a unit entry stands for a
+// result that is not a ranked tensor.
+// CHECK-LABEL: func.func @result_layouts
+func.func @result_layouts(%x: tensor<8x16xf32>, %i: index) -> (tensor<8x16xf32>, index) {
+  // CHECK: arith.addf %{{.*}}, %{{.*}} {dtensor.layouts = [#dtensor.layout<@mesh, [shard<0>, partial<sum>]>]} : tensor<8x16xf32>
+  %0 = arith.addf %x, %x {dtensor.layouts = [#dtensor.layout<@mesh, [shard<0>, partial<sum>]>]} : tensor<8x16xf32>
+  // CHECK: scf.execute_region -> (tensor<8x16xf32>, index)
+  // CHECK: } {dtensor.layouts = [#dtensor.layout<@tp, [shard<-1>]>, unit]}
+  %1:2 = scf.execute_region -> (tensor<8x16xf32>, index) {
+    scf.yield %0, %i : tensor<8x16xf32>, index
+  } {dtensor.layouts = [#dtensor.layout<@tp, [shard<-1>]>, unit]}
+  return %1#0, %1#1 : tensor<8x16xf32>, index
+}
+
 // CHECK-LABEL: func.func @local
 func.func @local(%x: tensor<4x8xf32>, %y: tensor<10x8xf32>, %z: tensor<?x8xi32>)
     -> (tensor<4x8xf32>, tensor<4x32xf32>, tensor<4x8xf32>, tensor<1x32xf32>,

@@ -119,7 +119,11 @@ func.func private @f(tensor<4xf32> {dtensor.placement = 1 : i64})
 
 // -----
 
-// expected-error @+1 {{'func.func' op 'dtensor.layout' is not an operation attribute; a layout belongs on a function argument or result ('dtensor.layout') or in dtensor.distribute}}
+//===----------------------------------------------------------------------===//
+// Layouts of op results (dtensor.layouts) and other op attributes
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{'func.func' op 'dtensor.layout' is not an operation attribute; the layouts of an op's results belong in 'dtensor.layouts', a function argument's or result's in its 'dtensor.layout'}}
 func.func private @f() attributes {dtensor.layout = 1 : i64}
 
 // -----
@@ -127,6 +131,74 @@ func.func private @f() attributes {dtensor.layout = 1 : i64}
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'arith.addf' op 'dtensor.sharding' is not an operation attribute}}
   %0 = arith.addf %x, %x {dtensor.sharding = 0 : i64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'arith.addf' op 'dtensor.layouts' must be an array with one entry per result}}
+  %0 = arith.addf %x, %x {dtensor.layouts = #dtensor.layout<@m, [shard<0>]>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'arith.addf' op 'dtensor.layouts' has 2 entries but the op has 1 results}}
+  %0 = arith.addf %x, %x {dtensor.layouts = [#dtensor.layout<@m, [shard<0>]>, #dtensor.layout<@m, [replicate]>]} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4xf32>, %i: index) -> (index, tensor<4xf32>) {
+  // expected-error @+1 {{'scf.execute_region' op 'dtensor.layouts' on result #1 must be a #dtensor.layout attribute}}
+  %0:2 = scf.execute_region -> (index, tensor<4xf32>) {
+    scf.yield %i, %x : index, tensor<4xf32>
+  } {dtensor.layouts = [unit, #dtensor.shard<0>]}
+  return %0#0, %0#1 : index, tensor<4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4xf32>, %i: index) -> (tensor<4xf32>, index) {
+  // expected-error @+1 {{'scf.execute_region' op result #1 is not a ranked tensor, so its entry in 'dtensor.layouts' must be a unit attribute}}
+  %0:2 = scf.execute_region -> (tensor<4xf32>, index) {
+    scf.yield %x, %i : tensor<4xf32>, index
+  } {dtensor.layouts = [#dtensor.layout<@m, [shard<0>]>, #dtensor.layout<@m, [replicate]>]}
+  return %0#0, %0#1 : tensor<4xf32>, index
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'arith.addf' op layout of result #0 refers to @missing, which is not a dtensor.mesh}}
+  %0 = arith.addf %x, %x {dtensor.layouts = [#dtensor.layout<@missing, [shard<0>]>]} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2, 2]
+func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  // expected-error @+1 {{'scf.execute_region' op layout of result #1: has 1 placements but mesh @m has 2 dims}}
+  %0:2 = scf.execute_region -> (tensor<4xf32>, tensor<4xf32>) {
+    scf.yield %x, %x : tensor<4xf32>, tensor<4xf32>
+  } {dtensor.layouts = [#dtensor.layout<@m, [shard<0>, replicate]>, #dtensor.layout<@m, [replicate]>]}
+  return %0#0, %0#1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'arith.addf' op layout of result #0: shard dim 1 on mesh dim 0 is out of range for a rank-1 tensor}}
+  %0 = arith.addf %x, %x {dtensor.layouts = [#dtensor.layout<@m, [shard<1>]>]} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 

@@ -3,6 +3,8 @@
 #ifndef DTENSOR_TRANSFORMS_PASSES_H
 #define DTENSOR_TRANSFORMS_PASSES_H
 
+#include "dtensor/Dialect/DTensor/DTensorDialect.h"
+
 #include "mlir/Pass/Pass.h"
 
 namespace dtensor {

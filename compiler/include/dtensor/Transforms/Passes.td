@@ -10,17 +10,119 @@ def PrintShardingRules : Pass<"dtensor-print-sharding-rules"> {
   let description = [{
     Emits a remark on every op that produces a tensor, giving its sharding
     rule: the factors (loops) indexing each operand and result dim, their
-    sizes, and the combiner of reduction factors. Rules come from the
-    indexing maps and iterator types of linalg structured ops and from
-    identity maps for elementwise ops; ops without a rule are reported as
-    kept replicated.
+    sizes and constraints, the inits the op accumulates into, and the ways
+    Partial values flow through it. Rules come from the indexing maps and
+    iterator types of linalg structured ops, from identity maps for
+    elementwise ops, and from explicit rules for reshapes
+    (`tensor.collapse_shape`, `tensor.expand_shape`, static `tensor.reshape`),
+    static `tensor.extract_slice` and `tensor.insert_slice`, `tensor.concat`,
+    `tensor.gather`, `linalg.softmax`, `tensor.empty` and tensor
+    `arith.constant`; ops without a rule are reported as kept replicated.
 
     ```
-    remark: sharding rule: ([i, k], [k, j], [i, j]) -> ([i, j]) {i=8, j=32, k=16 reduction<sum>}
+    remark: sharding rule: ([i, k], [k, j], [i, j]) -> ([i, j]) {i=8, j=32, k=16 reduction<sum>} inits [2] partial {0, 2: sum|avg} {1, 2: sum|avg}
+    remark: sharding rule: ([i, j]) -> ([i]) {i=4 even, j=8 blocked} partial {0: sum|avg|max|min}
+    remark: sharding rule: () -> ([i, j]) {i=8, j=16} partial {-: sum|avg|max|min}
     ```
 
-    Factors are named i, j, k, ... in loop order; `-` marks a tensor dim
-    that no single factor indexes (it stays unsharded).
+    Factors are named i, j, k, ... in order; `-` marks a tensor dim that no
+    single factor indexes (it stays unsharded). After each factor's size
+    (`?` when dynamic): `reduction<kind>` names the combiner of a reduction
+    factor (`unknown` when it cannot be sharded); `even` means sharding is
+    exact only when the shard count divides the size (the major dim of a
+    reshape group); `blocked` means the factor must not be sharded (a
+    sliced, concatenated or softmax dim, a minor dim of a reshape group).
+
+    `inits [...]` lists the operands (by position among the tensor
+    operands) that the body reads and accumulates into: with a reduction
+    factor sharded they are Partial like the results. Each `{ops: kinds}`
+    after `partial` is one flow: when exactly those operands are Partial of
+    one of the kinds (`-`: none of them), the results are Partial of that
+    kind. Sum and avg pass through linear computation; every kind passes
+    through ops that only move data, and through zeros; max and min pass
+    through a reduction with that combiner.
+  }];
+}
+
+def Propagate : Pass<"dtensor-propagate", "mlir::ModuleOp"> {
+  let summary = "Give every tensor value a layout and insert redistributes";
+  let description = [{
+    Chooses a layout for every tensor value of each function that uses a
+    mesh, and inserts `dtensor.redistribute` exactly where an operand's
+    layout differs from what its user's chosen strategy needs.
+
+    User constraints win: layouts on function arguments, `dtensor.distribute`
+    (the operand *is* that layout) and the source layout of a hand-written
+    `dtensor.redistribute`. Two constraints that give one value different
+    layouts, or different meshes in one function, are errors naming both
+    places. A layout on a function result is a request: the returned value
+    is redistributed to it when needed.
+
+    Every op gets a strategy: for each mesh dim, shard one factor of its
+    sharding rule, let Partial values flow through it (linear ops), or
+    replicate. The choice is global and cost-based: each candidate is priced
+    by the collectives its operands would need plus the op's local compute
+    time, and a deterministic search sweeps forward and backward over the
+    function until no single change lowers the total. The cost model and its
+    parameters are described in docs/propagation.md.
+
+    Each op that produces tensors gets a `dtensor.layouts` attribute (one
+    layout per result); function arguments and results get `dtensor.layout`.
+    Ops with no sharding rule are replicated, with a remark naming the op.
+  }];
+  let options = [
+    Option<"callUs", "call-us", "double", /*default=*/"1.0",
+           "Fixed cost of issuing one collective, in microseconds">,
+    Option<"latencyUs", "latency-us", "double", /*default=*/"5.0",
+           "Cost of one step of a collective, in microseconds">,
+    Option<"bandwidthGBps", "bandwidth-gbps", "double", /*default=*/"10.0",
+           "Bytes per second each rank sends, in GB/s">,
+    Option<"computeGflops", "compute-gflops", "double", /*default=*/"100.0",
+           "Per-rank compute throughput, in loop points per nanosecond "
+           "(GFLOP/s-like)">,
+    Option<"maxSweeps", "max-sweeps", "unsigned", /*default=*/"16",
+           "Upper bound on forward/backward improvement sweeps">,
+  ];
+  let dependentDialects = ["::dtensor::DTensorDialect"];
+}
+
+def PrintLayouts : Pass<"dtensor-print-layouts", "mlir::ModuleOp"> {
+  let summary = "Print a table of every tensor value's layout";
+  let description = [{
+    Prints, for every function with layouts (after `--dtensor-propagate`), a
+    table with one row per tensor value: its name as the IR printer names
+    it, its global type, its layout in DTensor notation, and the local shard
+    shape each rank holds. The table goes to standard output, one blank line
+    after each function; the IR is not changed.
+
+    ```
+    func @mlp on @tp shape [4] names ["tp"]
+      value  type                layout    local shape per rank
+      %arg0  tensor<10x64xf32>   [R]       10x64 (ranks 0-3)
+      %arg1  tensor<64x256xf32>  [S(1)]    64x64 (ranks 0-3)
+      %arg2  tensor<256x64xf32>  [S(0)]    64x64 (ranks 0-3)
+      %0     tensor<10x256xf32>  [S(1)]    10x64 (ranks 0-3)
+      %1     tensor<10x256xf32>  [S(1)]    10x64 (ranks 0-3)
+      %2     tensor<10x64xf32>   [P(sum)]  10x64 (ranks 0-3)
+      %3     tensor<10x64xf32>   [P(sum)]  10x64 (ranks 0-3)
+      %4     tensor<10x64xf32>   [S(0)]    3x64 (ranks 0-2), 1x64 (rank 3)
+    ```
+
+    Rows list the function's arguments, then the values defined in its body
+    in program order, nested regions included; values that are not tensors
+    get no row. A value's layout comes from the `dtensor.layout` of an
+    argument, the `dtensor.layouts` entry of the op defining it, or the
+    layout a `dtensor.distribute` or `dtensor.redistribute` (its target)
+    gives its result; block arguments of nested regions have none. A value
+    without a layout shows `-`.
+
+    The header names the mesh as `dtensor.mesh` writes it. Ranks are device
+    ids (a mesh's `devices` list is honoured), and ranks holding the same
+    local shape share one entry: `(ranks 0-2)`, `(ranks 1,3)`, `(rank 3)`.
+    A dynamic global dim prints as `?` in the local shape and a rank-0
+    tensor as `scalar`. A function using several meshes lists them all in
+    the header and writes each layout with its mesh (`@pair [S(0)]`).
+    Functions without any layout and declarations print nothing.
   }];
 }
 

@@ -44,6 +44,11 @@ def DTensor_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getLayoutAttrName() {
       return ::llvm::StringLiteral("dtensor.layout");
     }
+    /// Name of the op attribute holding the layouts of an op's results, one
+    /// per result, written by propagation.
+    static constexpr ::llvm::StringLiteral getResultLayoutsAttrName() {
+      return ::llvm::StringLiteral("dtensor.layouts");
+    }
 
   private:
     /// Registers the attributes; lives with their storage in DTensorAttrs.cpp.

@@ -22,8 +22,17 @@ class MeshOp;
 #include "dtensor/Dialect/DTensor/DTensorAttrs.h.inc"
 
 namespace dtensor {
-/// The layout-math counterpart of the dialect's reduction kind.
+/// Converts between the dialect's reduction kind and the layout-math one.
 layout::ReduceKind toLayoutReduceKind(ReductionKind kind);
+ReductionKind fromLayoutReduceKind(layout::ReduceKind kind);
+
+/// Builds the placement attribute for a layout-math placement.
+PlacementAttr getPlacementAttr(mlir::MLIRContext *context,
+                               const layout::Placement &placement);
+
+/// Builds the layout attribute on `mesh` for layout-math placements.
+LayoutAttr getLayoutAttr(mlir::FlatSymbolRefAttr mesh,
+                         const std::vector<layout::Placement> &placements);
 } // namespace dtensor
 
 #endif // DTENSOR_DIALECT_DTENSOR_DTENSORATTRS_H

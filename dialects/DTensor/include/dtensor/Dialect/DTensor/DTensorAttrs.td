@@ -101,15 +101,20 @@ def DTensor_LayoutAttr : DTensor_Attr<"Layout", "layout"> {
                         ArrayRefParameter<"PlacementAttr">:$placements);
   let hasCustomAssemblyFormat = 1;
   let extraClassDeclaration = [{
+    /// The placements in the layout-math representation, one per mesh dim.
+    std::vector<::dtensor::layout::Placement> getLayoutPlacements() const;
+
     /// Checks this layout against a tensor of `type` on `mesh`.
     ::llvm::LogicalResult
     verifyFor(::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError,
               ::mlir::ShapedType type, MeshOp mesh) const;
 
     /// This layout with negative shard dims counted from the end of a
-    /// `rank`-D tensor; dims out of range are left for the verifier.
+    /// `rank`-D tensor. Dims must already be in range.
     LayoutAttr getNormalized(int64_t rank) const;
 
+    /// True when no placement is a shard or a partial.
+    bool isFullyReplicated() const;
   }];
 }
 

@@ -42,8 +42,12 @@ def DTensor_MeshOp : DTensor_Op<"mesh", [Symbol, HasParent<"::mlir::ModuleOp">]>
   let extraClassDeclaration = [{
     /// Number of mesh dims.
     int64_t getRank() { return getShape().size(); }
+    /// Number of devices in the mesh.
+    int64_t getNumDevices();
     /// Number of ranks in a group over `meshDims` (valid mesh dims).
     int64_t getGroupSize(::llvm::ArrayRef<int64_t> meshDims);
+    /// The mesh in the layout-math representation.
+    ::dtensor::layout::Mesh getLayoutMesh();
   }];
 }
 

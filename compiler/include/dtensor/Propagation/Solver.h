@@ -1,0 +1,134 @@
+//===- Solver.h - global choice of op sharding strategies -------*- C++ -*-===//
+//
+// Sharding propagation as a discrete optimisation problem, free of MLIR: a
+// graph of nodes (ops, function arguments, returned values) joined by
+// values. Each node offers strategies; a strategy fixes the layout it needs
+// for each operand and the layout it produces for each result, and has a
+// local cost (compute time). Choosing one strategy per node prices the
+// whole function:
+//
+//   total = sum of chosen strategy costs
+//         + for every value, for every distinct layout its users need that
+//           differs from the layout its producer gives, the time of that
+//           redistribute (zero when the producer is rematerializable: it is
+//           recreated in the needed layout instead).
+//
+// The solver runs twice, from a greedy pass over the nodes in program order
+// and from one in reverse order, then sweeps backward and forward over the
+// nodes; the cheaper end point wins. A move tries each strategy of one node while the
+// producers of its operands respond with their best strategy, and keeps the
+// cheapest combination; a sweep that changes nothing ends the search. Every
+// move lowers the total, so it terminates; ties keep the current (then the
+// lowest-numbered) strategy, so it is deterministic.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_PROPAGATION_SOLVER_H
+#define DTENSOR_PROPAGATION_SOLVER_H
+
+#include "dtensor/Layout/CommCost.h"
+#include "dtensor/Layout/LayoutMath.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace dtensor::propagation {
+
+/// One placement per mesh dim, normalised.
+using Layout = std::vector<layout::Placement>;
+
+/// One way to run a node.
+struct Strategy {
+  /// Layout needed for each operand slot of the node.
+  std::vector<Layout> operands;
+  /// Layout produced for each result of the node.
+  std::vector<Layout> results;
+  /// Local cost of the node under this strategy, microseconds.
+  double costUs = 0.0;
+};
+
+/// A tensor flowing between nodes.
+struct ValueInfo {
+  /// Global shape; layout::kDynamic for dynamic dims.
+  std::vector<int64_t> shape;
+  int64_t elementBytes = 4;
+  /// The producer can be recreated in any layout for free (an empty tensor,
+  /// a constant), so differing users cost nothing.
+  bool rematerializable = false;
+};
+
+class Problem {
+public:
+  Problem(layout::Mesh mesh, layout::CostParams params);
+
+  /// Adds a value; returns its id.
+  int addValue(ValueInfo info);
+  /// Adds a node reading `operands` and producing `results` (value ids; a
+  /// value is produced by exactly one node). Nodes must be added in an order
+  /// where producers come before users. Every strategy must have one layout
+  /// per operand and per result; at least one strategy is required.
+  int addNode(std::vector<int> operands, std::vector<int> results,
+              std::vector<Strategy> strategies);
+
+  /// Chooses a strategy per node (indices into each node's strategies).
+  std::vector<int> solve(unsigned maxSweeps);
+
+  /// The total cost of a complete choice.
+  double totalCost(const std::vector<int> &choice);
+
+  /// The time to redistribute value `value` from `source` to `target`.
+  double redistributeTimeUs(int value, const Layout &source,
+                            const Layout &target);
+
+  int getNumNodes() const { return static_cast<int>(nodes.size()); }
+  const Strategy &getStrategy(int node, int index) const {
+    return nodes[node].strategies[index];
+  }
+
+private:
+  struct Node {
+    std::vector<int> operands;
+    std::vector<int> results;
+    std::vector<Strategy> strategies;
+  };
+  struct Use {
+    int node;
+    int slot;
+  };
+  struct Value {
+    ValueInfo info;
+    int producer = -1;
+    int producerResult = -1;
+    std::vector<Use> uses;
+  };
+
+  /// Cost of value `value` under `choice`, counting only decided nodes.
+  double valueCost(int value, const std::vector<int> &choice);
+  /// Strategy cost of `node` plus the costs of the values it touches.
+  double localCost(int node, std::vector<int> &choice, int strategy);
+  /// Strategy costs of `scope` plus the costs of the values they touch.
+  double scopeCost(const std::vector<int> &scope,
+                   const std::vector<int> &choice);
+  /// The cheapest strategy of a decided `node` given all other choices;
+  /// its current one on ties.
+  int bestResponse(int node, std::vector<int> &choice);
+  /// One local search from a greedy start in program order (or reverse).
+  std::vector<int> search(bool forwardStart, unsigned maxSweeps);
+  /// Moves `node` to its cheapest strategy, letting the producers of its
+  /// operands respond; true when any choice changed.
+  bool improve(int node, std::vector<int> &choice);
+
+  layout::Mesh mesh;
+  layout::CostParams params;
+  std::vector<Node> nodes;
+  std::vector<Value> values;
+  /// Memoised redistribute times keyed by value and both layouts.
+  std::unordered_map<std::string, double> redistributeCache;
+};
+
+} // namespace dtensor::propagation
+
+#endif // DTENSOR_PROPAGATION_SOLVER_H

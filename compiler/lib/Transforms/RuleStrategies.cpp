@@ -1,0 +1,173 @@
+//===- RuleStrategies.cpp - strategies of an op from its rule -------------===//
+
+#include "RuleStrategies.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace dtensor;
+using propagation::Layout;
+using propagation::Strategy;
+
+namespace {
+/// What an op does along one mesh dim.
+struct Action {
+  enum class Kind { Replicate, Shard, Flow };
+  Kind kind = Kind::Replicate;
+  /// The sharded factor (Shard).
+  unsigned factor = 0;
+  /// Index into ShardingRule::partialFlows and the kind (Flow).
+  unsigned flow = 0;
+  ReductionKind reduction = ReductionKind::Sum;
+};
+
+/// The actions allowed along any one mesh dim, in a fixed order.
+std::vector<Action> getActions(const ShardingRule &rule) {
+  std::vector<Action> actions{Action{}};
+  for (auto [index, factor] : llvm::enumerate(rule.factors)) {
+    // A unit factor has nothing to split.
+    if (!factor.isShardable() || factor.size == 1)
+      continue;
+    actions.push_back(
+        Action{Action::Kind::Shard, static_cast<unsigned>(index), 0, {}});
+  }
+  for (auto [index, flow] : llvm::enumerate(rule.partialFlows))
+    for (ReductionKind kind : flow.kinds)
+      actions.push_back(
+          Action{Action::Kind::Flow, 0, static_cast<unsigned>(index), kind});
+  return actions;
+}
+
+/// The tensor dim of `factors` indexed by `factor`: -1 when none, -2 when
+/// several (the factor then cannot be sharded).
+int64_t findDim(const TensorFactors &factors, unsigned factor) {
+  int64_t found = -1;
+  for (auto [dim, indexing] : llvm::enumerate(factors)) {
+    if (indexing != factor)
+      continue;
+    if (found >= 0)
+      return -2;
+    found = static_cast<int64_t>(dim);
+  }
+  return found;
+}
+
+layout::Placement partial(ReductionKind kind) {
+  return layout::Placement::partial(toLayoutReduceKind(kind));
+}
+
+/// Builds the strategy for one action per mesh dim; false when invalid.
+bool buildStrategy(const ShardingRule &rule, const layout::Mesh &mesh,
+                   const std::vector<Action> &perMeshDim,
+                   const ComputeParams &params, Strategy &strategy) {
+  int64_t meshRank = mesh.rank();
+  strategy.operands.assign(rule.operands.size(),
+                           Layout(meshRank, layout::Placement::replicate()));
+  strategy.results.assign(rule.results.size(),
+                          Layout(meshRank, layout::Placement::replicate()));
+  std::vector<int64_t> shards(rule.factors.size(), 1);
+  double penalty = 0.0;
+  for (int64_t meshDim = 0; meshDim < meshRank; ++meshDim) {
+    const Action &action = perMeshDim[meshDim];
+    if (action.kind == Action::Kind::Replicate)
+      continue;
+    if (action.kind == Action::Kind::Flow) {
+      const PartialFlow &flow = rule.partialFlows[action.flow];
+      for (unsigned operand : flow.operands)
+        strategy.operands[operand][meshDim] = partial(action.reduction);
+      for (Layout &result : strategy.results)
+        result[meshDim] = partial(action.reduction);
+      if (!flow.operands.empty())
+        penalty += params.partialFlowPenaltyUs;
+      continue;
+    }
+    unsigned factor = action.factor;
+    const ShardingFactor &info = rule.factors[factor];
+    shards[factor] *= mesh.dimSize(meshDim);
+    for (auto [index, factors] : llvm::enumerate(rule.operands)) {
+      int64_t dim = findDim(factors, factor);
+      if (dim == -2)
+        return false;
+      if (dim >= 0)
+        strategy.operands[index][meshDim] = layout::Placement::shard(dim);
+      else if (info.isReduction() &&
+               llvm::is_contained(rule.initOperands, index))
+        strategy.operands[index][meshDim] = partial(*info.combiner);
+    }
+    for (auto [index, factors] : llvm::enumerate(rule.results)) {
+      int64_t dim = findDim(factors, factor);
+      if (dim == -2)
+        return false;
+      if (dim >= 0)
+        strategy.results[index][meshDim] = layout::Placement::shard(dim);
+      else if (info.isReduction())
+        strategy.results[index][meshDim] = partial(*info.combiner);
+      else
+        // A parallel factor missing from a result would leave each rank
+        // with only part of that result.
+        return false;
+    }
+  }
+  double points = 1.0;
+  for (auto [factor, count] : llvm::zip_equal(rule.factors, shards)) {
+    if (!factor.canSplit(count))
+      return false;
+    int64_t size = mlir::ShapedType::isDynamic(factor.size)
+                       ? params.dynamicSizeEstimate
+                       : factor.size;
+    // The largest local piece bounds the step.
+    points *= static_cast<double>(layout::ceilDiv(size, count));
+  }
+  strategy.costUs =
+      (rule.operands.empty() ? 0.0 : points * params.usPerPoint) + penalty;
+  return true;
+}
+} // namespace
+
+std::vector<Strategy> dtensor::enumerateStrategies(const ShardingRule &rule,
+                                                   const layout::Mesh &mesh,
+                                                   const ComputeParams &params) {
+  std::vector<Action> actions = getActions(rule);
+  int64_t meshRank = mesh.rank();
+  std::vector<size_t> counter(meshRank, 0);
+  std::vector<Strategy> strategies;
+  while (true) {
+    std::vector<Action> perMeshDim;
+    for (size_t index : counter)
+      perMeshDim.push_back(actions[index]);
+    Strategy strategy;
+    if (buildStrategy(rule, mesh, perMeshDim, params, strategy))
+      strategies.push_back(std::move(strategy));
+    // Odometer over mesh dims, the last mesh dim fastest.
+    int64_t meshDim = meshRank - 1;
+    while (meshDim >= 0 && ++counter[meshDim] == actions.size())
+      counter[meshDim--] = 0;
+    if (meshDim < 0)
+      break;
+  }
+  return strategies;
+}
+
+std::vector<Layout>
+dtensor::enumerateShardLayouts(const std::vector<int64_t> &shape,
+                               const layout::Mesh &mesh) {
+  // Per mesh dim: replicate, or shard one non-unit tensor dim.
+  std::vector<layout::Placement> choices{layout::Placement::replicate()};
+  for (auto [dim, size] : llvm::enumerate(shape))
+    if (size != 1)
+      choices.push_back(layout::Placement::shard(static_cast<int64_t>(dim)));
+  int64_t meshRank = mesh.rank();
+  std::vector<size_t> counter(meshRank, 0);
+  std::vector<Layout> layouts;
+  while (true) {
+    Layout layout;
+    for (size_t index : counter)
+      layout.push_back(choices[index]);
+    layouts.push_back(std::move(layout));
+    int64_t meshDim = meshRank - 1;
+    while (meshDim >= 0 && ++counter[meshDim] == choices.size())
+      counter[meshDim--] = 0;
+    if (meshDim < 0)
+      break;
+  }
+  return layouts;
+}
