@@ -16,5 +16,8 @@ echo
 echo "== Global view (examples/mlp_global.mlir), verified and canonicalized:"
 "$opt" "$root/examples/mlp_global.mlir" --canonicalize
 echo
+echo "== Sharding propagation of the global view: the layout of every value"
+"$opt" "$root/examples/mlp_global.mlir" --dtensor-propagate --dtensor-print-layouts -o /dev/null
+echo
 echo "== Per-rank view on 2 ranks (examples/mlp_local.mlir), verified:"
 "$opt" "$root/examples/mlp_local.mlir"

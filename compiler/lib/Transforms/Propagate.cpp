@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -54,6 +55,19 @@ int64_t getElementBytes(Type type) {
     return std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8);
   // index and anything else: a machine word.
   return 8;
+}
+
+/// Arithmetic ops per point of `op`'s iteration space: what sharding the op
+/// saves. A fill or a copy has none; reshapes and slices are views.
+double getArithmeticPerPoint(Operation *op) {
+  if (isa<tensor::TensorDialect>(op->getDialect()))
+    return 0.0;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    // The payload minus its terminator.
+    return static_cast<double>(linalgOp.getBlock()->getOperations().size() -
+                               1);
+  }
+  return 1.0;
 }
 
 /// A user's claim that a value has a layout, and where it was made.
@@ -273,9 +287,7 @@ void FunctionPropagation::addOpNode(Operation *op) {
     for (unsigned number : rule->tensorOperands)
       addSlot(op->getOpOperand(number));
     ComputeParams params = compute;
-    // Reshapes and slices are views or copies: no arithmetic to split.
-    if (isa<tensor::TensorDialect>(op->getDialect()))
-      params.usPerPoint = 0.0;
+    params.usPerPoint *= getArithmeticPerPoint(op);
     strategies = enumerateStrategies(*rule, mesh, params);
   } else {
     op->emitRemark() << "no sharding rule for '" << op->getName()

@@ -19,7 +19,8 @@ namespace dtensor {
 
 /// Prices of local work used when enumerating strategies.
 struct ComputeParams {
-  /// Microseconds per point of an op's iteration space.
+  /// Microseconds per point of an op's iteration space (the pass scales it
+  /// by the op's arithmetic per point).
   double usPerPoint = 1e-5;
   /// Added once per mesh dim on which Partial values flow through the op:
   /// among plans of equal price, reduce as early as possible (closest to

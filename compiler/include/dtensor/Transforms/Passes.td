@@ -62,9 +62,11 @@ def Propagate : Pass<"dtensor-propagate", "mlir::ModuleOp"> {
     sharding rule, let Partial values flow through it (linear ops), or
     replicate. The choice is global and cost-based: each candidate is priced
     by the collectives its operands would need plus the op's local compute
-    time, and a deterministic search sweeps forward and backward over the
-    function until no single change lowers the total. The cost model and its
-    parameters are described in docs/propagation.md.
+    time. A deterministic local search starts twice (greedy in program
+    order, and in reverse), sweeps backward and forward moving one op at a
+    time (its operands' producers follow), and keeps the cheaper end point.
+    The cost model, the rules and the search are described in
+    docs/propagation.md.
 
     Each op that produces tensors gets a `dtensor.layouts` attribute (one
     layout per result); function arguments and results get `dtensor.layout`.
@@ -78,8 +80,8 @@ def Propagate : Pass<"dtensor-propagate", "mlir::ModuleOp"> {
     Option<"bandwidthGBps", "bandwidth-gbps", "double", /*default=*/"10.0",
            "Bytes per second each rank sends, in GB/s">,
     Option<"computeGflops", "compute-gflops", "double", /*default=*/"100.0",
-           "Per-rank compute throughput, in loop points per nanosecond "
-           "(GFLOP/s-like)">,
+           "Per-rank compute throughput in GFLOP/s: arithmetic ops of an "
+           "op's body per loop point, per nanosecond">,
     Option<"maxSweeps", "max-sweeps", "unsigned", /*default=*/"16",
            "Upper bound on forward/backward improvement sweeps">,
   ];
