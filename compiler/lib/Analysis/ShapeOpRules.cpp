@@ -155,14 +155,28 @@ static bool coversWholeDim(int64_t offset, int64_t size, int64_t stride,
          size == dimSize;
 }
 
+/// The static offsets, sizes and strides of a slice op, or std::nullopt
+/// when any is dynamic.
+struct StaticSlice {
+  ArrayRef<int64_t> offsets, sizes, strides;
+};
+template <typename SliceOp>
+static std::optional<StaticSlice> getStaticSlice(SliceOp op) {
+  StaticSlice slice{op.getStaticOffsets(), op.getStaticSizes(),
+                    op.getStaticStrides()};
+  if (hasDynamic(slice.offsets) || hasDynamic(slice.sizes) ||
+      hasDynamic(slice.strides))
+    return std::nullopt;
+  return slice;
+}
+
 /// A source dim taken whole keeps its factor; a sliced one leaves the source
 /// unsharded there and gives the result a factor that cannot be sharded.
 static std::optional<ShardingRule> getRule(tensor::ExtractSliceOp op) {
-  ArrayRef<int64_t> offsets = op.getStaticOffsets();
-  ArrayRef<int64_t> sizes = op.getStaticSizes();
-  ArrayRef<int64_t> strides = op.getStaticStrides();
-  if (hasDynamic(offsets) || hasDynamic(sizes) || hasDynamic(strides))
+  std::optional<StaticSlice> slice = getStaticSlice(op);
+  if (!slice)
     return std::nullopt;
+  auto [offsets, sizes, strides] = *slice;
   ShardingRule rule;
   RankedTensorType source = op.getSourceType();
   llvm::SmallBitVector dropped = op.getDroppedDims();
@@ -193,11 +207,10 @@ static std::optional<ShardingRule> getRule(tensor::ExtractSliceOp op) {
 /// factor, and the source shares the dims it covers whole. A dim the slice
 /// covers only in part cannot be sharded.
 static std::optional<ShardingRule> getRule(tensor::InsertSliceOp op) {
-  ArrayRef<int64_t> offsets = op.getStaticOffsets();
-  ArrayRef<int64_t> sizes = op.getStaticSizes();
-  ArrayRef<int64_t> strides = op.getStaticStrides();
-  if (hasDynamic(offsets) || hasDynamic(sizes) || hasDynamic(strides))
+  std::optional<StaticSlice> slice = getStaticSlice(op);
+  if (!slice)
     return std::nullopt;
+  auto [offsets, sizes, strides] = *slice;
   ShardingRule rule;
   RankedTensorType dest = op.getDestType();
   llvm::SmallBitVector dropped = op.getDroppedDims();

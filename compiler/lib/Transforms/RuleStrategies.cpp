@@ -3,8 +3,10 @@
 #include "RuleStrategies.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 using namespace dtensor;
+using llvm::ArrayRef;
 using propagation::Layout;
 using propagation::Strategy;
 
@@ -49,6 +51,21 @@ int64_t findDim(const TensorFactors &factors, unsigned factor) {
     found = static_cast<int64_t>(dim);
   }
   return found;
+}
+
+/// Calls `visit` with every way to pick one of `choices` options for each
+/// of `slots` positions, the last position changing fastest.
+void forEachCombination(size_t choices, int64_t slots,
+                        llvm::function_ref<void(ArrayRef<size_t>)> visit) {
+  std::vector<size_t> counter(slots, 0);
+  while (true) {
+    visit(counter);
+    int64_t slot = slots - 1;
+    while (slot >= 0 && ++counter[slot] == choices)
+      counter[slot--] = 0;
+    if (slot < 0)
+      return;
+  }
 }
 
 layout::Placement partial(ReductionKind kind) {
@@ -127,23 +144,15 @@ std::vector<Strategy> dtensor::enumerateStrategies(const ShardingRule &rule,
                                                    const layout::Mesh &mesh,
                                                    const ComputeParams &params) {
   std::vector<Action> actions = getActions(rule);
-  int64_t meshRank = mesh.rank();
-  std::vector<size_t> counter(meshRank, 0);
   std::vector<Strategy> strategies;
-  while (true) {
+  forEachCombination(actions.size(), mesh.rank(), [&](ArrayRef<size_t> pick) {
     std::vector<Action> perMeshDim;
-    for (size_t index : counter)
+    for (size_t index : pick)
       perMeshDim.push_back(actions[index]);
     Strategy strategy;
     if (buildStrategy(rule, mesh, perMeshDim, params, strategy))
       strategies.push_back(std::move(strategy));
-    // Odometer over mesh dims, the last mesh dim fastest.
-    int64_t meshDim = meshRank - 1;
-    while (meshDim >= 0 && ++counter[meshDim] == actions.size())
-      counter[meshDim--] = 0;
-    if (meshDim < 0)
-      break;
-  }
+  });
   return strategies;
 }
 
@@ -155,19 +164,12 @@ dtensor::enumerateShardLayouts(const std::vector<int64_t> &shape,
   for (auto [dim, size] : llvm::enumerate(shape))
     if (size != 1)
       choices.push_back(layout::Placement::shard(static_cast<int64_t>(dim)));
-  int64_t meshRank = mesh.rank();
-  std::vector<size_t> counter(meshRank, 0);
   std::vector<Layout> layouts;
-  while (true) {
+  forEachCombination(choices.size(), mesh.rank(), [&](ArrayRef<size_t> pick) {
     Layout layout;
-    for (size_t index : counter)
+    for (size_t index : pick)
       layout.push_back(choices[index]);
     layouts.push_back(std::move(layout));
-    int64_t meshDim = meshRank - 1;
-    while (meshDim >= 0 && ++counter[meshDim] == choices.size())
-      counter[meshDim--] = 0;
-    if (meshDim < 0)
-      break;
-  }
+  });
   return layouts;
 }
