@@ -33,7 +33,10 @@ def DTensor_Dialect : Dialect {
     those coordinates form one group.
 
     Function arguments and results may carry a layout in the `dtensor.layout`
-    attribute; it is verified against the argument's tensor type.
+    attribute; it is verified against the argument's tensor type. After
+    sharding propagation, every op producing tensors carries the layouts of
+    its results in `dtensor.layouts`, one entry per result (`unit` for a
+    result that is not a ranked tensor).
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasRegionArgAttrVerify = 1;
