@@ -57,25 +57,52 @@ int Problem::addNode(std::vector<int> operands, std::vector<int> results,
     value.producer = id;
     value.producerResult = static_cast<int>(index);
   }
-  nodes.push_back(
-      Node{std::move(operands), std::move(results), std::move(strategies)});
+  std::vector<Choice> choices;
+  for (const Strategy &strategy : strategies) {
+    Choice choice{{}, {}, strategy.costUs};
+    for (const Layout &layout : strategy.operands)
+      choice.operands.push_back(intern(layout));
+    for (const Layout &layout : strategy.results)
+      choice.results.push_back(intern(layout));
+    choices.push_back(std::move(choice));
+  }
+  nodes.push_back(Node{std::move(operands), std::move(results),
+                       std::move(strategies), std::move(choices)});
   return id;
+}
+
+int Problem::intern(const Layout &layout) {
+  std::string key;
+  appendKey(key, layout);
+  auto [it, inserted] =
+      layoutIds.try_emplace(key, static_cast<int>(layouts.size()));
+  if (inserted)
+    layouts.push_back(layout);
+  return it->second;
 }
 
 double Problem::redistributeTimeUs(int value, const Layout &source,
                                    const Layout &target) {
+  return redistributeTimeUs(value, intern(source), intern(target));
+}
+
+double Problem::redistributeTimeUs(int value, int source, int target) {
   if (source == target)
     return 0.0;
-  std::string key = std::to_string(value) + ':';
-  appendKey(key, source);
-  appendKey(key, target);
+  assert(source < (1 << 20) && target < (1 << 20) && value < (1 << 23) &&
+         "cache key fields overflow");
+  uint64_t key = (static_cast<uint64_t>(value) << 40) |
+                 (static_cast<uint64_t>(source) << 20) |
+                 static_cast<uint64_t>(target);
   auto it = redistributeCache.find(key);
   if (it != redistributeCache.end())
     return it->second;
   const ValueInfo &info = values[value].info;
-  double time = layout::redistributeTimeUs(info.shape, info.elementBytes,
-                                           source, target, mesh, params);
-  redistributeCache.emplace(std::move(key), time);
+  double time =
+      layout::redistributeTimeUs(info.shape, info.elementBytes,
+                                 layouts[source], layouts[target], mesh,
+                                 params);
+  redistributeCache.emplace(key, time);
   return time;
 }
 
@@ -83,24 +110,22 @@ double Problem::valueCost(int value, const std::vector<int> &choice) {
   const Value &v = values[value];
   if (v.info.rematerializable || v.producer < 0 || choice[v.producer] < 0)
     return 0.0;
-  const Layout &produced =
-      nodes[v.producer].strategies[choice[v.producer]].results[v.producerResult];
+  int produced =
+      nodes[v.producer].choices[choice[v.producer]].results[v.producerResult];
   // One redistribute serves every user that needs the same layout.
-  std::vector<const Layout *> needed;
+  std::vector<int> &needed = scratch;
+  needed.clear();
+  double cost = 0.0;
   for (const Use &use : v.uses) {
     if (choice[use.node] < 0)
       continue;
-    const Layout &layout =
-        nodes[use.node].strategies[choice[use.node]].operands[use.slot];
-    if (layout == produced)
+    int layout = nodes[use.node].choices[choice[use.node]].operands[use.slot];
+    if (layout == produced ||
+        std::find(needed.begin(), needed.end(), layout) != needed.end())
       continue;
-    if (std::none_of(needed.begin(), needed.end(),
-                     [&](const Layout *seen) { return *seen == layout; }))
-      needed.push_back(&layout);
+    needed.push_back(layout);
+    cost += redistributeTimeUs(value, produced, layout);
   }
-  double cost = 0.0;
-  for (const Layout *layout : needed)
-    cost += redistributeTimeUs(value, produced, *layout);
   return cost;
 }
 
@@ -108,7 +133,7 @@ double Problem::localCost(int node, std::vector<int> &choice, int strategy) {
   int saved = choice[node];
   choice[node] = strategy;
   const Node &n = nodes[node];
-  double cost = n.strategies[strategy].costUs;
+  double cost = n.choices[strategy].costUs;
   std::vector<int> touched(n.operands);
   touched.insert(touched.end(), n.results.begin(), n.results.end());
   std::sort(touched.begin(), touched.end());
@@ -139,7 +164,7 @@ double Problem::scopeCost(const std::vector<int> &scope,
   double cost = 0.0;
   for (int node : scope) {
     const Node &n = nodes[node];
-    cost += n.strategies[choice[node]].costUs;
+    cost += n.choices[choice[node]].costUs;
     touched.insert(touched.end(), n.operands.begin(), n.operands.end());
     touched.insert(touched.end(), n.results.begin(), n.results.end());
   }
@@ -237,7 +262,7 @@ double Problem::totalCost(const std::vector<int> &choice) {
          "one choice per node");
   double cost = 0.0;
   for (int node = 0; node < getNumNodes(); ++node)
-    cost += nodes[node].strategies[choice[node]].costUs;
+    cost += nodes[node].choices[choice[node]].costUs;
   for (int value = 0; value < static_cast<int>(values.size()); ++value)
     cost += valueCost(value, choice);
   return cost;

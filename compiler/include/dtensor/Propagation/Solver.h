@@ -89,10 +89,17 @@ public:
   }
 
 private:
+  /// A strategy with its layouts replaced by interned ids.
+  struct Choice {
+    std::vector<int> operands;
+    std::vector<int> results;
+    double costUs;
+  };
   struct Node {
     std::vector<int> operands;
     std::vector<int> results;
     std::vector<Strategy> strategies;
+    std::vector<Choice> choices;
   };
   struct Use {
     int node;
@@ -125,8 +132,18 @@ private:
   layout::CostParams params;
   std::vector<Node> nodes;
   std::vector<Value> values;
-  /// Memoised redistribute times keyed by value and both layouts.
-  std::unordered_map<std::string, double> redistributeCache;
+  /// The id of `layout`, interning it on first sight.
+  int intern(const Layout &layout);
+  /// The time to redistribute `value` between interned layouts.
+  double redistributeTimeUs(int value, int source, int target);
+
+  /// Interned layouts: ids index `layouts`.
+  std::vector<Layout> layouts;
+  std::map<std::string, int> layoutIds;
+  /// Reused by valueCost for the distinct layouts users need.
+  std::vector<int> scratch;
+  /// Memoised redistribute times keyed by value and both layout ids.
+  std::unordered_map<uint64_t, double> redistributeCache;
 };
 
 } // namespace dtensor::propagation
