@@ -3,6 +3,7 @@
 #include "dtensor/Layout/CommCost.h"
 
 #include <cassert>
+#include <cmath>
 
 namespace dtensor::layout {
 
@@ -18,22 +19,27 @@ double collectiveTimeUs(Collective collective, int64_t groupSize,
   assert(groupSize >= 1 && "empty group");
   if (groupSize == 1)
     return 0.0;
-  double steps = static_cast<double>(groupSize - 1);
+  double n = static_cast<double>(groupSize);
   double beta = bytesPerUs(params.bandwidthGBps);
-  // Fraction of its buffer a rank sends in a ring over the group.
-  double sentFraction = steps / static_cast<double>(groupSize);
+  // Latency: gathers and reductions reach every rank in ceil(log2 n)
+  // rounds (recursive doubling, trees); a personalised exchange needs n-1.
+  double depth = std::ceil(std::log2(n));
+  // Bandwidth: a ring sends (n-1)/n of the buffer; an all_gather receives
+  // every other rank's shard.
+  double sentFraction = (n - 1) / n;
   switch (collective) {
   case Collective::AllGather:
-    // Every rank receives every other rank's shard.
-    return params.callUs + steps * params.latencyUs +
-           steps * bytesPerRank / beta;
+    return params.callUs + depth * params.latencyUs +
+           (n - 1) * bytesPerRank / beta;
   case Collective::ReduceScatter:
+    return params.callUs + depth * params.latencyUs +
+           sentFraction * bytesPerRank / beta;
   case Collective::AllToAll:
-    return params.callUs + steps * params.latencyUs +
+    return params.callUs + (n - 1) * params.latencyUs +
            sentFraction * bytesPerRank / beta;
   case Collective::AllReduce:
     // A reduce_scatter followed by an all_gather, in one call.
-    return params.callUs + 2 * steps * params.latencyUs +
+    return params.callUs + 2 * depth * params.latencyUs +
            2 * sentFraction * bytesPerRank / beta;
   }
   return 0.0;

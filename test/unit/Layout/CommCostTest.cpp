@@ -30,14 +30,18 @@ TEST(CommCostTest, RingFormulas) {
   // all_gather over 2: one step, receive the other rank's 1000 bytes.
   EXPECT_DOUBLE_EQ(collectiveTimeUs(Collective::AllGather, 2, 1000, params),
                    1.0 + 5.0 + 1000 / 1e4);
-  // all_reduce over 4: 2*3 steps, 2*(3/4) of the buffer sent.
+  // all_reduce over 4: 2*log2(4) rounds, 2*(3/4) of the buffer sent.
   EXPECT_DOUBLE_EQ(collectiveTimeUs(Collective::AllReduce, 4, 8000, params),
-                   1.0 + 30.0 + 2 * 0.75 * 8000 / 1e4);
+                   1.0 + 20.0 + 2 * 0.75 * 8000 / 1e4);
   EXPECT_DOUBLE_EQ(
       collectiveTimeUs(Collective::ReduceScatter, 4, 8000, params),
-      1.0 + 15.0 + 0.75 * 8000 / 1e4);
+      1.0 + 10.0 + 0.75 * 8000 / 1e4);
+  // all_to_all over 4: a personalised exchange takes 3 rounds.
   EXPECT_DOUBLE_EQ(collectiveTimeUs(Collective::AllToAll, 4, 8000, params),
                    1.0 + 15.0 + 0.75 * 8000 / 1e4);
+  // all_gather over 3: ceil(log2 3) = 2 rounds, two shards received.
+  EXPECT_DOUBLE_EQ(collectiveTimeUs(Collective::AllGather, 3, 1000, params),
+                   1.0 + 10.0 + 2 * 1000 / 1e4);
 }
 
 TEST(CommCostTest, LocalBytesUseTheLargestShard) {

@@ -2,8 +2,8 @@
 //
 // The communication cost model shared by sharding propagation (to price the
 // redistributes a strategy needs) and the redistribute planner. It is an
-// alpha-beta model of ring collectives: every step of a collective costs a
-// fixed latency, every byte a rank sends costs 1/bandwidth. Local data
+// alpha-beta model: a call costs a fixed overhead, every round of messages
+// a latency, every byte a rank sends 1/bandwidth. Local data
 // movement (keeping one's chunk, zeroing a partial) costs bytes/memory
 // bandwidth. All times are in microseconds. docs/propagation.md documents
 // the formulas; this header is their single implementation.
@@ -40,8 +40,10 @@ enum class Collective { AllGather, AllReduce, ReduceScatter, AllToAll };
 
 /// Time of `collective` over a group of `groupSize` ranks, each holding
 /// `bytesPerRank` bytes of input (for all_gather: its shard; for the others:
-/// the whole buffer it contributes): callUs + steps * latencyUs + bytes sent
-/// / bandwidth, for a ring. Zero for a group of one.
+/// the whole buffer it contributes): callUs + rounds * latencyUs + bytes
+/// sent / bandwidth. Gathers and reductions take ceil(log2 n) rounds
+/// (all_reduce twice that), all_to_all n-1; bytes are those of a ring.
+/// Zero for a group of one.
 double collectiveTimeUs(Collective collective, int64_t groupSize,
                         double bytesPerRank, const CostParams &params);
 
