@@ -16,61 +16,51 @@ namespace dtensor::layout {
 // Steps
 //===----------------------------------------------------------------------===//
 
-RedistributeStep RedistributeStep::allGather(std::vector<int64_t> meshDims,
-                                             int64_t dim) {
+namespace {
+/// A step with the fields its kind uses; the others keep their defaults.
+RedistributeStep makeStep(RedistributeStep::Kind kind,
+                          std::vector<int64_t> meshDims, int64_t dim = 0,
+                          int64_t toDim = 0,
+                          ReduceKind reduce = ReduceKind::Sum) {
   RedistributeStep step;
-  step.kind = Kind::AllGather;
+  step.kind = kind;
   step.meshDims = std::move(meshDims);
   step.dim = dim;
+  step.toDim = toDim;
+  step.reduce = reduce;
   return step;
+}
+} // namespace
+
+RedistributeStep RedistributeStep::allGather(std::vector<int64_t> meshDims,
+                                             int64_t dim) {
+  return makeStep(Kind::AllGather, std::move(meshDims), dim);
 }
 
 RedistributeStep RedistributeStep::allReduce(std::vector<int64_t> meshDims,
                                              ReduceKind reduce) {
-  RedistributeStep step;
-  step.kind = Kind::AllReduce;
-  step.meshDims = std::move(meshDims);
-  step.reduce = reduce;
-  return step;
+  return makeStep(Kind::AllReduce, std::move(meshDims), 0, 0, reduce);
 }
 
 RedistributeStep RedistributeStep::reduceScatter(std::vector<int64_t> meshDims,
                                                  ReduceKind reduce,
                                                  int64_t dim) {
-  RedistributeStep step;
-  step.kind = Kind::ReduceScatter;
-  step.meshDims = std::move(meshDims);
-  step.reduce = reduce;
-  step.dim = dim;
-  return step;
+  return makeStep(Kind::ReduceScatter, std::move(meshDims), dim, 0, reduce);
 }
 
 RedistributeStep RedistributeStep::allToAll(std::vector<int64_t> meshDims,
                                             int64_t fromDim, int64_t toDim) {
-  RedistributeStep step;
-  step.kind = Kind::AllToAll;
-  step.meshDims = std::move(meshDims);
-  step.dim = fromDim;
-  step.toDim = toDim;
-  return step;
+  return makeStep(Kind::AllToAll, std::move(meshDims), fromDim, toDim);
 }
 
 RedistributeStep RedistributeStep::chunk(std::vector<int64_t> meshDims,
                                          int64_t dim) {
-  RedistributeStep step;
-  step.kind = Kind::Chunk;
-  step.meshDims = std::move(meshDims);
-  step.dim = dim;
-  return step;
+  return makeStep(Kind::Chunk, std::move(meshDims), dim);
 }
 
 RedistributeStep RedistributeStep::markPartial(std::vector<int64_t> meshDims,
                                                ReduceKind reduce) {
-  RedistributeStep step;
-  step.kind = Kind::MarkPartial;
-  step.meshDims = std::move(meshDims);
-  step.reduce = reduce;
-  return step;
+  return makeStep(Kind::MarkPartial, std::move(meshDims), 0, 0, reduce);
 }
 
 namespace {
