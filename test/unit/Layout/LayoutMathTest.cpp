@@ -8,6 +8,8 @@
 
 #include "dtensor/Layout/LayoutMath.h"
 
+#include "ChunkOracles.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,60 +35,19 @@ using Coord = std::vector<int64_t>;
 // Independent oracles
 //===----------------------------------------------------------------------===//
 
-/// Piece sizes of torch.chunk(N, parts), padded with empty pieces to `parts`:
-/// find the chunk size by search, then hand out chunks until exhausted.
-std::vector<int64_t> torchChunkSizes(int64_t n, int64_t parts) {
-  int64_t chunk = 0;
-  while (chunk * parts < n)
-    ++chunk;
-  std::vector<int64_t> sizes;
-  int64_t remaining = n;
-  for (int64_t i = 0; i < parts; ++i) {
-    int64_t take = std::min(chunk, remaining);
-    sizes.push_back(take);
-    remaining -= take;
-  }
-  return sizes;
-}
-
-/// Range of piece `index` built from torchChunkSizes (prefix sums).
-Range torchChunkRange(int64_t n, int64_t parts, int64_t index) {
-  std::vector<int64_t> sizes = torchChunkSizes(n, parts);
-  int64_t begin =
-      std::accumulate(sizes.begin(), sizes.begin() + index, int64_t{0});
-  return {begin, begin + sizes[index]};
-}
+using oracle::allCoords;
+using oracle::torchChunkRange;
+using oracle::torchChunkSizes;
 
 /// Nested chunking reference: outer mesh dims first.
 Range nestedRange(int64_t n, const std::vector<int64_t> &meshShape,
                   const std::vector<int64_t> &meshDims, const Coord &coord) {
-  Range r{0, n};
+  std::vector<int64_t> sizes, index;
   for (int64_t d : meshDims) {
-    Range sub = torchChunkRange(r.size(), meshShape[d], coord[d]);
-    r = {r.begin + sub.begin, r.begin + sub.begin + sub.size()};
+    sizes.push_back(meshShape[d]);
+    index.push_back(coord[d]);
   }
-  return r;
-}
-
-/// All coords of `shape` in row-major order via an odometer (last dim
-/// fastest); independent of Mesh::coordOfIndex.
-std::vector<Coord> allCoords(const std::vector<int64_t> &shape) {
-  std::vector<Coord> coords;
-  Coord c(shape.size(), 0);
-  while (true) {
-    coords.push_back(c);
-    size_t i = shape.size();
-    while (i > 0) {
-      --i;
-      if (++c[i] < shape[i])
-        break;
-      c[i] = 0;
-      if (i == 0)
-        return coords;
-    }
-    if (shape.empty())
-      return coords;
-  }
+  return oracle::nestedPiece(n, sizes, index);
 }
 
 /// Every ordered subset (including the empty one) of {0..rank-1}.

@@ -12,6 +12,8 @@
 
 #include "dtensor/Layout/RedistributePlan.h"
 
+#include "ChunkOracles.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -38,41 +40,8 @@ Placement P(ReduceKind kind = ReduceKind::Sum) {
 // Independent oracles: torch.chunk, mesh groups
 //===----------------------------------------------------------------------===//
 
-/// torch.chunk piece `index` of [0,n) in `parts` pieces: find the chunk
-/// size by search, then hand out chunks until the data runs out.
-Range torchChunk(int64_t n, int64_t parts, int64_t index) {
-  int64_t chunk = 0;
-  while (chunk * parts < n)
-    ++chunk;
-  int64_t begin = std::min(n, index * chunk);
-  return {begin, std::min(n, begin + chunk)};
-}
-
-/// Piece of [0,n) held by a group member whose coordinates on the group's
-/// mesh dims are `index` (dims of sizes `sizes`, outermost first).
-Range nestedPiece(int64_t n, const std::vector<int64_t> &sizes,
-                  const std::vector<int64_t> &index) {
-  Range r{0, n};
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    Range sub = torchChunk(r.size(), sizes[i], index[i]);
-    r = {r.begin + sub.begin, r.begin + sub.end};
-  }
-  return r;
-}
-
-/// All coords of `shape`, row-major, by an odometer.
-std::vector<Coord> allCoords(const std::vector<int64_t> &shape) {
-  std::vector<Coord> coords;
-  Coord c(shape.size(), 0);
-  while (true) {
-    coords.push_back(c);
-    size_t i = shape.size();
-    while (i > 0 && ++c[i - 1] == shape[i - 1])
-      c[--i] = 0;
-    if (i == 0)
-      return coords;
-  }
-}
+using oracle::allCoords;
+using oracle::nestedPiece;
 
 /// The simulated machine: one buffer per mesh coord (row-major).
 struct World {
