@@ -132,14 +132,7 @@ double Problem::valueCost(int value, const std::vector<int> &choice) {
 double Problem::localCost(int node, std::vector<int> &choice, int strategy) {
   int saved = choice[node];
   choice[node] = strategy;
-  const Node &n = nodes[node];
-  double cost = n.choices[strategy].costUs;
-  std::vector<int> touched(n.operands);
-  touched.insert(touched.end(), n.results.begin(), n.results.end());
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  for (int value : touched)
-    cost += valueCost(value, choice);
+  double cost = scopeCost({node}, choice);
   choice[node] = saved;
   return cost;
 }

@@ -70,6 +70,12 @@ double getArithmeticPerPoint(Operation *op) {
   return 1.0;
 }
 
+/// Ops recreated in each layout their users need instead of redistributed:
+/// they cost nothing to build again on every rank.
+bool isRematerializable(Operation *op) {
+  return op && isa<tensor::EmptyOp, arith::ConstantOp>(op);
+}
+
 /// A user's claim that a value has a layout, and where it was made.
 struct Assertion {
   Layout layout;
@@ -187,8 +193,7 @@ void FunctionPropagation::addValue(Value value) {
     info.shape.push_back(ShapedType::isDynamic(size) ? layout::kDynamic
                                                      : size);
   info.elementBytes = getElementBytes(type);
-  info.rematerializable =
-      producer && isa<tensor::EmptyOp, arith::ConstantOp>(producer);
+  info.rematerializable = isRematerializable(producer);
   valueIds[value] = problem.addValue(std::move(info));
 }
 
@@ -446,8 +451,7 @@ void FunctionPropagation::materialize(const std::vector<int> &choice) {
   Block &body = func.getBody().front();
   for (auto &[value, groups] : needs) {
     Operation *producer = value.getDefiningOp();
-    bool rematerialize =
-        producer && isa<tensor::EmptyOp, arith::ConstantOp>(producer);
+    bool rematerialize = isRematerializable(producer);
     for (auto &[layout, uses] : groups) {
       Value replacement;
       if (rematerialize) {
@@ -465,8 +469,8 @@ void FunctionPropagation::materialize(const std::vector<int> &choice) {
             first = owner;
         }
         builder.setInsertionPoint(first);
-        replacement = builder.create<RedistributeOp>(
-            first->getLoc(), value.getType(), value,
+        replacement = RedistributeOp::create(
+            builder, first->getLoc(), value.getType(), value,
             getAttr(produced.at(value)), getAttr(layout));
       }
       for (OpOperand *use : uses)

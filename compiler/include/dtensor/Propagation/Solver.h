@@ -114,7 +114,7 @@ private:
 
   /// Cost of value `value` under `choice`, counting only decided nodes.
   double valueCost(int value, const std::vector<int> &choice);
-  /// Strategy cost of `node` plus the costs of the values it touches.
+  /// scopeCost of `node` alone with its strategy set to `strategy`.
   double localCost(int node, std::vector<int> &choice, int strategy);
   /// Strategy costs of `scope` plus the costs of the values they touch.
   double scopeCost(const std::vector<int> &scope,
