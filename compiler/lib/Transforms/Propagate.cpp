@@ -617,9 +617,9 @@ LogicalResult Propagate::propagate(func::FuncOp func) {
   if (!func.getBody().hasOneBlock())
     return func.emitError()
            << "propagation supports functions with a single block";
+  // The verifier resolved every layout's mesh before any pass runs.
   MeshOp mesh = lookupMesh(func, *meshRef);
-  if (!mesh)
-    return func.emitError() << "mesh " << *meshRef << " is not defined";
+  assert(mesh && "layouts of a verified module name existing meshes");
   for (Operation &op : func.getBody().front()) {
     WalkResult nested = op.walk([&](Operation *inner) {
       if (inner != &op && isa<DistributeOp, RedistributeOp>(inner)) {
