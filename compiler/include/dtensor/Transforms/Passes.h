@@ -5,6 +5,8 @@
 
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
 namespace dtensor {

@@ -128,4 +128,29 @@ def PrintLayouts : Pass<"dtensor-print-layouts", "mlir::ModuleOp"> {
   }];
 }
 
+def Partition : Pass<"dtensor-partition", "mlir::ModuleOp"> {
+  let summary = "Rewrite the global program into the per-rank program";
+  let description = [{
+    PARTITION-DESCRIPTION
+  }];
+  let dependentDialects = ["::dtensor::DTensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def FuseCollectives : Pass<"dtensor-fuse-collectives", "mlir::ModuleOp"> {
+  let summary = "Combine, cancel and overlap the collectives of the per-rank program";
+  let description = [{
+    FUSE-DESCRIPTION
+  }];
+  let dependentDialects = ["::dtensor::DTensorDialect"];
+}
+
+def CommReport : Pass<"dtensor-comm-report", "mlir::ModuleOp"> {
+  let summary = "Report the collectives of the per-rank program";
+  let description = [{
+    REPORT-DESCRIPTION
+  }];
+}
+
 #endif // DTENSOR_TRANSFORMS_PASSES_TD
