@@ -1,11 +1,277 @@
-// TEMPORARY skeleton; replaced by the real pass.
+//===- Partition.cpp - global program to per-rank program -----------------===//
+//
+// Rewrites every function with layouts (after propagation) into the program
+// each rank runs: tensor types become the rank's shard types, each op its
+// local form (PartitionOps.cpp), and each dtensor.redistribute the local
+// collectives the redistribute planner picks (LowerRedistribute.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "PartitionState.h"
+#include "ResultLayout.h"
+
+#include "dtensor/Dialect/DTensor/DTensorDialect.h"
+#include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
 namespace dtensor {
 #define GEN_PASS_DEF_PARTITION
 #include "dtensor/Transforms/Passes.h.inc"
 } // namespace dtensor
+
+using namespace mlir;
+using namespace dtensor;
+
 namespace {
-struct PartitionPass : dtensor::impl::PartitionBase<PartitionPass> {
-  void runOnOperation() override {}
+
+/// Adds the mesh `layout` refers to, if any, to `meshes`.
+void addMesh(Attribute layout, llvm::SetVector<Attribute> &meshes) {
+  if (auto layoutAttr = dyn_cast_or_null<LayoutAttr>(layout))
+    meshes.insert(layoutAttr.getMesh());
+}
+
+/// The mesh the layouts of `func` are on; null when it has no layout.
+FailureOr<MeshOp> findMesh(func::FuncOp func) {
+  llvm::SetVector<Attribute> meshes;
+  StringRef layoutName = DTensorDialect::getLayoutAttrName();
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    addMesh(func.getArgAttr(i, layoutName), meshes);
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+    addMesh(func.getResultAttr(i, layoutName), meshes);
+  func.walk([&](Operation *op) {
+    if (auto distribute = dyn_cast<DistributeOp>(op))
+      addMesh(distribute.getLayout(), meshes);
+    if (auto redistribute = dyn_cast<RedistributeOp>(op))
+      addMesh(redistribute.getSource(), meshes);
+    if (auto layouts = op->getAttrOfType<ArrayAttr>(
+            DTensorDialect::getResultLayoutsAttrName()))
+      for (Attribute layout : layouts)
+        addMesh(layout, meshes);
+  });
+  if (meshes.empty())
+    return MeshOp();
+  if (meshes.size() > 1)
+    return func.emitOpError()
+           << "uses meshes " << meshes[0] << " and " << meshes[1]
+           << "; partitioning needs one mesh per function";
+  // The verifier checked that layouts name meshes.
+  return SymbolTable::lookupNearestSymbolFrom<MeshOp>(
+      func, cast<FlatSymbolRefAttr>(meshes[0]));
+}
+
+/// True when `func` was partitioned already: its boundary carries global
+/// shapes.
+bool isPartitioned(func::FuncOp func) {
+  StringRef name = DTensorDialect::getGlobalShapeAttrName();
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (func.getArgAttr(i, name))
+      return true;
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+    if (func.getResultAttr(i, name))
+      return true;
+  return false;
+}
+
+/// "[S(0), R]" for diagnostics.
+std::string describe(const std::vector<layout::Placement> &placements) {
+  return layout::str(placements);
+}
+
+class FunctionPartitioner {
+public:
+  FunctionPartitioner(func::FuncOp func, MeshOp mesh,
+                      const layout::CostParams &params)
+      : func(func), state(mesh, func.front(), params) {}
+
+  LogicalResult run() {
+    if (failed(collectGlobals()) || failed(checkResults()))
+      return failure();
+    // Arguments first: ops build their local forms from their operands.
+    for (BlockArgument arg : func.getArguments())
+      if (const GlobalValue *global = state.lookup(arg))
+        arg.setType(state.getLocalType(*global));
+    for (Operation &op : llvm::make_early_inc_range(func.front()))
+      if (failed(partitionOp(&op, state)))
+        return failure();
+    rewriteSignature();
+    state.index.eraseUnused();
+    func.walk([](Operation *op) {
+      op->removeAttr(DTensorDialect::getResultLayoutsAttrName());
+    });
+    return success();
+  }
+
+private:
+  /// Records `value`'s global type and layout; sharded dims must be static.
+  LogicalResult addGlobal(Value value, LayoutAttr layout,
+                          llvm::function_ref<InFlightDiagnostic()> emitError) {
+    auto type = cast<RankedTensorType>(value.getType());
+    state.setGlobal(value, type, layout);
+    const GlobalValue &global = *state.lookup(value);
+    for (int64_t dim = 0; dim < type.getRank(); ++dim)
+      if (type.isDynamicDim(dim) &&
+          !state.getShardingMeshDims(global, dim).empty())
+        return emitError() << "shards dim " << dim
+                           << ", whose global size is dynamic; partitioning "
+                              "needs static sizes for sharded dims";
+    return success();
+  }
+
+  /// The global view of the arguments and of every top-level tensor result.
+  LogicalResult collectGlobals() {
+    StringRef name = DTensorDialect::getLayoutAttrName();
+    for (BlockArgument arg : func.getArguments()) {
+      if (!isa<RankedTensorType>(arg.getType()))
+        continue;
+      unsigned index = arg.getArgNumber();
+      auto emitError = [&] {
+        return func.emitOpError() << "argument #" << index << " ";
+      };
+      auto layout = func.getArgAttrOfType<LayoutAttr>(index, name);
+      if (!layout)
+        return emitError()
+               << "has no layout; run --dtensor-propagate before "
+                  "--dtensor-partition";
+      if (failed(addGlobal(arg, layout, emitError)))
+        return failure();
+    }
+    for (Operation &op : func.front()) {
+      for (OpResult result : op.getResults()) {
+        if (!isa<RankedTensorType>(result.getType()))
+          continue;
+        auto emitError = [&] {
+          return op.emitOpError()
+                 << "result #" << result.getResultNumber() << " ";
+        };
+        LayoutAttr layout = getResultLayout(result);
+        if (!layout)
+          return emitError()
+                 << "has no layout; run --dtensor-propagate before "
+                    "--dtensor-partition";
+        if (failed(addGlobal(result, layout, emitError)))
+          return failure();
+      }
+    }
+    return success();
+  }
+
+  /// Each returned tensor must have the layout its function result declares.
+  LogicalResult checkResults() {
+    Operation *terminator = func.front().getTerminator();
+    StringRef name = DTensorDialect::getLayoutAttrName();
+    for (OpOperand &operand : terminator->getOpOperands()) {
+      const GlobalValue *global = state.lookup(operand.get());
+      if (!global)
+        continue;
+      unsigned index = operand.getOperandNumber();
+      auto layout = func.getResultAttrOfType<LayoutAttr>(index, name);
+      if (!layout)
+        return func.emitOpError()
+               << "result #" << index
+               << " has no layout; run --dtensor-propagate before "
+                  "--dtensor-partition";
+      std::vector<layout::Placement> declared =
+          layout.getNormalized(global->type.getRank()).getLayoutPlacements();
+      if (declared != global->placements)
+        return terminator->emitOpError()
+               << "returns a value laid out as " << describe(global->placements)
+               << " as result #" << index << ", which is declared "
+               << describe(declared);
+    }
+    return success();
+  }
+
+  /// Local argument and result types, with the global shapes recorded.
+  void rewriteSignature() {
+    StringRef layoutName = DTensorDialect::getLayoutAttrName();
+    StringRef shapeName = DTensorDialect::getGlobalShapeAttrName();
+    Builder builder(func.getContext());
+    SmallVector<Type> argTypes;
+    for (BlockArgument arg : func.getArguments()) {
+      if (const GlobalValue *global = state.lookup(arg))
+        func.setArgAttr(arg.getArgNumber(), shapeName,
+                        builder.getDenseI64ArrayAttr(global->type.getShape()));
+      argTypes.push_back(arg.getType());
+    }
+    SmallVector<Type> resultTypes(func.getResultTypes());
+    for (auto [index, type] : llvm::enumerate(resultTypes)) {
+      auto layout = func.getResultAttrOfType<LayoutAttr>(index, layoutName);
+      auto globalType = dyn_cast<RankedTensorType>(type);
+      if (!layout || !globalType)
+        continue;
+      GlobalValue global{globalType, layout.getNormalized(globalType.getRank())
+                                         .getLayoutPlacements()};
+      type = state.getLocalType(global);
+      func.setResultAttr(index, shapeName,
+                         builder.getDenseI64ArrayAttr(globalType.getShape()));
+    }
+    func.setFunctionType(builder.getFunctionType(argTypes, resultTypes));
+  }
+
+  func::FuncOp func;
+  PartitionState state;
 };
+
+struct PartitionPass : dtensor::impl::PartitionBase<PartitionPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (callUs < 0 || latencyUs < 0 || bandwidthGBps <= 0) {
+      getOperation().emitError()
+          << "--dtensor-partition options need call-us >= 0, latency-us >= 0 "
+             "and bandwidth-gbps > 0";
+      return signalPassFailure();
+    }
+    layout::CostParams params;
+    params.callUs = callUs;
+    params.latencyUs = latencyUs;
+    params.bandwidthGBps = bandwidthGBps;
+
+    // The functions to partition, and their meshes.
+    llvm::MapVector<Operation *, MeshOp> targets;
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal() || isPartitioned(func))
+        continue;
+      FailureOr<MeshOp> mesh = findMesh(func);
+      if (failed(mesh))
+        return signalPassFailure();
+      if (!*mesh)
+        continue;
+      if (!func.getBody().hasOneBlock()) {
+        func.emitOpError("has several blocks; partitioning handles "
+                         "single-block functions");
+        return signalPassFailure();
+      }
+      targets[func] = *mesh;
+    }
+
+    // A function left global cannot call one that becomes per-rank.
+    WalkResult calls = getOperation().walk([&](func::CallOp call) {
+      auto caller = call->getParentOfType<func::FuncOp>();
+      Operation *callee =
+          SymbolTable::lookupNearestSymbolFrom(call, call.getCalleeAttr());
+      if (targets.count(caller) || !targets.count(callee))
+        return WalkResult::advance();
+      call.emitOpError() << "calls " << call.getCalleeAttr()
+                         << ", which is partitioned, from a function without "
+                            "layouts";
+      return WalkResult::interrupt();
+    });
+    if (calls.wasInterrupted())
+      return signalPassFailure();
+
+    for (auto [op, mesh] : targets)
+      if (failed(FunctionPartitioner(cast<func::FuncOp>(op), mesh, params)
+                     .run()))
+        return signalPassFailure();
+  }
+};
+
 } // namespace

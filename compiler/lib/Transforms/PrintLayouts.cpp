@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ResultLayout.h"
+
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Transforms/Passes.h"
 
@@ -34,20 +36,6 @@ struct ValueLayout {
   LayoutAttr layout;
 };
 } // namespace
-
-/// The layout that the op defining `result` gives it.
-static LayoutAttr getResultLayout(OpResult result) {
-  Operation *op = result.getOwner();
-  if (auto distribute = dyn_cast<DistributeOp>(op))
-    return distribute.getLayout();
-  if (auto redistribute = dyn_cast<RedistributeOp>(op))
-    return redistribute.getTarget();
-  auto layouts =
-      op->getAttrOfType<ArrayAttr>(DTensorDialect::getResultLayoutsAttrName());
-  if (!layouts || layouts.size() != op->getNumResults())
-    return {};
-  return dyn_cast<LayoutAttr>(layouts[result.getResultNumber()]);
-}
 
 /// Appends `value` when it is a tensor; other values are not tabulated.
 static void addValue(Value value, LayoutAttr layout,

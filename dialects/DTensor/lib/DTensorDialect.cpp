@@ -45,11 +45,64 @@ static LogicalResult verifyLayoutOf(Operation *op, Type type, Attribute value,
       tensorType, mesh);
 }
 
-/// Verifies a `dtensor.layout` attribute on argument or result `index` of a
-/// function-like op.
-static LogicalResult verifyValueLayout(Operation *op, Type type,
-                                       NamedAttribute attr, StringRef what,
-                                       unsigned index) {
+/// Verifies the `dtensor.global_shape` of a per-rank tensor of `type`: its
+/// rank, and, when `layout` is given, the local shape that layout gives every
+/// rank (a static dim where all ranks agree, dynamic otherwise).
+static LogicalResult verifyGlobalShape(Operation *op, Type type,
+                                       Attribute value, LayoutAttr layout,
+                                       StringRef what, unsigned index) {
+  StringRef name = DTensorDialect::getGlobalShapeAttrName();
+  auto shape = dyn_cast<DenseI64ArrayAttr>(value);
+  if (!shape)
+    return op->emitOpError() << "'" << name << "' on " << what << " #"
+                             << index << " must be an array<i64: ...>";
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  if (!tensorType)
+    return op->emitOpError() << what << " #" << index
+                             << " has a global shape but is not a ranked "
+                                "tensor";
+  if (static_cast<int64_t>(shape.size()) != tensorType.getRank())
+    return op->emitOpError() << "global shape of " << what << " #" << index
+                             << " has " << shape.size() << " dims but its "
+                             << "type has rank " << tensorType.getRank();
+  for (int64_t size : shape.asArrayRef())
+    if (size < 0)
+      return op->emitOpError() << "global shape of " << what << " #" << index
+                               << " has a negative size " << size;
+  if (!layout)
+    return success();
+  MeshOp mesh = lookupMesh(op, layout.getMesh());
+  // The layout's own verifier reports a missing mesh or a bad shard dim.
+  if (!mesh || failed(layout.verifyFor(
+                   [&] { return InFlightDiagnostic(); }, tensorType, mesh)))
+    return success();
+  std::vector<int64_t> local = layout::localShapeType(
+      std::vector<int64_t>(shape.asArrayRef().begin(),
+                           shape.asArrayRef().end()),
+      layout.getNormalized(tensorType.getRank()).getLayoutPlacements(),
+      mesh.getLayoutMesh());
+  for (auto [dim, size] : llvm::enumerate(local)) {
+    int64_t expected =
+        size == layout::kDynamic ? ShapedType::kDynamic : size;
+    if (tensorType.getDimSize(dim) != expected)
+      return op->emitOpError()
+             << what << " #" << index << " has type " << tensorType
+             << " but its layout gives dim " << dim << " of global size "
+             << shape[dim] << " a local size of "
+             << (expected == ShapedType::kDynamic ? std::string("?")
+                                                  : std::to_string(expected))
+             << " on every rank";
+  }
+  return success();
+}
+
+/// Verifies a dtensor attribute on argument or result `index` of a
+/// function-like op: `dtensor.layout` or `dtensor.global_shape`.
+static LogicalResult verifyValueAttr(Operation *op, Type type,
+                                     NamedAttribute attr, LayoutAttr layout,
+                                     StringRef what, unsigned index) {
+  if (attr.getName() == DTensorDialect::getGlobalShapeAttrName())
+    return verifyGlobalShape(op, type, attr.getValue(), layout, what, index);
   if (attr.getName() != DTensorDialect::getLayoutAttrName())
     return op->emitOpError() << "unknown dtensor attribute '"
                              << attr.getName().getValue() << "' on " << what
@@ -87,15 +140,6 @@ static LogicalResult verifyResultLayouts(Operation *op, Attribute value) {
   return success();
 }
 
-/// The type of argument or result `index` of a function-like op. MLIR
-/// verifies argument and result attributes of function-like ops only.
-static Type getFunctionValueType(Operation *op, unsigned index,
-                                 bool isResult) {
-  auto function = cast<FunctionOpInterface>(op);
-  return isResult ? function.getResultTypes()[index]
-                  : function.getArgumentTypes()[index];
-}
-
 LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
                                                        NamedAttribute attr) {
   if (attr.getName() == getResultLayoutsAttrName())
@@ -110,16 +154,25 @@ LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
          << getLayoutAttrName() << "'";
 }
 
+// MLIR verifies argument and result attributes of function-like ops only.
+
 LogicalResult DTensorDialect::verifyRegionArgAttribute(Operation *op,
                                                        unsigned,
                                                        unsigned argIndex,
                                                        NamedAttribute attr) {
-  return verifyValueLayout(op, getFunctionValueType(op, argIndex, false), attr,
-                           "argument", argIndex);
+  auto function = cast<FunctionOpInterface>(op);
+  return verifyValueAttr(
+      op, function.getArgumentTypes()[argIndex], attr,
+      function.getArgAttrOfType<LayoutAttr>(argIndex, getLayoutAttrName()),
+      "argument", argIndex);
 }
 
 LogicalResult DTensorDialect::verifyRegionResultAttribute(
     Operation *op, unsigned, unsigned resultIndex, NamedAttribute attr) {
-  return verifyValueLayout(op, getFunctionValueType(op, resultIndex, true),
-                           attr, "result", resultIndex);
+  auto function = cast<FunctionOpInterface>(op);
+  return verifyValueAttr(
+      op, function.getResultTypes()[resultIndex], attr,
+      function.getResultAttrOfType<LayoutAttr>(resultIndex,
+                                               getLayoutAttrName()),
+      "result", resultIndex);
 }

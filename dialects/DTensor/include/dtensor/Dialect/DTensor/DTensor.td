@@ -37,6 +37,11 @@ def DTensor_Dialect : Dialect {
     sharding propagation, every op producing tensors carries the layouts of
     its results in `dtensor.layouts`, one entry per result (`unit` for a
     result that is not a ranked tensor).
+
+    After partitioning, a function's tensor arguments and results have
+    per-rank types; those with a layout also carry their global shape in
+    `dtensor.global_shape` (an `array<i64: ...>`), verified against the
+    layout and the local type.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasRegionArgAttrVerify = 1;
@@ -51,6 +56,11 @@ def DTensor_Dialect : Dialect {
     /// per result, written by propagation.
     static constexpr ::llvm::StringLiteral getResultLayoutsAttrName() {
       return ::llvm::StringLiteral("dtensor.layouts");
+    }
+    /// Name of the function argument/result attribute holding the global
+    /// shape of a per-rank (partitioned) tensor, written by partitioning.
+    static constexpr ::llvm::StringLiteral getGlobalShapeAttrName() {
+      return ::llvm::StringLiteral("dtensor.global_shape");
     }
 
   private:

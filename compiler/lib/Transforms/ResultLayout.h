@@ -1,0 +1,19 @@
+//===- ResultLayout.h - the layout an op gives its result -------*- C++ -*-===//
+
+#ifndef DTENSOR_TRANSFORMS_RESULTLAYOUT_H
+#define DTENSOR_TRANSFORMS_RESULTLAYOUT_H
+
+#include "dtensor/Dialect/DTensor/DTensorAttrs.h"
+
+#include "mlir/IR/Value.h"
+
+namespace dtensor {
+
+/// The layout the op defining `result` gives it: a distribute's layout, a
+/// redistribute's target, or the result's entry in `dtensor.layouts`; null
+/// when there is none.
+LayoutAttr getResultLayout(mlir::OpResult result);
+
+} // namespace dtensor
+
+#endif // DTENSOR_TRANSFORMS_RESULTLAYOUT_H
