@@ -160,10 +160,12 @@ static LogicalResult partition(tensor::ReshapeOp op, PartitionState &state) {
   Type sizeType = op.getShape().getType().getElementType();
   SmallVector<Value> sizes;
   for (int64_t dim = 0; dim < local.getRank(); ++dim) {
-    Value size = getValueOrCreateConstantIndexOp(
-        builder, loc,
-        state.getLocalSize(*global, dim,
-                           builder.getIndexAttr(global->type.getDimSize(dim))));
+    if (!local.isDynamicDim(dim)) {
+      sizes.push_back(arith::ConstantOp::create(
+          builder, loc, builder.getIntegerAttr(sizeType, local.getDimSize(dim))));
+      continue;
+    }
+    Value size = state.getExtent(*global, dim).size;
     if (sizeType != size.getType())
       size = arith::IndexCastOp::create(builder, loc, sizeType, size);
     sizes.push_back(size);

@@ -103,7 +103,7 @@ ShardExtent ShardIndex::getExtent(int64_t globalSize,
     Value begin;
     if (staticSize != ShapedType::kDynamic && staticSize % parts == 0) {
       int64_t chunk = staticSize / parts;
-      begin = arith::MulIOp::create(b, loc, coord, getIndex(chunk));
+      begin = b.createOrFold<arith::MulIOp>(loc, coord, getIndex(chunk));
       staticSize = chunk;
       size = Value();
     } else {
@@ -114,7 +114,7 @@ ShardExtent ShardIndex::getExtent(int64_t globalSize,
               : arith::CeilDivSIOp::create(builder(), loc, whole,
                                            getIndex(parts))
                     .getResult();
-      Value start = arith::MulIOp::create(builder(), loc, coord, chunk);
+      Value start = builder().createOrFold<arith::MulIOp>(loc, coord, chunk);
       begin = arith::MinSIOp::create(builder(), loc, start, whole);
       Value stop = arith::AddIOp::create(builder(), loc, begin, chunk);
       Value end = arith::MinSIOp::create(builder(), loc, stop, whole);
