@@ -1,6 +1,7 @@
 //===- LowerRedistribute.cpp - redistribute to local collectives ----------===//
 
 #include "LowerRedistribute.h"
+#include "ElementBytes.h"
 
 #include "dtensor/Layout/RedistributePlan.h"
 
@@ -87,13 +88,8 @@ Value dtensor::lowerRedistribute(OpBuilder &builder, Location loc, Value local,
   layout::Mesh mesh = index.getMesh().getLayoutMesh();
   std::vector<int64_t> shape(globalType.getShape().begin(),
                              globalType.getShape().end());
-  Type element = globalType.getElementType();
-  int64_t elementBytes =
-      element.isIntOrFloat()
-          ? std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8)
-          : 8;
   layout::RedistributePlan plan = layout::planRedistribute(
-      shape, elementBytes, source.getNormalized(rank).getLayoutPlacements(),
+      shape, getElementBytes(globalType), source.getNormalized(rank).getLayoutPlacements(),
       target.getNormalized(rank).getLayoutPlacements(), mesh, params);
   for (auto [step, after] : llvm::zip(plan.steps, plan.layouts))
     local = emitStep(builder, loc, local, step,

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ElementBytes.h"
 #include "RuleStrategies.h"
 
 #include "dtensor/Analysis/ShardingRule.h"
@@ -47,14 +48,6 @@ Layout toLayout(LayoutAttr attr, int64_t rank) {
 
 Layout replicated(const layout::Mesh &mesh) {
   return Layout(mesh.rank(), layout::Placement::replicate());
-}
-
-int64_t getElementBytes(Type type) {
-  Type element = cast<ShapedType>(type).getElementType();
-  if (element.isIntOrFloat())
-    return std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8);
-  // index and anything else: a machine word.
-  return 8;
 }
 
 /// Arithmetic ops per point of `op`'s iteration space: what sharding the op
