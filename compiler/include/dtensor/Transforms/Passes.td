@@ -149,8 +149,49 @@ def FuseCollectives : Pass<"dtensor-fuse-collectives", "mlir::ModuleOp"> {
 def CommReport : Pass<"dtensor-comm-report", "mlir::ModuleOp"> {
   let summary = "Report the collectives of the per-rank program";
   let description = [{
-    REPORT-DESCRIPTION
+    A compile-time CommDebugMode. Prints, for every function with a body,
+    the collectives it calls (`all_reduce`, `all_gather`, `reduce_scatter`,
+    `all_to_all`, `broadcast`), grouped by module and then by kind, mesh,
+    mesh dims and reduction, with the number of calls and the bytes each
+    rank sends, then the function's total. The report goes to standard
+    output; the IR is not changed. `--dtensor-comm-report=json` (or
+    `format=json`) prints one JSON document instead of the text table.
+
+    ```
+    func @mlp
+      module            collective  reduction  mesh  mesh_dims  ranks  calls  bytes sent per rank
+      layers.0.mlp.fc2  all_reduce  sum        @tp   [0]        4      1      3072
+      total                                                            1      3072
+    ```
+
+    Calls are ops, counted once wherever they are nested (a collective in a
+    loop body counts once, not once per iteration); a variadic collective is
+    one call. The module is the name of the innermost `NameLoc` in the op's
+    location (a `CallSiteLoc`'s callee before its caller, a `FusedLoc`'s
+    parts in order), else that of the nearest enclosing op that has one;
+    ops without a name are grouped under `<unnamed>` (`null` in JSON).
+    Modules are listed in order of their first collective, and rows within
+    a module in order of first call.
+
+    Bytes sent per rank follow ring algorithms over a group of n ranks (the
+    product of the `mesh_dims` sizes), with B the bytes of the op's input:
+    all_gather (n-1) * S, S the largest shard; reduce_scatter (n-1) * S, S the
+    largest result chunk; all_reduce 2(n-1) * ceil(E/n) elements of an
+    E-element input; all_to_all (n-1) * P, P the largest piece of the split
+    dim; broadcast B; 0 when n = 1. Uneven chunks count as the largest one,
+    ceil(N/n) of a static size N on the other side of the op. Sizes that
+    stay dynamic make a call's bytes unknown: `?` in the text (`null` in
+    JSON), and the total says how many calls it leaves out. Elements take
+    their bit width rounded up to whole bytes. docs/comm-report.md gives
+    the model and both formats in full.
   }];
+  let options = [
+    Option<"json", "json", "bool", /*default=*/"false",
+           "Print JSON: `--dtensor-comm-report=json` is short for "
+           "format=json">,
+    Option<"format", "format", "std::string", /*default=*/"\"text\"",
+           "Output format: text (a table per function) or json">,
+  ];
 }
 
 #endif // DTENSOR_TRANSFORMS_PASSES_TD
