@@ -79,7 +79,8 @@ static std::optional<int64_t> getNumElements(ArrayRef<int64_t> shape) {
   return ShapedType::getNumElements(shape);
 }
 
-/// Bytes of a block of `shape`; nullopt when a dim is dynamic.
+/// Bytes of a block of `shape`; nullopt when a dim is dynamic or the
+/// element has no fixed width.
 static std::optional<int64_t> getBlockBytes(ArrayRef<int64_t> shape,
                                             Type elementType) {
   std::optional<int64_t> elements = getNumElements(shape);
@@ -113,9 +114,10 @@ static std::optional<int64_t> getDimAttr(Operation *op, StringRef name,
 /// pair of `op`) over a group of `n` ranks: a ring of messages of the
 /// largest chunk, as implementations pad uneven chunks to it. nullopt when
 /// a size the model needs is not static.
-static std::optional<int64_t>
-getPairBytesSent(Operation *op, RankedTensorType input,
-                 RankedTensorType result, int64_t n) {
+static std::optional<int64_t> getPairBytesSent(Operation *op,
+                                               RankedTensorType input,
+                                               RankedTensorType result,
+                                               int64_t n) {
   if (n == 1)
     return 0;
   // Every message of the ring carries one `block`.
@@ -138,14 +140,14 @@ getPairBytesSent(Operation *op, RankedTensorType input,
     std::optional<int64_t> dim = getDimAttr(op, kGatherDimAttr, rank);
     if (!dim)
       return std::nullopt;
-    block[*dim] = getLargestPiece(input.getDimSize(*dim),
-                                  result.getDimSize(*dim), n);
+    block[*dim] =
+        getLargestPiece(input.getDimSize(*dim), result.getDimSize(*dim), n);
   } else if (isa<ReduceScatterOp>(op)) {
     std::optional<int64_t> dim = getDimAttr(op, kScatterDimAttr, rank);
     if (!dim)
       return std::nullopt;
-    block[*dim] = getLargestPiece(result.getDimSize(*dim),
-                                  input.getDimSize(*dim), n);
+    block[*dim] =
+        getLargestPiece(result.getDimSize(*dim), input.getDimSize(*dim), n);
   } else if (isa<AllToAllOp>(op)) {
     // Each rank keeps one piece of its split dim and sends the others; the
     // concat dim is the rank's shard of the result's.
@@ -153,8 +155,8 @@ getPairBytesSent(Operation *op, RankedTensorType input,
     std::optional<int64_t> concat = getDimAttr(op, kConcatDimAttr, rank);
     if (!split || !concat)
       return std::nullopt;
-    block[*split] = getLargestPiece(result.getDimSize(*split),
-                                    input.getDimSize(*split), n);
+    block[*split] =
+        getLargestPiece(result.getDimSize(*split), input.getDimSize(*split), n);
     block[*concat] = getLargestPiece(input.getDimSize(*concat),
                                      result.getDimSize(*concat), n);
   } else {
@@ -174,10 +176,10 @@ static std::optional<int64_t> getBytesSent(Operation *op, int64_t n) {
   auto isRankedTensor = [](Value value) {
     return isa<RankedTensorType>(value.getType());
   };
-  SmallVector<Value> inputs(llvm::make_filter_range(op->getOperands(),
-                                                    isRankedTensor));
-  SmallVector<Value> results(llvm::make_filter_range(op->getResults(),
-                                                     isRankedTensor));
+  SmallVector<Value> inputs(
+      llvm::make_filter_range(op->getOperands(), isRankedTensor));
+  SmallVector<Value> results(
+      llvm::make_filter_range(op->getResults(), isRankedTensor));
   if (inputs.size() != results.size())
     return std::nullopt;
   int64_t total = 0;
@@ -254,12 +256,6 @@ struct Tally {
       ++unknownCalls;
   }
 
-  void add(const Tally &other) {
-    calls += other.calls;
-    knownBytes += other.knownBytes;
-    unknownCalls += other.unknownCalls;
-  }
-
   /// Bytes per rank of all the calls, when all are known.
   std::optional<int64_t> getBytes() const {
     if (unknownCalls)
@@ -280,6 +276,12 @@ struct CollectiveRow {
   Tally tally;
 
   StringRef getKindName() const { return kind.stripDialect(); }
+
+  std::optional<StringRef> getReductionName() const {
+    if (!reduction)
+      return std::nullopt;
+    return stringifyReductionKind(reduction.getValue());
+  }
 };
 
 /// The rows of one function, by module in order of first appearance; a null
@@ -308,16 +310,14 @@ static FunctionReport collectFunction(FunctionOpInterface fn,
     int64_t groupSize = mesh.getGroupSize(meshDims.asArrayRef());
     auto reduction = op->getAttrOfType<ReductionKindAttr>(kReductionAttr);
 
-    SmallVector<CollectiveRow, 2> &rows =
-        report.modules[getModuleName(op, fn)];
+    SmallVector<CollectiveRow, 2> &rows = report.modules[getModuleName(op, fn)];
     auto *row = llvm::find_if(rows, [&](const CollectiveRow &candidate) {
       return candidate.kind == op->getName() && candidate.mesh == meshRef &&
-             candidate.meshDims == meshDims &&
-             candidate.reduction == reduction;
+             candidate.meshDims == meshDims && candidate.reduction == reduction;
     });
     if (row == rows.end()) {
-      rows.push_back({op->getName(), meshRef, meshDims, reduction, groupSize,
-                      Tally()});
+      rows.push_back(
+          {op->getName(), meshRef, meshDims, reduction, groupSize, Tally()});
       row = std::prev(rows.end());
     }
     std::optional<int64_t> bytes = getBytesSent(op, groupSize);
@@ -392,9 +392,7 @@ static void printText(ArrayRef<FunctionReport> reports, raw_ostream &os) {
         table.push_back(
             {module ? module.str() : kUnnamedModule.str(),
              row.getKindName().str(),
-             row.reduction ? stringifyReductionKind(row.reduction.getValue())
-                                 .str()
-                           : "-",
+             row.getReductionName().value_or("-").str(),
              "@" + row.mesh.getValue().str(), formatMeshDims(row.meshDims),
              std::to_string(row.groupSize), std::to_string(row.tally.calls),
              formatRowBytes(row.tally)});
@@ -412,57 +410,64 @@ static void printText(ArrayRef<FunctionReport> reports, raw_ostream &os) {
 // JSON
 //===----------------------------------------------------------------------===//
 
-static llvm::json::Value toJson(std::optional<int64_t> bytes) {
-  if (bytes)
-    return *bytes;
+/// A number, or null when not statically known.
+static llvm::json::Value toJson(std::optional<int64_t> number) {
+  if (number)
+    return *number;
   return nullptr;
+}
+
+/// A string, or null when there is none.
+static llvm::json::Value toJson(std::optional<StringRef> text) {
+  if (text)
+    return *text;
+  return nullptr;
+}
+
+static void printJsonRow(const CollectiveRow &row, llvm::json::OStream &json) {
+  json.object([&] {
+    json.attribute("kind", row.getKindName());
+    json.attribute("reduction", toJson(row.getReductionName()));
+    json.attribute("mesh", row.mesh.getValue());
+    json.attribute("mesh_dims", llvm::json::Array(row.meshDims.asArrayRef()));
+    json.attribute("group_size", row.groupSize);
+    json.attribute("calls", row.tally.calls);
+    json.attribute("bytes_per_rank", toJson(row.tally.getBytes()));
+  });
+}
+
+static void printJsonFunction(const FunctionReport &report,
+                              llvm::json::OStream &json) {
+  json.object([&] {
+    json.attribute("name", report.name);
+    json.attributeArray("modules", [&] {
+      for (const auto &[module, rows] : report.modules) {
+        json.object([&] {
+          json.attribute(
+              "module",
+              toJson(module ? std::optional(module.getValue()) : std::nullopt));
+          json.attributeArray("collectives", [&] {
+            for (const CollectiveRow &row : rows)
+              printJsonRow(row, json);
+          });
+        });
+      }
+    });
+    json.attributeObject("total", [&] {
+      json.attribute("calls", report.total.calls);
+      json.attribute("bytes_per_rank", toJson(report.total.getBytes()));
+      json.attribute("known_bytes_per_rank", report.total.knownBytes);
+      json.attribute("calls_with_unknown_bytes", report.total.unknownCalls);
+    });
+  });
 }
 
 static void printJson(ArrayRef<FunctionReport> reports, raw_ostream &os) {
   llvm::json::OStream json(os, /*IndentSize=*/2);
   json.object([&] {
     json.attributeArray("functions", [&] {
-      for (const FunctionReport &report : reports) {
-        json.object([&] {
-          json.attribute("name", report.name);
-          json.attributeArray("modules", [&] {
-            for (const auto &[module, rows] : report.modules) {
-              json.object([&] {
-                json.attribute("module", module ? llvm::json::Value(
-                                                      module.getValue())
-                                                : llvm::json::Value(nullptr));
-                json.attributeArray("collectives", [&] {
-                  for (const CollectiveRow &row : rows) {
-                    json.object([&] {
-                      json.attribute("kind", row.getKindName());
-                      json.attribute(
-                          "reduction",
-                          row.reduction
-                              ? llvm::json::Value(stringifyReductionKind(
-                                    row.reduction.getValue()))
-                              : llvm::json::Value(nullptr));
-                      json.attribute("mesh", row.mesh.getValue());
-                      json.attribute("mesh_dims", llvm::json::Array(
-                                                      row.meshDims.asArrayRef()));
-                      json.attribute("group_size", row.groupSize);
-                      json.attribute("calls", row.tally.calls);
-                      json.attribute("bytes_per_rank",
-                                     toJson(row.tally.getBytes()));
-                    });
-                  }
-                });
-              });
-            }
-          });
-          json.attributeObject("total", [&] {
-            json.attribute("calls", report.total.calls);
-            json.attribute("bytes_per_rank", toJson(report.total.getBytes()));
-            json.attribute("known_bytes_per_rank", report.total.knownBytes);
-            json.attribute("calls_with_unknown_bytes",
-                           report.total.unknownCalls);
-          });
-        });
-      }
+      for (const FunctionReport &report : reports)
+        printJsonFunction(report, json);
     });
   });
   os << "\n";

@@ -158,7 +158,7 @@ def CommReport : Pass<"dtensor-comm-report", "mlir::ModuleOp"> {
     `format=json`) prints one JSON document instead of the text table.
 
     ```
-    func @mlp
+    func @mlp_rank
       module            collective  reduction  mesh  mesh_dims  ranks  calls  bytes sent per rank
       layers.0.mlp.fc2  all_reduce  sum        @tp   [0]        4      1      3072
       total                                                            1      3072
@@ -174,16 +174,24 @@ def CommReport : Pass<"dtensor-comm-report", "mlir::ModuleOp"> {
     a module in order of first call.
 
     Bytes sent per rank follow ring algorithms over a group of n ranks (the
-    product of the `mesh_dims` sizes), with B the bytes of the op's input:
-    all_gather (n-1) * S, S the largest shard; reduce_scatter (n-1) * S, S the
-    largest result chunk; all_reduce 2(n-1) * ceil(E/n) elements of an
-    E-element input; all_to_all (n-1) * P, P the largest piece of the split
-    dim; broadcast B; 0 when n = 1. Uneven chunks count as the largest one,
-    ceil(N/n) of a static size N on the other side of the op. Sizes that
-    stay dynamic make a call's bytes unknown: `?` in the text (`null` in
-    JSON), and the total says how many calls it leaves out. Elements take
-    their bit width rounded up to whole bytes. docs/comm-report.md gives
-    the model and both formats in full.
+    product of the sizes of the op's `mesh_dims`), each message carrying the
+    largest chunk, as if uneven chunks were padded to it:
+
+    - all_gather: (n-1) * the largest input shard
+    - reduce_scatter: (n-1) * the largest result chunk
+    - all_reduce: 2(n-1) * ceil(E/n) elements, E those of the input
+    - all_to_all: (n-1) * the largest piece of the input's split dim
+    - broadcast: the input's bytes, once
+    - a group of one rank: 0
+
+    For even shapes these are (n-1), (n-1)/n, 2(n-1)/n and (n-1)/n times
+    the input's bytes. A variadic collective sums its operand/result pairs.
+    Elements take their bit width rounded up to whole bytes. A chunk dim
+    that is dynamic (`?`, an uneven split) is ceil(N/n) of the static size
+    N on the other side of the op. A size that stays dynamic makes the
+    call's bytes unknown: `?` in its row (`null` in JSON), and the total
+    adds up the known calls and says how many it leaves out.
+    docs/comm-report.md gives the model and both formats in full.
   }];
   let options = [
     Option<"json", "json", "bool", /*default=*/"false",
