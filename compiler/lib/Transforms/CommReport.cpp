@@ -492,8 +492,6 @@ struct CommReport : public dtensor::impl::CommReportBase<CommReport> {
       return errorHandler("dtensor-comm-report: format must be text or "
                           "json, not '" +
                           format + "'");
-    if (json && format == "text" && format.hasValue())
-      return errorHandler("dtensor-comm-report: json contradicts format=text");
     return success();
   }
 

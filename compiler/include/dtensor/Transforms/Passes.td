@@ -195,8 +195,8 @@ def CommReport : Pass<"dtensor-comm-report", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"json", "json", "bool", /*default=*/"false",
-           "Print JSON: `--dtensor-comm-report=json` is short for "
-           "format=json">,
+           "Print JSON whatever `format` says: `--dtensor-comm-report=json` "
+           "is short for json=true">,
     Option<"format", "format", "std::string", /*default=*/"\"text\"",
            "Output format: text (a table per function) or json">,
   ];
