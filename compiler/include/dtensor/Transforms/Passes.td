@@ -188,8 +188,57 @@ def FuseCollectives : Pass<"dtensor-fuse-collectives", "mlir::ModuleOp"> {
 def CommReport : Pass<"dtensor-comm-report", "mlir::ModuleOp"> {
   let summary = "Report the collectives of the per-rank program";
   let description = [{
-    REPORT-DESCRIPTION
+    A compile-time CommDebugMode. Prints, for every function with a body,
+    the collectives it calls (`all_reduce`, `all_gather`, `reduce_scatter`,
+    `all_to_all`, `broadcast`), grouped by module and then by kind, mesh,
+    mesh dims and reduction, with the number of calls and the bytes each
+    rank sends, then the function's total. The report goes to standard
+    output; the IR is not changed. `--dtensor-comm-report=json` (or
+    `format=json`) prints one JSON document instead of the text table.
+
+    ```
+    func @mlp_rank
+      module            collective  reduction  mesh  mesh_dims  ranks  calls  bytes sent per rank
+      layers.0.mlp.fc2  all_reduce  sum        @tp   [0]        4      1      3072
+      total                                                            1      3072
+    ```
+
+    Calls are ops, counted once wherever they are nested (a collective in a
+    loop body counts once, not once per iteration); a variadic collective is
+    one call. The module is the name of the innermost `NameLoc` in the op's
+    location (a `CallSiteLoc`'s callee before its caller, a `FusedLoc`'s
+    parts in order), else that of the nearest enclosing op that has one;
+    ops without a name are grouped under `<unnamed>` (`null` in JSON).
+    Modules are listed in order of their first collective, and rows within
+    a module in order of first call.
+
+    Bytes sent per rank follow ring algorithms over a group of n ranks (the
+    product of the sizes of the op's `mesh_dims`), each message carrying the
+    largest chunk, as if uneven chunks were padded to it:
+
+    - all_gather: (n-1) * the largest input shard
+    - reduce_scatter: (n-1) * the largest result chunk
+    - all_reduce: 2(n-1) * ceil(E/n) elements, E those of the input
+    - all_to_all: (n-1) * the largest piece of the input's split dim
+    - broadcast: the input's bytes, once
+    - a group of one rank: 0
+
+    For even shapes these are (n-1), (n-1)/n, 2(n-1)/n and (n-1)/n times
+    the input's bytes. A variadic collective sums its operand/result pairs.
+    Elements take their bit width rounded up to whole bytes. A chunk dim
+    that is dynamic (`?`, an uneven split) is ceil(N/n) of the static size
+    N on the other side of the op. A size that stays dynamic makes the
+    call's bytes unknown: `?` in its row (`null` in JSON), and the total
+    adds up the known calls and says how many it leaves out.
+    docs/comm-report.md gives the model and both formats in full.
   }];
+  let options = [
+    Option<"json", "json", "bool", /*default=*/"false",
+           "Print JSON whatever `format` says: `--dtensor-comm-report=json` "
+           "is short for json=true">,
+    Option<"format", "format", "std::string", /*default=*/"\"text\"",
+           "Output format: text (a table per function) or json">,
+  ];
 }
 
 #endif // DTENSOR_TRANSFORMS_PASSES_TD
