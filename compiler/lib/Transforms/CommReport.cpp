@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TextTable.h"
+
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Transforms/Passes.h"
 
@@ -362,21 +364,6 @@ static std::string formatTotalBytes(const Tally &total) {
   return text;
 }
 
-/// Prints `rows` with every column but the last padded to its widest cell.
-static void printTable(ArrayRef<SmallVector<std::string, 8>> rows,
-                       raw_ostream &os) {
-  SmallVector<size_t, 8> widths(rows.front().size(), 0);
-  for (const auto &row : rows)
-    for (auto [width, cell] : llvm::zip_equal(widths, row))
-      width = std::max(width, cell.size());
-  for (const auto &row : rows) {
-    os << "  ";
-    for (size_t column = 0; column + 1 < row.size(); ++column)
-      os << llvm::left_justify(row[column], widths[column]) << "  ";
-    os << row.back() << "\n";
-  }
-}
-
 static void printText(ArrayRef<FunctionReport> reports, raw_ostream &os) {
   for (const FunctionReport &report : reports) {
     os << "func @" << report.name << "\n";
@@ -384,7 +371,7 @@ static void printText(ArrayRef<FunctionReport> reports, raw_ostream &os) {
       os << "  no collectives\n\n";
       continue;
     }
-    std::vector<SmallVector<std::string, 8>> table;
+    std::vector<TextRow> table;
     table.push_back({"module", "collective", "reduction", "mesh", "mesh_dims",
                      "ranks", "calls", "bytes sent per rank"});
     for (const auto &[module, rows] : report.modules) {
@@ -401,7 +388,7 @@ static void printText(ArrayRef<FunctionReport> reports, raw_ostream &os) {
     table.push_back({"total", "", "", "", "", "",
                      std::to_string(report.total.calls),
                      formatTotalBytes(report.total)});
-    printTable(table, os);
+    printTextTable(table, os);
     os << "\n";
   }
 }

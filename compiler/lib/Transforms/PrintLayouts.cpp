@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ResultLayout.h"
+#include "TextTable.h"
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Transforms/Passes.h"
@@ -155,21 +156,6 @@ static std::string formatLocalShapes(RankedTensorType type, LayoutAttr layout,
   return text;
 }
 
-/// Prints `rows` with every column but the last padded to its widest cell.
-static void printTable(ArrayRef<SmallVector<std::string, 4>> rows,
-                       raw_ostream &os) {
-  SmallVector<size_t, 4> widths(rows.front().size(), 0);
-  for (const auto &row : rows)
-    for (auto [width, cell] : llvm::zip_equal(widths, row))
-      width = std::max(width, cell.size());
-  for (const auto &row : rows) {
-    os << "  ";
-    for (size_t column = 0; column + 1 < row.size(); ++column)
-      os << llvm::left_justify(row[column], widths[column]) << "  ";
-    os << row.back() << "\n";
-  }
-}
-
 namespace {
 struct PrintLayouts : public dtensor::impl::PrintLayoutsBase<PrintLayouts> {
   void runOnOperation() override {
@@ -218,7 +204,7 @@ struct PrintLayouts : public dtensor::impl::PrintLayoutsBase<PrintLayouts> {
 
     // One naming state for the whole function, so names match the printer.
     AsmState state(fn);
-    SmallVector<SmallVector<std::string, 4>> rows;
+    std::vector<TextRow> rows;
     rows.push_back({"value", "type", "layout", "local shape per rank"});
     for (const ValueLayout &value : values) {
       std::string name, type;
@@ -239,7 +225,7 @@ struct PrintLayouts : public dtensor::impl::PrintLayoutsBase<PrintLayouts> {
            formatLocalShapes(tensorType, normalized,
                              lookupMesh(fn, normalized.getMesh(), &tables))});
     }
-    printTable(rows, os);
+    printTextTable(rows, os);
     os << "\n";
     return success();
   }
