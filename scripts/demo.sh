@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job at this stage of the project: set up and build, then run the
-# compiler on the example Megatron MLP and print the result. The dtensor
-# dialect, its verifier and canonicalization are what exists today:
-# propagation, partitioning and the runtime that runs on ranks come later.
+# compiler on the example Megatron MLP and print the result: propagation,
+# partitioning into the per-rank program and its communication report. The
+# backends and the runtime that runs it on ranks come later.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,5 +19,9 @@ echo
 echo "== Sharding propagation of the global view: the layout of every value"
 "$opt" "$root/examples/mlp_global.mlir" --dtensor-propagate --dtensor-print-layouts -o /dev/null
 echo
-echo "== Per-rank view on 2 ranks (examples/mlp_local.mlir), verified:"
-"$opt" "$root/examples/mlp_local.mlir"
+echo "== Partitioned: the program each of the 2 ranks runs"
+"$opt" "$root/examples/mlp_global.mlir" --dtensor-propagate --dtensor-partition
+echo
+echo "== Its collectives"
+"$opt" "$root/examples/mlp_global.mlir" --dtensor-propagate --dtensor-partition \
+  --dtensor-comm-report -o /dev/null
