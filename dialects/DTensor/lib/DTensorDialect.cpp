@@ -2,6 +2,7 @@
 
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
+#include "dtensor/Dialect/DTensor/DTensorTypes.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -17,6 +18,7 @@ void DTensorDialect::initialize() {
 #include "dtensor/Dialect/DTensor/DTensorOps.cpp.inc"
       >();
   registerAttributes();
+  registerTypes();
 }
 
 /// Verifies `value`, the layout given to `what` #`index` (of type `type`) by

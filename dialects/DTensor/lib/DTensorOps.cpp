@@ -192,28 +192,53 @@ dtensor::detail::verifyMeshGroupOp(OpT op, SymbolTableCollection &tables) {
   return op.verifyGroupShapes(mesh, mesh.getGroupSize(meshDims));
 }
 
-/// Checks that `dim` names a dim of a rank-`rank` tensor.
+namespace {
+/// How verifier messages name the input and result of one input/result pair:
+/// "input"/"result" on single-tensor ops, "input #i"/"result #i" on the
+/// variadic collectives.
+struct PairNames {
+  std::string input;
+  std::string result;
+  /// The input as the object of "differs from ...".
+  std::string theInput;
+
+  static PairNames single() { return {"input", "result", "the input"}; }
+  static PairNames indexed(unsigned index) {
+    std::string suffix = " #" + std::to_string(index);
+    return {"input" + suffix, "result" + suffix, "input" + suffix};
+  }
+};
+} // namespace
+
+/// Checks that `dim`, the value of attribute `name`, names a dim of
+/// `tensor`, a rank-`rank` tensor.
 static LogicalResult verifyTensorDim(Operation *op, StringRef name,
-                                     int64_t dim, int64_t rank) {
-  if (dim < 0 || dim >= rank)
-    return op->emitOpError() << name << " " << dim
-                             << " is out of range for a rank-" << rank
-                             << " tensor";
+                                     int64_t dim, int64_t rank,
+                                     StringRef tensor = "") {
+  if (dim < 0 || dim >= rank) {
+    InFlightDiagnostic diag = op->emitOpError()
+                              << name << " " << dim << " is out of range for ";
+    if (!tensor.empty())
+      diag << tensor << ", ";
+    return diag << "a rank-" << rank << " tensor";
+  }
   return success();
 }
 
 /// Checks that input and result differ at most in their dim sizes.
 static LogicalResult verifySameRankAndElementType(Operation *op,
                                                   RankedTensorType input,
-                                                  RankedTensorType result) {
+                                                  RankedTensorType result,
+                                                  const PairNames &names) {
   if (input.getElementType() != result.getElementType())
-    return op->emitOpError() << "result element type "
-                             << result.getElementType()
-                             << " differs from input element type "
-                             << input.getElementType();
+    return op->emitOpError()
+           << names.result << " element type " << result.getElementType()
+           << " differs from " << names.input << " element type "
+           << input.getElementType();
   if (input.getRank() != result.getRank())
-    return op->emitOpError() << "result rank " << result.getRank()
-                             << " differs from input rank " << input.getRank();
+    return op->emitOpError() << names.result << " rank " << result.getRank()
+                             << " differs from " << names.input << " rank "
+                             << input.getRank();
   return success();
 }
 
@@ -226,7 +251,8 @@ static LogicalResult verifyRegroupedShape(Operation *op,
                                           RankedTensorType result,
                                           int64_t groupSize,
                                           std::optional<int64_t> grown,
-                                          std::optional<int64_t> shrunk) {
+                                          std::optional<int64_t> shrunk,
+                                          const PairNames &names) {
   for (int64_t dim = 0, rank = input.getRank(); dim < rank; ++dim) {
     int64_t in = input.getDimSize(dim);
     int64_t out = result.getDimSize(dim);
@@ -236,13 +262,14 @@ static LogicalResult verifyRegroupedShape(Operation *op,
       if (!ShapedType::isDynamic(in) &&
           llvm::MulOverflow(in, groupSize, gathered))
         return op->emitOpError()
-               << "result dim " << dim << " would hold " << in << " on each of "
-               << groupSize << " ranks, more than a 64-bit size can hold";
+               << names.result << " dim " << dim << " would hold " << in
+               << " on each of " << groupSize
+               << " ranks, more than a 64-bit size can hold";
       if (bothStatic && out != gathered)
         return op->emitOpError()
-               << "result dim " << dim << " has size " << out << "; expected "
-               << in * groupSize << " (" << in << " on each of " << groupSize
-               << " ranks)";
+               << names.result << " dim " << dim << " has size " << out
+               << "; expected " << in * groupSize << " (" << in
+               << " on each of " << groupSize << " ranks)";
       continue;
     }
     if (dim == shrunk) {
@@ -250,19 +277,105 @@ static LogicalResult verifyRegroupedShape(Operation *op,
         continue;
       if (in % groupSize != 0)
         return op->emitOpError()
-               << "input dim " << dim << " of size " << in
+               << names.input << " dim " << dim << " of size " << in
                << " does not split evenly over " << groupSize
-               << " ranks; the result dim must be dynamic";
+               << " ranks; the " << names.result << " dim must be dynamic";
       if (out != in / groupSize)
         return op->emitOpError()
-               << "result dim " << dim << " has size " << out << "; expected "
-               << in / groupSize << " (" << in << " split over " << groupSize
-               << " ranks)";
+               << names.result << " dim " << dim << " has size " << out
+               << "; expected " << in / groupSize << " (" << in
+               << " split over " << groupSize << " ranks)";
       continue;
     }
     if (in != out)
-      return op->emitOpError() << "result dim " << dim << " differs from the "
-                               << "input; only the communicated dim may change";
+      return op->emitOpError()
+             << names.result << " dim " << dim << " differs from "
+             << names.theInput << "; only the communicated dim may change";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Variadic collectives
+//===----------------------------------------------------------------------===//
+
+/// Parses the input types of an all_reduce, which are its result types too.
+static ParseResult parseInputTypes(OpAsmParser &parser,
+                                   SmallVectorImpl<Type> &inputTypes,
+                                   SmallVectorImpl<Type> &resultTypes) {
+  if (parser.parseTypeList(inputTypes))
+    return failure();
+  resultTypes.assign(inputTypes.begin(), inputTypes.end());
+  return success();
+}
+
+static void printInputTypes(OpAsmPrinter &printer, Operation *,
+                            TypeRange inputTypes, TypeRange) {
+  llvm::interleaveComma(inputTypes, printer);
+}
+
+/// Checks what every variadic collective needs: at least one input, one
+/// result per input, and one element type for all of them (one buffer type
+/// on the wire).
+static LogicalResult verifyInputResultPairs(Operation *op, ValueRange inputs,
+                                            ValueRange results) {
+  if (inputs.empty())
+    return op->emitOpError("needs at least one input");
+  if (inputs.size() != results.size())
+    return op->emitOpError() << "has " << inputs.size() << " inputs but "
+                             << results.size()
+                             << " results; each input gives one result";
+  Type elementType = cast<RankedTensorType>(inputs[0].getType())
+                         .getElementType();
+  for (auto [index, input] : llvm::enumerate(inputs.drop_front())) {
+    Type other = cast<RankedTensorType>(input.getType()).getElementType();
+    if (other != elementType)
+      return op->emitOpError()
+             << "input #" << index + 1 << " element type " << other
+             << " differs from input #0 element type " << elementType
+             << "; the inputs of one collective share an element type";
+  }
+  return success();
+}
+
+/// The input/result pairs of a variadic collective, as ranked tensor types.
+static auto getTypePairs(ValueRange inputs, ValueRange results) {
+  return llvm::map_range(
+      llvm::zip_equal(inputs.getTypes(), results.getTypes()), [](auto pair) {
+        auto [input, result] = pair;
+        return std::make_pair(cast<RankedTensorType>(input),
+                              cast<RankedTensorType>(result));
+      });
+}
+
+/// Checks the rank, element type and the communicated dim of every pair of a
+/// gather or scatter along `dim`, the value of attribute `dimName`.
+static LogicalResult verifyRegroupedPairs(Operation *op, ValueRange inputs,
+                                          ValueRange results,
+                                          StringRef dimName, int64_t dim) {
+  if (failed(verifyInputResultPairs(op, inputs, results)))
+    return failure();
+  for (auto [index, pair] : llvm::enumerate(getTypePairs(inputs, results))) {
+    auto [input, result] = pair;
+    PairNames names = PairNames::indexed(index);
+    if (failed(verifySameRankAndElementType(op, input, result, names)) ||
+        failed(verifyTensorDim(op, dimName, dim, result.getRank(),
+                               names.result)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult AllReduceOp::verify() {
+  if (failed(verifyInputResultPairs(*this, getInputs(), getResults())))
+    return failure();
+  for (auto [index, pair] :
+       llvm::enumerate(getTypePairs(getInputs(), getResults()))) {
+    auto [input, result] = pair;
+    if (input != result)
+      return emitOpError() << "result #" << index << " type " << result
+                           << " differs from input #" << index << " type "
+                           << input;
   }
   return success();
 }
@@ -272,35 +385,47 @@ LogicalResult AllReduceOp::verifyGroupShapes(MeshOp, int64_t) {
 }
 
 LogicalResult AllGatherOp::verify() {
-  if (failed(verifySameRankAndElementType(*this, getInput().getType(),
-                                          getType())))
-    return failure();
-  return verifyTensorDim(*this, "gather_dim", getGatherDim(),
-                         getType().getRank());
+  return verifyRegroupedPairs(*this, getInputs(), getResults(), "gather_dim",
+                              getGatherDim());
 }
 
 LogicalResult AllGatherOp::verifyGroupShapes(MeshOp, int64_t groupSize) {
-  return verifyRegroupedShape(*this, getInput().getType(), getType(),
-                              groupSize, getGatherDim(), std::nullopt);
+  for (auto [index, pair] :
+       llvm::enumerate(getTypePairs(getInputs(), getResults()))) {
+    auto [input, result] = pair;
+    if (failed(verifyRegroupedShape(*this, input, result, groupSize,
+                                    getGatherDim(), std::nullopt,
+                                    PairNames::indexed(index))))
+      return failure();
+  }
+  return success();
 }
 
 LogicalResult ReduceScatterOp::verify() {
-  if (failed(verifySameRankAndElementType(*this, getInput().getType(),
-                                          getType())))
-    return failure();
-  return verifyTensorDim(*this, "scatter_dim", getScatterDim(),
-                         getType().getRank());
+  return verifyRegroupedPairs(*this, getInputs(), getResults(),
+                              "scatter_dim", getScatterDim());
 }
 
 LogicalResult ReduceScatterOp::verifyGroupShapes(MeshOp, int64_t groupSize) {
-  return verifyRegroupedShape(*this, getInput().getType(), getType(),
-                              groupSize, std::nullopt, getScatterDim());
+  for (auto [index, pair] :
+       llvm::enumerate(getTypePairs(getInputs(), getResults()))) {
+    auto [input, result] = pair;
+    if (failed(verifyRegroupedShape(*this, input, result, groupSize,
+                                    std::nullopt, getScatterDim(),
+                                    PairNames::indexed(index))))
+      return failure();
+  }
+  return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Single-tensor collectives and chunk
+//===----------------------------------------------------------------------===//
 
 LogicalResult AllToAllOp::verify() {
   int64_t rank = getType().getRank();
   if (failed(verifySameRankAndElementType(*this, getInput().getType(),
-                                          getType())) ||
+                                          getType(), PairNames::single())) ||
       failed(verifyTensorDim(*this, "split_dim", getSplitDim(), rank)) ||
       failed(verifyTensorDim(*this, "concat_dim", getConcatDim(), rank)))
     return failure();
@@ -311,7 +436,8 @@ LogicalResult AllToAllOp::verify() {
 
 LogicalResult AllToAllOp::verifyGroupShapes(MeshOp, int64_t groupSize) {
   return verifyRegroupedShape(*this, getInput().getType(), getType(),
-                              groupSize, getConcatDim(), getSplitDim());
+                              groupSize, getConcatDim(), getSplitDim(),
+                              PairNames::single());
 }
 
 LogicalResult BroadcastOp::verifyGroupShapes(MeshOp, int64_t groupSize) {
@@ -325,14 +451,15 @@ LogicalResult BroadcastOp::verifyGroupShapes(MeshOp, int64_t groupSize) {
 
 LogicalResult ChunkOp::verify() {
   if (failed(verifySameRankAndElementType(*this, getInput().getType(),
-                                          getType())))
+                                          getType(), PairNames::single())))
     return failure();
   return verifyTensorDim(*this, "dim", getDim(), getType().getRank());
 }
 
 LogicalResult ChunkOp::verifyGroupShapes(MeshOp, int64_t groupSize) {
   return verifyRegroupedShape(*this, getInput().getType(), getType(),
-                              groupSize, std::nullopt, getDim());
+                              groupSize, std::nullopt, getDim(),
+                              PairNames::single());
 }
 
 LogicalResult MeshCoordOp::verifyGroupShapes(MeshOp, int64_t) {

@@ -125,3 +125,71 @@ func.func @edge_shapes(%e: tensor<0x8xf32>, %s: tensor<f32>, %d: tensor<?x8xf32>
 }
 // CHECK: dtensor.mesh @later shape [3]
 dtensor.mesh @later shape [3]
+
+// Variadic collectives: one call for several tensors of one element type.
+// CHECK-LABEL: func.func @variadic
+func.func @variadic(%a: tensor<4xf32>, %b: tensor<8x2xf32>, %c: tensor<?x8xf32>)
+    -> (tensor<4xf32>, tensor<8x2xf32>, tensor<16xf32>, tensor<10x8xf32>, tensor<1xf32>, tensor<2x2xf32>) {
+  // CHECK: %[[R:.*]]:2 = dtensor.all_reduce sum %{{.*}}, %{{.*}} on @tp mesh_dims [0] : tensor<4xf32>, tensor<8x2xf32>{{$}}
+  %r:2 = dtensor.all_reduce sum %a, %b on @tp mesh_dims [0] : tensor<4xf32>, tensor<8x2xf32>
+  // Uneven shards may be gathered with even ones.
+  // CHECK: dtensor.all_gather %[[R]]#0, %{{.*}} on @tp mesh_dims [0] gather_dim 0 : tensor<4xf32>, tensor<?x8xf32> -> tensor<16xf32>, tensor<10x8xf32>
+  %g:2 = dtensor.all_gather %r#0, %c on @tp mesh_dims [0] gather_dim 0 : tensor<4xf32>, tensor<?x8xf32> -> tensor<16xf32>, tensor<10x8xf32>
+  // CHECK: dtensor.reduce_scatter avg %{{.*}}, %{{.*}} on @tp mesh_dims [0] scatter_dim 0 : tensor<4xf32>, tensor<8x2xf32> -> tensor<1xf32>, tensor<2x2xf32>
+  %s:2 = dtensor.reduce_scatter avg %a, %b on @tp mesh_dims [0] scatter_dim 0 : tensor<4xf32>, tensor<8x2xf32> -> tensor<1xf32>, tensor<2x2xf32>
+  return %r#0, %r#1, %g#0, %g#1, %s#0, %s#1
+      : tensor<4xf32>, tensor<8x2xf32>, tensor<16xf32>, tensor<10x8xf32>, tensor<1xf32>, tensor<2x2xf32>
+}
+
+// Asynchronous collectives: start issues, wait completes; every collective
+// kind may be issued.
+// CHECK-LABEL: func.func @async
+func.func @async(%a: tensor<4xf32>, %b: tensor<8x2xf32>, %c: tensor<?x8xf32>)
+    -> (tensor<4xf32>, tensor<8x2xf32>, tensor<10x8xf32>, tensor<2x2xf32>, tensor<?x2xf32>, tensor<8x2xf32>) {
+  // CHECK:      %[[F:.*]]:2 = dtensor.start {
+  // CHECK-NEXT:   %[[R:.*]]:2 = dtensor.all_reduce sum %{{.*}}, %{{.*}} on @tp mesh_dims [0] : tensor<4xf32>, tensor<8x2xf32>{{$}}
+  // CHECK-NEXT:   dtensor.yield %[[R]]#0, %[[R]]#1 : tensor<4xf32>, tensor<8x2xf32>
+  // CHECK-NEXT: } : !dtensor.future<tensor<4xf32>>, !dtensor.future<tensor<8x2xf32>>
+  %f:2 = dtensor.start {
+    %r:2 = dtensor.all_reduce sum %a, %b on @tp mesh_dims [0] : tensor<4xf32>, tensor<8x2xf32>
+    dtensor.yield %r#0, %r#1 : tensor<4xf32>, tensor<8x2xf32>
+  } : !dtensor.future<tensor<4xf32>>, !dtensor.future<tensor<8x2xf32>>
+  // CHECK:      %[[G:.*]] = dtensor.start {
+  // CHECK-NEXT:   dtensor.all_gather %{{.*}} on @tp mesh_dims [0] gather_dim 0 : tensor<?x8xf32> -> tensor<10x8xf32>
+  // CHECK-NEXT:   dtensor.yield
+  // CHECK-NEXT: } : !dtensor.future<tensor<10x8xf32>>
+  %fg = dtensor.start {
+    %g = dtensor.all_gather %c on @tp mesh_dims [0] gather_dim 0 : tensor<?x8xf32> -> tensor<10x8xf32>
+    dtensor.yield %g : tensor<10x8xf32>
+  } : !dtensor.future<tensor<10x8xf32>>
+  // CHECK: dtensor.reduce_scatter max %{{.*}} on @tp mesh_dims [0] scatter_dim 0 : tensor<8x2xf32> -> tensor<2x2xf32>
+  %fs = dtensor.start {
+    %s = dtensor.reduce_scatter max %b on @tp mesh_dims [0] scatter_dim 0 : tensor<8x2xf32> -> tensor<2x2xf32>
+    dtensor.yield %s : tensor<2x2xf32>
+  } : !dtensor.future<tensor<2x2xf32>>
+  // CHECK: dtensor.all_to_all %{{.*}} on @tp mesh_dims [0] split_dim 1 concat_dim 0 : tensor<?x8xf32> -> tensor<?x2xf32>
+  %ft = dtensor.start {
+    %t = dtensor.all_to_all %c on @tp mesh_dims [0] split_dim 1 concat_dim 0 : tensor<?x8xf32> -> tensor<?x2xf32>
+    dtensor.yield %t : tensor<?x2xf32>
+  } : !dtensor.future<tensor<?x2xf32>>
+  // CHECK: dtensor.broadcast %{{.*}} on @mesh mesh_dims [0, 1] root 2 : tensor<8x2xf32>
+  // CHECK: } {note = "attributes follow the body"} : !dtensor.future<tensor<8x2xf32>>
+  %fb = dtensor.start {
+    %x = dtensor.broadcast %b on @mesh mesh_dims [0, 1] root 2 : tensor<8x2xf32>
+    dtensor.yield %x : tensor<8x2xf32>
+  } {note = "attributes follow the body"} : !dtensor.future<tensor<8x2xf32>>
+  // CHECK: %[[W:.*]]:2 = dtensor.wait %[[F]]#0, %[[F]]#1 : !dtensor.future<tensor<4xf32>>, !dtensor.future<tensor<8x2xf32>>
+  %w:2 = dtensor.wait %f#0, %f#1 : !dtensor.future<tensor<4xf32>>, !dtensor.future<tensor<8x2xf32>>
+  // CHECK: dtensor.wait %[[G]] : !dtensor.future<tensor<10x8xf32>>
+  %g = dtensor.wait %fg : !dtensor.future<tensor<10x8xf32>>
+  %s = dtensor.wait %fs : !dtensor.future<tensor<2x2xf32>>
+  %t = dtensor.wait %ft : !dtensor.future<tensor<?x2xf32>>
+  %x = dtensor.wait %fb : !dtensor.future<tensor<8x2xf32>>
+  // CHECK: return %[[W]]#0, %[[W]]#1
+  return %w#0, %w#1, %g, %s, %t, %x : tensor<4xf32>, tensor<8x2xf32>, tensor<10x8xf32>, tensor<2x2xf32>, tensor<?x2xf32>, tensor<8x2xf32>
+}
+
+// The future type stands alone too.
+// CHECK-LABEL: func.func private @futures
+// CHECK-SAME: (!dtensor.future<tensor<4xf32>>, !dtensor.future<tensor<?x8xi8>>)
+func.func private @futures(!dtensor.future<tensor<4xf32>>, !dtensor.future<tensor<?x8xi8>>)

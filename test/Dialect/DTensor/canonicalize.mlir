@@ -71,3 +71,33 @@ func.func @dead_collective(%x: tensor<4xf32>) {
   %0 = dtensor.all_reduce sum %x on @m mesh_dims [0] : tensor<4xf32>
   return
 }
+
+// An asynchronous collective whose results are unused is erased like a
+// synchronous one: the wait first, then the start.
+// CHECK-LABEL: func.func @dead_async_collective
+// CHECK-NEXT: return
+func.func @dead_async_collective(%x: tensor<4xf32>) {
+  %f = dtensor.start {
+    %0 = dtensor.all_reduce sum %x on @m mesh_dims [0] : tensor<4xf32>
+    dtensor.yield %0 : tensor<4xf32>
+  } : !dtensor.future<tensor<4xf32>>
+  %1 = dtensor.wait %f : !dtensor.future<tensor<4xf32>>
+  return
+}
+
+// A used one stays as written.
+// CHECK-LABEL: func.func @live_async_collective
+// CHECK-NEXT: %[[F:.*]] = dtensor.start {
+// CHECK-NEXT:   dtensor.all_reduce
+// CHECK-NEXT:   dtensor.yield
+// CHECK-NEXT: } : !dtensor.future<tensor<4xf32>>
+// CHECK-NEXT: %[[W:.*]] = dtensor.wait %[[F]]
+// CHECK-NEXT: return %[[W]]
+func.func @live_async_collective(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %f = dtensor.start {
+    %0 = dtensor.all_reduce sum %x on @m mesh_dims [0] : tensor<4xf32>
+    dtensor.yield %0 : tensor<4xf32>
+  } : !dtensor.future<tensor<4xf32>>
+  %1 = dtensor.wait %f : !dtensor.future<tensor<4xf32>>
+  return %1 : tensor<4xf32>
+}

@@ -342,7 +342,7 @@ func.func @f() -> index {
 
 dtensor.mesh @m shape [4]
 func.func @f(%x: tensor<2x3xf32>) -> tensor<2x12xf16> {
-  // expected-error @+1 {{'dtensor.all_gather' op result element type 'f16' differs from input element type 'f32'}}
+  // expected-error @+1 {{'dtensor.all_gather' op result #0 element type 'f16' differs from input #0 element type 'f32'}}
   %0 = dtensor.all_gather %x on @m mesh_dims [0] gather_dim 1 : tensor<2x3xf32> -> tensor<2x12xf16>
   return %0 : tensor<2x12xf16>
 }
@@ -351,7 +351,7 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<2x12xf16> {
 
 dtensor.mesh @m shape [4]
 func.func @f(%x: tensor<2x3xf32>) -> tensor<24xf32> {
-  // expected-error @+1 {{'dtensor.all_gather' op result rank 1 differs from input rank 2}}
+  // expected-error @+1 {{'dtensor.all_gather' op result #0 rank 1 differs from input #0 rank 2}}
   %0 = dtensor.all_gather %x on @m mesh_dims [0] gather_dim 0 : tensor<2x3xf32> -> tensor<24xf32>
   return %0 : tensor<24xf32>
 }
@@ -360,7 +360,7 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<24xf32> {
 
 dtensor.mesh @m shape [4]
 func.func @f(%x: tensor<2x3xf32>) -> tensor<2x12xf32> {
-  // expected-error @+1 {{'dtensor.all_gather' op gather_dim 2 is out of range for a rank-2 tensor}}
+  // expected-error @+1 {{'dtensor.all_gather' op gather_dim 2 is out of range for result #0, a rank-2 tensor}}
   %0 = dtensor.all_gather %x on @m mesh_dims [0] gather_dim 2 : tensor<2x3xf32> -> tensor<2x12xf32>
   return %0 : tensor<2x12xf32>
 }
@@ -369,7 +369,7 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<2x12xf32> {
 
 dtensor.mesh @m shape [4]
 func.func @f(%x: tensor<2x3xf32>) -> tensor<2x9xf32> {
-  // expected-error @+1 {{'dtensor.all_gather' op result dim 1 has size 9; expected 12 (3 on each of 4 ranks)}}
+  // expected-error @+1 {{'dtensor.all_gather' op result #0 dim 1 has size 9; expected 12 (3 on each of 4 ranks)}}
   %0 = dtensor.all_gather %x on @m mesh_dims [0] gather_dim 1 : tensor<2x3xf32> -> tensor<2x9xf32>
   return %0 : tensor<2x9xf32>
 }
@@ -379,7 +379,7 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<2x9xf32> {
 dtensor.mesh @m shape [2, 3]
 func.func @f(%x: tensor<2x3xf32>) -> tensor<2x18xf32> {
   // The group over both mesh dims has 6 ranks.
-  // expected-error @+1 {{'dtensor.all_gather' op result dim 1 has size 18; expected 9 (3 on each of 3 ranks)}}
+  // expected-error @+1 {{'dtensor.all_gather' op result #0 dim 1 has size 18; expected 9 (3 on each of 3 ranks)}}
   %0 = dtensor.all_gather %x on @m mesh_dims [1] gather_dim 1 : tensor<2x3xf32> -> tensor<2x18xf32>
   return %0 : tensor<2x18xf32>
 }
@@ -388,7 +388,7 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<2x18xf32> {
 
 dtensor.mesh @m shape [4]
 func.func @f(%x: tensor<2x3xf32>) -> tensor<8x12xf32> {
-  // expected-error @+1 {{'dtensor.all_gather' op result dim 0 differs from the input; only the communicated dim may change}}
+  // expected-error @+1 {{'dtensor.all_gather' op result #0 dim 0 differs from input #0; only the communicated dim may change}}
   %0 = dtensor.all_gather %x on @m mesh_dims [0] gather_dim 1 : tensor<2x3xf32> -> tensor<8x12xf32>
   return %0 : tensor<8x12xf32>
 }
@@ -398,7 +398,7 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<8x12xf32> {
 dtensor.mesh @m shape [4]
 func.func @f(%x: tensor<2x3xf32>) -> tensor<?x12xf32> {
   // A static dim may not turn dynamic outside the gathered dim either.
-  // expected-error @+1 {{'dtensor.all_gather' op result dim 0 differs from the input; only the communicated dim may change}}
+  // expected-error @+1 {{'dtensor.all_gather' op result #0 dim 0 differs from input #0; only the communicated dim may change}}
   %0 = dtensor.all_gather %x on @m mesh_dims [0] gather_dim 1 : tensor<2x3xf32> -> tensor<?x12xf32>
   return %0 : tensor<?x12xf32>
 }
@@ -407,7 +407,7 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<?x12xf32> {
 
 dtensor.mesh @m shape [4]
 func.func @f(%x: tensor<4611686018427387904xi8>) -> tensor<?xi8> {
-  // expected-error @+1 {{'dtensor.all_gather' op result dim 0 would hold 4611686018427387904 on each of 4 ranks, more than a 64-bit size can hold}}
+  // expected-error @+1 {{'dtensor.all_gather' op result #0 dim 0 would hold 4611686018427387904 on each of 4 ranks, more than a 64-bit size can hold}}
   %0 = dtensor.all_gather %x on @m mesh_dims [0] gather_dim 0 : tensor<4611686018427387904xi8> -> tensor<?xi8>
   return %0 : tensor<?xi8>
 }
@@ -420,7 +420,7 @@ func.func @f(%x: tensor<4611686018427387904xi8>) -> tensor<?xi8> {
 
 dtensor.mesh @m shape [4]
 func.func @f(%x: tensor<10x3xf32>) -> tensor<3x3xf32> {
-  // expected-error @+1 {{'dtensor.reduce_scatter' op input dim 0 of size 10 does not split evenly over 4 ranks; the result dim must be dynamic}}
+  // expected-error @+1 {{'dtensor.reduce_scatter' op input #0 dim 0 of size 10 does not split evenly over 4 ranks; the result #0 dim must be dynamic}}
   %0 = dtensor.reduce_scatter sum %x on @m mesh_dims [0] scatter_dim 0 : tensor<10x3xf32> -> tensor<3x3xf32>
   return %0 : tensor<3x3xf32>
 }
@@ -429,7 +429,7 @@ func.func @f(%x: tensor<10x3xf32>) -> tensor<3x3xf32> {
 
 dtensor.mesh @m shape [4]
 func.func @f(%x: tensor<8x3xf32>) -> tensor<4x3xf32> {
-  // expected-error @+1 {{'dtensor.reduce_scatter' op result dim 0 has size 4; expected 2 (8 split over 4 ranks)}}
+  // expected-error @+1 {{'dtensor.reduce_scatter' op result #0 dim 0 has size 4; expected 2 (8 split over 4 ranks)}}
   %0 = dtensor.reduce_scatter sum %x on @m mesh_dims [0] scatter_dim 0 : tensor<8x3xf32> -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }
@@ -438,7 +438,7 @@ func.func @f(%x: tensor<8x3xf32>) -> tensor<4x3xf32> {
 
 dtensor.mesh @m shape [4]
 func.func @f(%x: tensor<8x3xf32>) -> tensor<8x3xf32> {
-  // expected-error @+1 {{'dtensor.reduce_scatter' op scatter_dim -1 is out of range for a rank-2 tensor}}
+  // expected-error @+1 {{'dtensor.reduce_scatter' op scatter_dim -1 is out of range for result #0, a rank-2 tensor}}
   %0 = dtensor.reduce_scatter sum %x on @m mesh_dims [0] scatter_dim -1 : tensor<8x3xf32> -> tensor<8x3xf32>
   return %0 : tensor<8x3xf32>
 }
@@ -447,7 +447,7 @@ func.func @f(%x: tensor<8x3xf32>) -> tensor<8x3xf32> {
 
 dtensor.mesh @m shape [4]
 func.func @f(%x: tensor<8x3xf32>) -> tensor<2x3xi32> {
-  // expected-error @+1 {{'dtensor.reduce_scatter' op result element type 'i32' differs from input element type 'f32'}}
+  // expected-error @+1 {{'dtensor.reduce_scatter' op result #0 element type 'i32' differs from input #0 element type 'f32'}}
   %0 = dtensor.reduce_scatter sum %x on @m mesh_dims [0] scatter_dim 0 : tensor<8x3xf32> -> tensor<2x3xi32>
   return %0 : tensor<2x3xi32>
 }
@@ -570,4 +570,292 @@ func.func @f(%x: tensor<8x4xf32>) -> tensor<4x2xf32> {
   // expected-error @+1 {{'dtensor.chunk' op result dim 1 differs from the input; only the communicated dim may change}}
   %0 = dtensor.chunk %x on @m mesh_dims [0] dim 0 : tensor<8x4xf32> -> tensor<4x2xf32>
   return %0 : tensor<4x2xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Variadic collectives: all_reduce, all_gather, reduce_scatter
+//===----------------------------------------------------------------------===//
+
+dtensor.mesh @m shape [2]
+func.func @f() {
+  // expected-error @+1 {{'dtensor.all_reduce' op needs at least one input}}
+  "dtensor.all_reduce"() <{mesh = @m, mesh_dims = array<i64: 0>, reduction = 0 : i32}> : () -> ()
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4xf32>, %y: tensor<8xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{'dtensor.all_gather' op has 2 inputs but 1 results; each input gives one result}}
+  %0 = "dtensor.all_gather"(%x, %y) <{gather_dim = 0 : i64, mesh = @m, mesh_dims = array<i64: 0>}> : (tensor<4xf32>, tensor<8xf32>) -> tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4xf32>, %y: tensor<4xf16>) {
+  // expected-error @+1 {{'dtensor.all_reduce' op input #1 element type 'f16' differs from input #0 element type 'f32'; the inputs of one collective share an element type}}
+  %0:2 = dtensor.all_reduce sum %x, %y on @m mesh_dims [0] : tensor<4xf32>, tensor<4xf16>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4xf32>, %y: tensor<8xf32>) {
+  // expected-error @+1 {{'dtensor.all_reduce' op result #1 type 'tensor<4xf32>' differs from input #1 type 'tensor<8xf32>'}}
+  %0:2 = "dtensor.all_reduce"(%x, %y) <{mesh = @m, mesh_dims = array<i64: 0>, reduction = 0 : i32}> : (tensor<4xf32>, tensor<8xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4xf32>, %y: tensor<3x5xf32>) {
+  // expected-error @+1 {{'dtensor.all_gather' op result #1 dim 1 differs from input #1; only the communicated dim may change}}
+  %0:2 = dtensor.all_gather %x, %y on @m mesh_dims [0] gather_dim 0 : tensor<4xf32>, tensor<3x5xf32> -> tensor<8xf32>, tensor<6x4xf32>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [4]
+func.func @f(%x: tensor<4x4xf32>, %y: tensor<8x3xf32>) {
+  // expected-error @+1 {{'dtensor.all_gather' op result #1 dim 1 has size 6; expected 12 (3 on each of 4 ranks)}}
+  %0:2 = dtensor.all_gather %x, %y on @m mesh_dims [0] gather_dim 1 : tensor<4x4xf32>, tensor<8x3xf32> -> tensor<4x16xf32>, tensor<8x6xf32>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4x4xf32>, %y: tensor<8xf32>) {
+  // expected-error @+1 {{'dtensor.all_gather' op gather_dim 1 is out of range for result #1, a rank-1 tensor}}
+  %0:2 = dtensor.all_gather %x, %y on @m mesh_dims [0] gather_dim 1 : tensor<4x4xf32>, tensor<8xf32> -> tensor<4x8xf32>, tensor<16xf32>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [4]
+func.func @f(%x: tensor<8xf32>, %y: tensor<10x2xf32>) {
+  // expected-error @+1 {{'dtensor.reduce_scatter' op input #1 dim 0 of size 10 does not split evenly over 4 ranks; the result #1 dim must be dynamic}}
+  %0:2 = dtensor.reduce_scatter sum %x, %y on @m mesh_dims [0] scatter_dim 0 : tensor<8xf32>, tensor<10x2xf32> -> tensor<2xf32>, tensor<3x2xf32>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<8xf32>, %y: tensor<4x2xf32>) {
+  // expected-error @+1 {{'dtensor.reduce_scatter' op result #1 rank 1 differs from input #1 rank 2}}
+  %0:2 = dtensor.reduce_scatter sum %x, %y on @m mesh_dims [0] scatter_dim 0 : tensor<8xf32>, tensor<4x2xf32> -> tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// dtensor.start, dtensor.yield, dtensor.wait
+//===----------------------------------------------------------------------===//
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'dtensor.start' op body holds 'dtensor.chunk', which is not a collective}}
+  %f = dtensor.start {
+    %c = dtensor.chunk %x on @m mesh_dims [0] dim 0 : tensor<8xf32> -> tensor<4xf32>
+    dtensor.yield %c : tensor<4xf32>
+  } : !dtensor.future<tensor<4xf32>>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'dtensor.start' op body must hold exactly one collective before its dtensor.yield}}
+  %f = dtensor.start {
+    %a = dtensor.all_reduce sum %x on @m mesh_dims [0] : tensor<8xf32>
+    %b = dtensor.all_reduce sum %a on @m mesh_dims [0] : tensor<8xf32>
+    dtensor.yield %b : tensor<8xf32>
+  } : !dtensor.future<tensor<8xf32>>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'dtensor.start' op body must hold exactly one collective before its dtensor.yield}}
+  %f = dtensor.start {
+    dtensor.yield %x : tensor<8xf32>
+  } : !dtensor.future<tensor<8xf32>>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'dtensor.start' op dtensor.yield must return the results of the collective, all of them in order}}
+  %f = dtensor.start {
+    %a = dtensor.all_reduce sum %x on @m mesh_dims [0] : tensor<8xf32>
+    dtensor.yield %x : tensor<8xf32>
+  } : !dtensor.future<tensor<8xf32>>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<8xf32>, %y: tensor<4xf32>) {
+  // expected-error @+1 {{'dtensor.start' op dtensor.yield must return the results of the collective, all of them in order}}
+  %f:2 = dtensor.start {
+    %a:2 = dtensor.all_reduce sum %x, %y on @m mesh_dims [0] : tensor<8xf32>, tensor<4xf32>
+    dtensor.yield %a#1, %a#0 : tensor<4xf32>, tensor<8xf32>
+  } : !dtensor.future<tensor<4xf32>>, !dtensor.future<tensor<8xf32>>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'dtensor.start' op returns 2 futures but its collective has 1 results}}
+  %f:2 = dtensor.start {
+    %a = dtensor.all_reduce sum %x on @m mesh_dims [0] : tensor<8xf32>
+    dtensor.yield %a : tensor<8xf32>
+  } : !dtensor.future<tensor<8xf32>>, !dtensor.future<tensor<8xf32>>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'dtensor.start' op future #0 holds 'tensor<4xf32>' but the collective's result #0 is 'tensor<8xf32>'}}
+  %f = dtensor.start {
+    %a = dtensor.all_reduce sum %x on @m mesh_dims [0] : tensor<8xf32>
+    dtensor.yield %a : tensor<8xf32>
+  } : !dtensor.future<tensor<4xf32>>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'dtensor.start' op body must not take arguments}}
+  %f = "dtensor.start"() ({
+  ^bb0(%arg: tensor<8xf32>):
+    %a = dtensor.all_reduce sum %arg on @m mesh_dims [0] : tensor<8xf32>
+    dtensor.yield %a : tensor<8xf32>
+  }) : () -> !dtensor.future<tensor<8xf32>>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'dtensor.start' op region #0 ('body') failed to verify constraint: region with 1 blocks}}
+  %f = "dtensor.start"() ({}) : () -> !dtensor.future<tensor<8xf32>>
+  return
+}
+
+// -----
+
+// The collective in a start is verified like any other.
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<8xf32>) {
+  %f = dtensor.start {
+    // expected-error @+1 {{'dtensor.all_gather' op result #0 dim 0 has size 8; expected 16 (8 on each of 2 ranks)}}
+    %a = dtensor.all_gather %x on @m mesh_dims [0] gather_dim 0 : tensor<8xf32> -> tensor<8xf32>
+    dtensor.yield %a : tensor<8xf32>
+  } : !dtensor.future<tensor<8xf32>>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'dtensor.yield' op expects parent op 'dtensor.start'}}
+  dtensor.yield %x : tensor<8xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<8xf32>, %y: tensor<4xf32>) {
+  %f:2 = dtensor.start {
+    %a:2 = dtensor.all_reduce sum %x, %y on @m mesh_dims [0] : tensor<8xf32>, tensor<4xf32>
+    dtensor.yield %a#0, %a#1 : tensor<8xf32>, tensor<4xf32>
+  } : !dtensor.future<tensor<8xf32>>, !dtensor.future<tensor<4xf32>>
+  // expected-error @+1 {{'dtensor.wait' op waits on 1 of the 2 futures of its dtensor.start; it must wait on all of them}}
+  %w = dtensor.wait %f#0 : !dtensor.future<tensor<8xf32>>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<8xf32>, %y: tensor<4xf32>) {
+  %f:2 = dtensor.start {
+    %a:2 = dtensor.all_reduce sum %x, %y on @m mesh_dims [0] : tensor<8xf32>, tensor<4xf32>
+    dtensor.yield %a#0, %a#1 : tensor<8xf32>, tensor<4xf32>
+  } : !dtensor.future<tensor<8xf32>>, !dtensor.future<tensor<4xf32>>
+  // expected-error @+1 {{'dtensor.wait' op future #0 is future #1 of its dtensor.start; futures must be in order}}
+  %w:2 = dtensor.wait %f#1, %f#0 : !dtensor.future<tensor<4xf32>>, !dtensor.future<tensor<8xf32>>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<8xf32>) {
+  %f = dtensor.start {
+    %a = dtensor.all_reduce sum %x on @m mesh_dims [0] : tensor<8xf32>
+    dtensor.yield %a : tensor<8xf32>
+  } : !dtensor.future<tensor<8xf32>>
+  %g = dtensor.start {
+    %a = dtensor.all_reduce max %x on @m mesh_dims [0] : tensor<8xf32>
+    dtensor.yield %a : tensor<8xf32>
+  } : !dtensor.future<tensor<8xf32>>
+  // expected-error @+1 {{'dtensor.wait' op future #1 does not come from the dtensor.start of future #0; one wait completes one start}}
+  %w:2 = dtensor.wait %f, %g : !dtensor.future<tensor<8xf32>>, !dtensor.future<tensor<8xf32>>
+  return
+}
+
+// -----
+
+func.func @f(%f: !dtensor.future<tensor<8xf32>>) -> tensor<8xf32> {
+  // expected-error @+1 {{'dtensor.wait' op needs the futures of a dtensor.start}}
+  %w = dtensor.wait %f : !dtensor.future<tensor<8xf32>>
+  return %w : tensor<8xf32>
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'dtensor.wait' op needs the futures of a dtensor.start}}
+  "dtensor.wait"() : () -> ()
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<8xf32>) {
+  %f = dtensor.start {
+    %a = dtensor.all_reduce sum %x on @m mesh_dims [0] : tensor<8xf32>
+    dtensor.yield %a : tensor<8xf32>
+  } : !dtensor.future<tensor<8xf32>>
+  // expected-error @+2 {{'dtensor.wait' op inferred type(s) 'tensor<8xf32>' are incompatible with return type(s) of operation 'tensor<4xf32>'}}
+  // expected-error @+1 {{'dtensor.wait' op failed to infer returned types}}
+  %w = "dtensor.wait"(%f) : (!dtensor.future<tensor<8xf32>>) -> tensor<4xf32>
+  return
 }

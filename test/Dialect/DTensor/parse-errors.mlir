@@ -19,3 +19,19 @@ func.func private @f(tensor<4xf32> {dtensor.layout = #dtensor.layout<@m, [partia
 
 // expected-error @+1 {{expected attribute value}}
 func.func private @f(tensor<4xf32> {dtensor.layout = #dtensor.layout<[replicate]>})
+
+// -----
+
+// A future holds a ranked tensor.
+// expected-error @+2 {{invalid kind of type specified: expected builtin.tensor, but found 'f32'}}
+// expected-error @+1 {{failed to parse DTensor_FutureType parameter 'valueType' which is to be a `::mlir::RankedTensorType`}}
+func.func private @f(!dtensor.future<f32>)
+
+// -----
+
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{custom op 'dtensor.all_reduce' expected string or keyword containing one of the following enum values for attribute 'reduction' [sum, avg, max, min]}}
+  %0 = dtensor.all_reduce prod %x on @m mesh_dims [0] : tensor<4xf32>
+  return
+}

@@ -30,7 +30,11 @@ def DTensor_Dialect : Dialect {
     `reduce_scatter`, `all_to_all`, `broadcast`, the communication-free
     `chunk`, and `mesh_coord` to query the rank's position in the mesh. Each
     of these acts over a list of mesh dims: the ranks that differ only in
-    those coordinates form one group.
+    those coordinates form one group. `all_reduce`, `all_gather` and
+    `reduce_scatter` take several tensors at once (one call on the wire), and
+    `dtensor.start`/`dtensor.wait` split any collective into its issue and
+    its completion, with `!dtensor.future` handles in between, so that
+    computation can overlap communication.
 
     Function arguments and results may carry a layout in the `dtensor.layout`
     attribute; it is verified against the argument's tensor type. After
@@ -44,6 +48,7 @@ def DTensor_Dialect : Dialect {
     layout and the local type.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
   let hasOperationAttrVerify = 1;
@@ -66,6 +71,8 @@ def DTensor_Dialect : Dialect {
   private:
     /// Registers the attributes; lives with their storage in DTensorAttrs.cpp.
     void registerAttributes();
+    /// Registers the types; lives with their storage in DTensorTypes.cpp.
+    void registerTypes();
 
   public:
   }];

@@ -5,6 +5,7 @@
 
 #include "dtensor/Dialect/DTensor/DTensorAttrs.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
+#include "dtensor/Dialect/DTensor/DTensorTypes.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -28,6 +29,12 @@ public:
     return detail::verifyMeshDimList(op,
                                      llvm::cast<ConcreteType>(op).getMeshDims());
   }
+};
+
+/// Trait of the ops that communicate (all_reduce, all_gather, reduce_scatter,
+/// all_to_all, broadcast): the ops a dtensor.start may issue.
+template <typename ConcreteType>
+class Collective : public mlir::OpTrait::TraitBase<ConcreteType, Collective> {
 };
 } // namespace dtensor
 

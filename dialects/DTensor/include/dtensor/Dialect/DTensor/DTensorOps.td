@@ -5,6 +5,7 @@
 
 include "dtensor/Dialect/DTensor/DTensor.td"
 include "dtensor/Dialect/DTensor/DTensorAttrs.td"
+include "dtensor/Dialect/DTensor/DTensorTypes.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -132,77 +133,130 @@ class DTensor_MeshGroupOp<string mnemonic, list<Trait> traits = []>
   }];
 }
 
+// Marks the ops that communicate, the ops `dtensor.start` may issue.
+def DTensor_CollectiveTrait : NativeOpTrait<"Collective"> {
+  let cppNamespace = "::dtensor";
+}
+
 // A collective: every rank of each group takes part. Collectives have no
 // memory effects (unused ones may be erased on all ranks alike) but are not
 // speculatable: they must not be hoisted into paths some ranks do not run.
 class DTensor_CollectiveOp<string mnemonic, list<Trait> traits = []>
-    : DTensor_MeshGroupOp<mnemonic, !listconcat(traits, [NoMemoryEffect])>;
+    : DTensor_MeshGroupOp<mnemonic, !listconcat(traits,
+        [DTensor_CollectiveTrait, NoMemoryEffect])>;
 
-def DTensor_AllReduceOp : DTensor_CollectiveOp<"all_reduce",
-    [SameOperandsAndResultType]> {
+// A collective over several tensors at once: input i gives result i, and all
+// of them travel in one call. They share one element type (one buffer type
+// on the wire).
+class DTensor_VariadicCollectiveOp<string mnemonic, list<Trait> traits = []>
+    : DTensor_CollectiveOp<mnemonic, traits> {
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let hasVerifier = 1;
+}
+
+def DTensor_AllReduceOp : DTensor_VariadicCollectiveOp<"all_reduce"> {
   let summary = "reduce across each group; every rank gets the result";
   let description = [{
     Turns partial values into their reduction (`sum`, `avg`, `max`, `min`);
-    every rank of the group receives the same result.
+    every rank of the group receives the same result. Result i is the
+    reduction of input i and has its type; several inputs are reduced in
+    one call.
 
     ```mlir
     %r = dtensor.all_reduce sum %x on @mesh mesh_dims [0] : tensor<4x8xf32>
+    %a, %b = dtensor.all_reduce max %x, %y on @mesh mesh_dims [0]
+        : tensor<4x8xf32>, tensor<16xf32>
     ```
   }];
-  let arguments = !con((ins AnyRankedTensor:$input,
+  let arguments = !con((ins Variadic<AnyRankedTensor>:$inputs,
                             DTensor_ReductionKind:$reduction),
                        meshArguments);
-  let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $reduction $input `on` $mesh `mesh_dims` $mesh_dims attr-dict
-    `:` type($input)
+    $reduction $inputs `on` $mesh `mesh_dims` $mesh_dims attr-dict
+    `:` custom<InputTypes>(type($inputs), type($results))
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "ReductionKind":$reduction,
+                   "::llvm::StringRef":$mesh,
+                   "::llvm::ArrayRef<int64_t>":$meshDims), [{
+      build($_builder, $_state, ::mlir::ValueRange(input), reduction, mesh,
+            meshDims);
+    }]>,
+    OpBuilder<(ins "::mlir::ValueRange":$inputs, "ReductionKind":$reduction,
+                   "::llvm::StringRef":$mesh,
+                   "::llvm::ArrayRef<int64_t>":$meshDims), [{
+      build($_builder, $_state, inputs.getTypes(), inputs, reduction, mesh,
+            meshDims);
+    }]>
+  ];
 }
 
-def DTensor_AllGatherOp : DTensor_CollectiveOp<"all_gather"> {
+def DTensor_AllGatherOp : DTensor_VariadicCollectiveOp<"all_gather"> {
   let summary = "concatenate the group's shards along a dim";
   let description = [{
     Every rank receives the concatenation, in group order, of the group's
     `input` shards along `gather_dim`: the inverse of `dtensor.chunk` over
     the same mesh dims. Shards may differ in size (uneven sharding); the
-    input dim is then dynamic.
+    input dim is then dynamic. Several inputs are gathered in one call,
+    each along `gather_dim`: result i is the concatenation of input i.
 
     ```mlir
     %g = dtensor.all_gather %x on @mesh mesh_dims [0] gather_dim 1
         : tensor<4x3xf32> -> tensor<4x12xf32>
+    %a, %b = dtensor.all_gather %x, %y on @mesh mesh_dims [0] gather_dim 0
+        : tensor<4x3xf32>, tensor<?xf32> -> tensor<16x3xf32>, tensor<10xf32>
     ```
   }];
-  let arguments = !con((ins AnyRankedTensor:$input, I64Attr:$gather_dim),
+  let arguments = !con((ins Variadic<AnyRankedTensor>:$inputs,
+                            I64Attr:$gather_dim),
                        meshArguments);
-  let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $input `on` $mesh `mesh_dims` $mesh_dims `gather_dim` $gather_dim
-    attr-dict `:` type($input) `->` type($result)
+    $inputs `on` $mesh `mesh_dims` $mesh_dims `gather_dim` $gather_dim
+    attr-dict `:` type($inputs) `->` type($results)
   }];
-  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$input,
+                   "uint64_t":$gatherDim, "::llvm::StringRef":$mesh,
+                   "::llvm::ArrayRef<int64_t>":$meshDims), [{
+      build($_builder, $_state, ::mlir::TypeRange(result),
+            ::mlir::ValueRange(input), gatherDim, mesh, meshDims);
+    }]>
+  ];
 }
 
-def DTensor_ReduceScatterOp : DTensor_CollectiveOp<"reduce_scatter"> {
+def DTensor_ReduceScatterOp : DTensor_VariadicCollectiveOp<"reduce_scatter"> {
   let summary = "reduce across each group, keep this rank's chunk";
   let description = [{
     Reduces `input` across the group like `all_reduce`, then keeps this
     rank's piece of `scatter_dim`, split as `dtensor.chunk` splits it.
+    Several inputs are reduced and scattered in one call, each along
+    `scatter_dim`: result i is this rank's piece of the reduced input i.
 
     ```mlir
     %s = dtensor.reduce_scatter sum %x on @mesh mesh_dims [0] scatter_dim 0
         : tensor<8x8xf32> -> tensor<2x8xf32>
+    %a, %b = dtensor.reduce_scatter sum %x, %y on @mesh mesh_dims [0]
+        scatter_dim 0 : tensor<8x8xf32>, tensor<10xf32>
+                     -> tensor<2x8xf32>, tensor<?xf32>
     ```
   }];
-  let arguments = !con((ins AnyRankedTensor:$input,
+  let arguments = !con((ins Variadic<AnyRankedTensor>:$inputs,
                             DTensor_ReductionKind:$reduction,
                             I64Attr:$scatter_dim),
                        meshArguments);
-  let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $reduction $input `on` $mesh `mesh_dims` $mesh_dims
-    `scatter_dim` $scatter_dim attr-dict `:` type($input) `->` type($result)
+    $reduction $inputs `on` $mesh `mesh_dims` $mesh_dims
+    `scatter_dim` $scatter_dim attr-dict `:` type($inputs) `->` type($results)
   }];
-  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$input,
+                   "ReductionKind":$reduction, "uint64_t":$scatterDim,
+                   "::llvm::StringRef":$mesh,
+                   "::llvm::ArrayRef<int64_t>":$meshDims), [{
+      build($_builder, $_state, ::mlir::TypeRange(result),
+            ::mlir::ValueRange(input), reduction, scatterDim, mesh, meshDims);
+    }]>
+  ];
 }
 
 def DTensor_AllToAllOp : DTensor_CollectiveOp<"all_to_all"> {
@@ -291,6 +345,78 @@ def DTensor_MeshCoordOp : DTensor_MeshGroupOp<"mesh_coord", [Pure]> {
     `on` $mesh `mesh_dims` $mesh_dims attr-dict `:` type($coords)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Asynchronous collectives
+//===----------------------------------------------------------------------===//
+
+def DTensor_StartOp : DTensor_Op<"start", [RecursiveMemoryEffects]> {
+  let summary = "issue a collective without waiting for it";
+  let description = [{
+    Issues the one collective in its body (`all_reduce`, `all_gather`,
+    `reduce_scatter`, `all_to_all` or `broadcast`) and returns at once, with
+    one `!dtensor.future` per result of the collective. The body holds the
+    collective and a `dtensor.yield` of all its results, in order; it may use
+    values defined above. The results become available at the
+    `dtensor.wait` on the futures, so ops placed between the two overlap the
+    communication.
+
+    ```mlir
+    %f = dtensor.start {
+      %r = dtensor.all_reduce sum %x on @mesh mesh_dims [0] : tensor<8xf32>
+      dtensor.yield %r : tensor<8xf32>
+    } : !dtensor.future<tensor<8xf32>>
+    // ... computation independent of %r ...
+    %y = dtensor.wait %f : !dtensor.future<tensor<8xf32>>
+    ```
+
+    Like the collective it holds, a start has no memory effects and is not
+    speculatable.
+  }];
+  let results = (outs Variadic<DTensor_FutureType>:$futures);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$body attr-dict `:` type($futures)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The collective this op issues.
+    ::mlir::Operation *getCollective();
+  }];
+}
+
+def DTensor_YieldOp : DTensor_Op<"yield", [Pure, Terminator,
+    HasParent<"StartOp">]> {
+  let summary = "the results of the collective in a dtensor.start";
+  let description = [{
+    Terminates the body of `dtensor.start`; its operands are the results of
+    the collective, in order.
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
+def DTensor_WaitOp : DTensor_Op<"wait", [NoMemoryEffect,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "complete a collective issued by dtensor.start";
+  let description = [{
+    Blocks until the collective issued by a `dtensor.start` has completed
+    and returns its results. It takes all the futures of that one start, in
+    order; result i is the tensor future i stands for.
+
+    ```mlir
+    %a, %b = dtensor.wait %f#0, %f#1
+        : !dtensor.future<tensor<8xf32>>, !dtensor.future<tensor<4x4xf32>>
+    ```
+  }];
+  let arguments = (ins Variadic<DTensor_FutureType>:$futures);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = "$futures attr-dict `:` type($futures)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The dtensor.start whose futures this op waits on, or null if the
+    /// first future is not the result of one.
+    StartOp getStart();
+  }];
 }
 
 #endif // DTENSOR_DIALECT_DTENSOR_DTENSOROPS_TD

@@ -1,0 +1,12 @@
+//===- DTensorTypes.h - dtensor types ---------------------------*- C++ -*-===//
+
+#ifndef DTENSOR_DIALECT_DTENSOR_DTENSORTYPES_H
+#define DTENSOR_DIALECT_DTENSOR_DTENSORTYPES_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Types.h"
+
+#define GET_TYPEDEF_CLASSES
+#include "dtensor/Dialect/DTensor/DTensorTypes.h.inc"
+
+#endif // DTENSOR_DIALECT_DTENSOR_DTENSORTYPES_H
