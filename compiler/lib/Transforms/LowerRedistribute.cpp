@@ -49,15 +49,18 @@ static Value emitStep(OpBuilder &builder, Location loc, Value local,
   switch (step.kind) {
   case RedistributeStep::Kind::AllGather:
     return AllGatherOp::create(builder, loc, afterType, local, step.dim, mesh,
-                               meshDims);
+                               meshDims)
+        ->getResult(0);
   case RedistributeStep::Kind::AllReduce:
     return AllReduceOp::create(builder, loc, local,
                                fromLayoutReduceKind(step.reduce), mesh,
-                               meshDims);
+                               meshDims)
+        ->getResult(0);
   case RedistributeStep::Kind::ReduceScatter:
     return ReduceScatterOp::create(builder, loc, afterType, local,
                                    fromLayoutReduceKind(step.reduce), step.dim,
-                                   mesh, meshDims);
+                                   mesh, meshDims)
+        ->getResult(0);
   case RedistributeStep::Kind::AllToAll:
     // The shard moves from `dim` (joined) to `toDim` (split).
     return AllToAllOp::create(builder, loc, afterType, local, step.toDim,
