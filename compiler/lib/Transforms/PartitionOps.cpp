@@ -58,6 +58,14 @@ static LogicalResult partition(RedistributeOp op, PartitionState &state) {
   OpBuilder builder(op);
   const GlobalValue *global = state.lookup(op.getResult());
   assert(global && "redistributed values are tensors of the global program");
+  // The steps start from what the rank holds, so the source must say it.
+  const GlobalValue *input = state.lookup(op.getInput());
+  std::vector<layout::Placement> source =
+      op.getSource().getNormalized(global->type.getRank()).getLayoutPlacements();
+  if (input && input->placements != source)
+    return op.emitOpError() << "redistributes from "
+                            << layout::str(source) << " a value laid out as "
+                            << layout::str(input->placements);
   Value local =
       lowerRedistribute(builder, op.getLoc(), op.getInput(), global->type,
                         op.getSource(), op.getTarget(), state.index,

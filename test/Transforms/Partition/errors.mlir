@@ -106,3 +106,13 @@ func.func @dim_of_sharded(%x: tensor<8x4xf32> {dtensor.layout = #dtensor.layout<
   %0 = tensor.dim %x, %i : tensor<8x4xf32>
   return %0 : index
 }
+
+// -----
+
+dtensor.mesh @tp shape [2]
+
+func.func @wrong_source(%x: tensor<8xf32> {dtensor.layout = #dtensor.layout<@tp, [shard<0>]>}) -> (tensor<8xf32> {dtensor.layout = #dtensor.layout<@tp, [replicate]>}) {
+  // expected-error @+1 {{redistributes from [P(sum)] a value laid out as [S(0)]}}
+  %0 = dtensor.redistribute %x from <@tp, [partial<sum>]> to <@tp, [replicate]> : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

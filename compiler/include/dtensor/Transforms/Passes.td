@@ -152,7 +152,8 @@ def Partition : Pass<"dtensor-partition", "mlir::ModuleOp"> {
       only the rows the rank holds and yields zeros for the others (a
       partial sum);
     - `tensor.dim` of a tensor with a static global size becomes that size;
-    - `dtensor.distribute` disappears and `dtensor.redistribute` becomes
+    - `dtensor.distribute` disappears and `dtensor.redistribute` (whose
+      source must be the layout its operand has) becomes
       the cheapest sequence of `all_gather`, `all_reduce`,
       `reduce_scatter`, `all_to_all`, `chunk` and the local Replicate to
       Partial step, as planned under the cost model of docs/propagation.md.
