@@ -10,21 +10,19 @@
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 
-#include "llvm/ADT/SmallPtrSet.h"
-
 using namespace mlir;
 using namespace dtensor;
 
 /// The op before which the start of `collective` goes: as early as its
 /// operands allow, but below every earlier start (collectives are issued in
-/// program order) and every op a collective must not cross.
+/// program order; the earlier ones are already split) and every op a
+/// collective must not cross.
 static Operation *findIssuePoint(Operation *collective) {
   Operation *lastDefinition = findLastOperandDefinition(collective);
   Operation *point = collective;
   for (Operation *prev = collective->getPrevNode();
        prev && prev != lastDefinition; prev = prev->getPrevNode()) {
-    if (isa<StartOp>(prev) || prev->hasTrait<Collective>() ||
-        isCommunicationBarrier(prev))
+    if (isa<StartOp>(prev) || isCommunicationBarrier(prev))
       break;
     point = prev;
   }

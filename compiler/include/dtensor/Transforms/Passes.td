@@ -158,6 +158,7 @@ def FuseCollectives : Pass<"dtensor-fuse-collectives", "mlir::ModuleOp"> {
          `reduce_scatter`;
        - `all_gather(reduce_scatter(x, d), d)` becomes `all_reduce(x)`;
          other users of the reduce_scatter get a chunk of the all_reduce.
+
        Unused results of variadic collectives are dropped and unused
        collectives erased.
     2. *Bucket*: independent `all_reduce`, `all_gather` and `reduce_scatter`
@@ -199,10 +200,10 @@ def FuseCollectives : Pass<"dtensor-fuse-collectives", "mlir::ModuleOp"> {
     Option<"bucketBytes", "bucket-bytes", "uint64_t",
            /*default=*/"25 * 1024 * 1024",
            "Largest combined size, in bytes per rank, of the tensors of one "
-           "bucketed collective (0 disables bucketing)">,
+           "bucketed collective; 0 disables bucketing (default 25 MiB)">,
     Option<"overlap", "overlap", "bool", /*default=*/"true",
            "Split each collective into dtensor.start and dtensor.wait to "
-           "overlap it with independent computation">,
+           "overlap it with independent computation (default true)">,
   ];
   let dependentDialects = ["::dtensor::DTensorDialect"];
 }
