@@ -193,3 +193,25 @@ func.func @nested(%x: tensor<8xf32>, %y: tensor<4xf32>, %z: tensor<2xf32>, %n: i
   }
   return %r#0, %r#1, %r#2 : tensor<8xf32>, tensor<4xf32>, tensor<2xf32>
 }
+
+// A complex element counts both parts (8 bytes for complex<f32>): two
+// tensor<4xcomplex<f32>> fill a 64-byte bucket. index has no fixed width, so
+// its tensors are not bucketed.
+// CHECK-LABEL: func.func @element_sizes
+// CHECK-NEXT: dtensor.all_reduce sum %arg0, %arg1, %arg2 on @tp mesh_dims [0] : tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>, tensor<1xcomplex<f32>>
+// CHECK-NEXT: dtensor.all_reduce sum %arg3 on @tp mesh_dims [0] : tensor<4xindex>
+// CHECK-NEXT: dtensor.all_reduce sum %arg4 on @tp mesh_dims [0] : tensor<4xindex>
+// SMALL-LABEL: func.func @element_sizes
+// SMALL-NEXT: dtensor.all_reduce sum %arg0, %arg1 on @tp mesh_dims [0] : tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>
+// SMALL-NEXT: dtensor.all_reduce sum %arg2 on @tp mesh_dims [0] : tensor<1xcomplex<f32>>
+func.func @element_sizes(%a: tensor<4xcomplex<f32>>, %b: tensor<4xcomplex<f32>>, %c: tensor<1xcomplex<f32>>,
+                         %i: tensor<4xindex>, %j: tensor<4xindex>)
+    -> (tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>, tensor<1xcomplex<f32>>, tensor<4xindex>, tensor<4xindex>) {
+  %ra = dtensor.all_reduce sum %a on @tp mesh_dims [0] : tensor<4xcomplex<f32>>
+  %rb = dtensor.all_reduce sum %b on @tp mesh_dims [0] : tensor<4xcomplex<f32>>
+  %rc = dtensor.all_reduce sum %c on @tp mesh_dims [0] : tensor<1xcomplex<f32>>
+  %ri = dtensor.all_reduce sum %i on @tp mesh_dims [0] : tensor<4xindex>
+  %rj = dtensor.all_reduce sum %j on @tp mesh_dims [0] : tensor<4xindex>
+  return %ra, %rb, %rc, %ri, %rj
+      : tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>, tensor<1xcomplex<f32>>, tensor<4xindex>, tensor<4xindex>
+}
