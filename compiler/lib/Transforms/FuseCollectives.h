@@ -57,7 +57,8 @@ bool isCommunicationBarrier(mlir::Operation *op);
 mlir::Operation *findLastOperandDefinition(mlir::Operation *op);
 
 /// The first op of the block of `op` that uses one of its results, directly
-/// or from a nested op; null when no op of the block does.
+/// or from a nested op; the block terminator when a result is used in
+/// another block (and none in this one); null when no result is used.
 mlir::Operation *findFirstUserInBlock(mlir::Operation *op);
 
 /// True when `op` or an op nested in it uses a result of an op of `ops`
