@@ -24,6 +24,10 @@ def DTensor_FutureType : DTensor_Type<"Future", "future"> {
     ```
   }];
   let parameters = (ins "::mlir::RankedTensorType":$valueType);
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "::mlir::RankedTensorType":$valueType),
+      [{ return $_get(valueType.getContext(), valueType); }]>
+  ];
   let assemblyFormat = "`<` $valueType `>`";
 }
 
