@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job at this stage of the project: set up and build, then run the
 # compiler on the example Megatron MLP and print the result: propagation,
-# partitioning into the per-rank program and its communication report. The
+# partitioning into the per-rank program, collective fusion and the
+# communication report. The
 # backends and the runtime that runs it on ranks come later.
 set -euo pipefail
 
@@ -19,8 +20,10 @@ echo
 echo "== Sharding propagation of the global view: the layout of every value"
 "$opt" "$root/examples/mlp_global.mlir" --dtensor-propagate --dtensor-print-layouts -o /dev/null
 echo
-echo "== Partitioned: the program each of the 2 ranks runs"
-"$opt" "$root/examples/mlp_global.mlir" --dtensor-propagate --dtensor-partition
+echo "== Partitioned: the program each of the 2 ranks runs, its all_reduce"
+echo "   issued asynchronously by --dtensor-fuse-collectives"
+"$opt" "$root/examples/mlp_global.mlir" --dtensor-propagate --dtensor-partition \
+  --dtensor-fuse-collectives
 echo
 echo "== Its collectives"
 "$opt" "$root/examples/mlp_global.mlir" --dtensor-propagate --dtensor-partition \
