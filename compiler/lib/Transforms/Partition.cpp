@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LowerRedistribute.h"
 #include "PartitionState.h"
 #include "ResultLayout.h"
 
@@ -84,6 +85,42 @@ std::string describe(const std::vector<layout::Placement> &placements) {
   return layout::str(placements);
 }
 
+/// Gives the arguments and results of `func` that have a layout their local
+/// types, recording their global shapes. Works on declarations too, so that
+/// callers and callees agree.
+void rewriteSignature(func::FuncOp func, const layout::Mesh &mesh) {
+  StringRef layoutName = DTensorDialect::getLayoutAttrName();
+  StringRef shapeName = DTensorDialect::getGlobalShapeAttrName();
+  Builder builder(func.getContext());
+  auto localize = [&](Type type, LayoutAttr layout,
+                      llvm::function_ref<void(Attribute)> setShape) -> Type {
+    auto globalType = dyn_cast<RankedTensorType>(type);
+    if (!layout || !globalType)
+      return type;
+    setShape(builder.getDenseI64ArrayAttr(globalType.getShape()));
+    return getLocalType(
+        globalType,
+        layout.getNormalized(globalType.getRank()).getLayoutPlacements(), mesh);
+  };
+  SmallVector<Type> argTypes(func.getArgumentTypes());
+  for (auto [index, type] : llvm::enumerate(argTypes))
+    type = localize(type, func.getArgAttrOfType<LayoutAttr>(index, layoutName),
+                    [&](Attribute shape) {
+                      func.setArgAttr(index, shapeName, shape);
+                    });
+  SmallVector<Type> resultTypes(func.getResultTypes());
+  for (auto [index, type] : llvm::enumerate(resultTypes))
+    type = localize(type,
+                    func.getResultAttrOfType<LayoutAttr>(index, layoutName),
+                    [&](Attribute shape) {
+                      func.setResultAttr(index, shapeName, shape);
+                    });
+  func.setFunctionType(builder.getFunctionType(argTypes, resultTypes));
+  if (!func.isExternal())
+    for (auto [arg, type] : llvm::zip_equal(func.getArguments(), argTypes))
+      arg.setType(type);
+}
+
 class FunctionPartitioner {
 public:
   FunctionPartitioner(func::FuncOp func, MeshOp mesh,
@@ -100,7 +137,7 @@ public:
     for (Operation &op : llvm::make_early_inc_range(func.front()))
       if (failed(partitionOp(&op, state)))
         return failure();
-    rewriteSignature();
+    rewriteSignature(func, state.mesh);
     state.index.eraseUnused();
     func.walk([](Operation *op) {
       op->removeAttr(DTensorDialect::getResultLayoutsAttrName());
@@ -188,33 +225,6 @@ private:
     return success();
   }
 
-  /// Local argument and result types, with the global shapes recorded.
-  void rewriteSignature() {
-    StringRef layoutName = DTensorDialect::getLayoutAttrName();
-    StringRef shapeName = DTensorDialect::getGlobalShapeAttrName();
-    Builder builder(func.getContext());
-    SmallVector<Type> argTypes;
-    for (BlockArgument arg : func.getArguments()) {
-      if (const GlobalValue *global = state.lookup(arg))
-        func.setArgAttr(arg.getArgNumber(), shapeName,
-                        builder.getDenseI64ArrayAttr(global->type.getShape()));
-      argTypes.push_back(arg.getType());
-    }
-    SmallVector<Type> resultTypes(func.getResultTypes());
-    for (auto [index, type] : llvm::enumerate(resultTypes)) {
-      auto layout = func.getResultAttrOfType<LayoutAttr>(index, layoutName);
-      auto globalType = dyn_cast<RankedTensorType>(type);
-      if (!layout || !globalType)
-        continue;
-      GlobalValue global{globalType, layout.getNormalized(globalType.getRank())
-                                         .getLayoutPlacements()};
-      type = state.getLocalType(global);
-      func.setResultAttr(index, shapeName,
-                         builder.getDenseI64ArrayAttr(globalType.getShape()));
-    }
-    func.setFunctionType(builder.getFunctionType(argTypes, resultTypes));
-  }
-
   func::FuncOp func;
   PartitionState state;
 };
@@ -237,14 +247,14 @@ struct PartitionPass : dtensor::impl::PartitionBase<PartitionPass> {
     // The functions to partition, and their meshes.
     llvm::MapVector<Operation *, MeshOp> targets;
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isExternal() || isPartitioned(func))
+      if (isPartitioned(func))
         continue;
       FailureOr<MeshOp> mesh = findMesh(func);
       if (failed(mesh))
         return signalPassFailure();
       if (!*mesh)
         continue;
-      if (!func.getBody().hasOneBlock()) {
+      if (!func.isExternal() && !func.getBody().hasOneBlock()) {
         func.emitOpError("has several blocks; partitioning handles "
                          "single-block functions");
         return signalPassFailure();
@@ -267,10 +277,13 @@ struct PartitionPass : dtensor::impl::PartitionBase<PartitionPass> {
     if (calls.wasInterrupted())
       return signalPassFailure();
 
-    for (auto [op, mesh] : targets)
-      if (failed(FunctionPartitioner(cast<func::FuncOp>(op), mesh, params)
-                     .run()))
+    for (auto [op, mesh] : targets) {
+      auto func = cast<func::FuncOp>(op);
+      if (func.isExternal())
+        rewriteSignature(func, mesh.getLayoutMesh());
+      else if (failed(FunctionPartitioner(func, mesh, params).run()))
         return signalPassFailure();
+    }
   }
 };
 

@@ -44,6 +44,21 @@ static LogicalResult checkWholeDim(Operation *op, const GlobalValue &global,
                               "can be sliced";
 }
 
+/// Regions are not rewritten: they may not use a value defined outside them
+/// whose local form differs from its global one (e.g. read a sharded tensor
+/// at global indices).
+static LogicalResult checkCaptures(Operation *op, PartitionState &state) {
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  for (Value value : captured)
+    if (const GlobalValue *global = state.lookup(value))
+      if (state.getLocalType(*global) != global->type)
+        return op->emitOpError()
+               << "uses a sharded value inside its region; partitioning "
+                  "only rewrites values at the function's top level";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Layout changes
 //===----------------------------------------------------------------------===//
@@ -394,6 +409,8 @@ static LogicalResult partition(tensor::GatherOp op, PartitionState &state) {
 /// Loop indices are global positions in the global program: where a loop
 /// runs over a sharded dim, the rank's offset is added to `linalg.index`.
 static LogicalResult partition(linalg::LinalgOp op, PartitionState &state) {
+  if (failed(checkCaptures(op, state)))
+    return failure();
   SmallVector<linalg::IndexOp> indexOps;
   op->walk([&](linalg::IndexOp indexOp) {
     if (indexOp->getParentOfType<linalg::LinalgOp>() == op)
@@ -430,17 +447,9 @@ static LogicalResult partition(linalg::LinalgOp op, PartitionState &state) {
 }
 
 /// Any other op computes on its local pieces as it would on global tensors.
-/// Its regions cannot be rewritten, though: they may not use a value whose
-/// local form differs from its global one.
 static LogicalResult partitionOther(Operation *op, PartitionState &state) {
-  llvm::SetVector<Value> captured;
-  getUsedValuesDefinedAbove(op->getRegions(), captured);
-  for (Value value : captured)
-    if (const GlobalValue *global = state.lookup(value))
-      if (state.getLocalType(*global) != global->type)
-        return op->emitOpError()
-               << "uses a sharded value inside its region; partitioning "
-                  "only rewrites values at the function's top level";
+  if (failed(checkCaptures(op, state)))
+    return failure();
   setLocalResultTypes(op, state);
   return success();
 }

@@ -116,3 +116,19 @@ func.func @wrong_source(%x: tensor<8xf32> {dtensor.layout = #dtensor.layout<@tp,
   %0 = dtensor.redistribute %x from <@tp, [partial<sum>]> to <@tp, [replicate]> : tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+dtensor.mesh @tp shape [2]
+
+#id = affine_map<(d0) -> (d0)>
+func.func @linalg_capture(%x: tensor<8xf32> {dtensor.layout = #dtensor.layout<@tp, [shard<0>]>}, %y: tensor<8xf32> {dtensor.layout = #dtensor.layout<@tp, [shard<0>]>}) -> (tensor<8xf32> {dtensor.layout = #dtensor.layout<@tp, [shard<0>]>}) {
+  // expected-error @+1 {{uses a sharded value inside its region; partitioning only rewrites values at the function's top level}}
+  %0 = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%y : tensor<8xf32>) attrs = {dtensor.layouts = [#dtensor.layout<@tp, [shard<0>]>]} {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %v = tensor.extract %x[%i] : tensor<8xf32>
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

@@ -91,9 +91,16 @@ func.func private @callee(%x: tensor<10x64xf32> {dtensor.layout = #dtensor.layou
 }
 
 
+// A declaration with layouts gets the per-rank signature too.
+// CHECK-LABEL: func.func private @external(tensor<?x64xf32> {dtensor.global_shape = array<i64: 10, 64>, dtensor.layout = #dtensor.layout<@m3, [shard<0>]>}) -> (tensor<10x64xf32> {dtensor.global_shape = array<i64: 10, 64>, dtensor.layout = #dtensor.layout<@m3, [replicate]>})
+func.func private @external(tensor<10x64xf32> {dtensor.layout = #dtensor.layout<@m3, [shard<0>]>}) -> (tensor<10x64xf32> {dtensor.layout = #dtensor.layout<@m3, [replicate]>})
+
 // CHECK-LABEL: func.func @caller(%arg0: tensor<?x64xf32>
-// CHECK-NEXT:  call @callee(%arg0) : (tensor<?x64xf32>) -> tensor<?x64xf32>
+// CHECK-NEXT:  %[[C:.*]] = call @callee(%arg0) : (tensor<?x64xf32>) -> tensor<?x64xf32>
+// CHECK-NEXT:  call @external(%[[C]]) : (tensor<?x64xf32>) -> tensor<10x64xf32>
 func.func @caller(%x: tensor<10x64xf32> {dtensor.layout = #dtensor.layout<@m3, [shard<0>]>}) -> (tensor<10x64xf32> {dtensor.layout = #dtensor.layout<@m3, [shard<0>]>}) {
   %0 = func.call @callee(%x) {dtensor.layouts = [#dtensor.layout<@m3, [shard<0>]>]} : (tensor<10x64xf32>) -> tensor<10x64xf32>
-  return %0 : tensor<10x64xf32>
+  %1 = func.call @external(%0) {dtensor.layouts = [#dtensor.layout<@m3, [replicate]>]} : (tensor<10x64xf32>) -> tensor<10x64xf32>
+  %2 = dtensor.redistribute %1 from <@m3, [replicate]> to <@m3, [shard<0>]> : tensor<10x64xf32>
+  return %2 : tensor<10x64xf32>
 }

@@ -159,8 +159,9 @@ def Partition : Pass<"dtensor-partition", "mlir::ModuleOp"> {
       Partial step, as planned under the cost model of docs/propagation.md.
 
     Function arguments and results keep their `dtensor.layout` and gain
-    `dtensor.global_shape`. Functions without layouts are left alone, and
-    so are functions partitioned already. Sharded dims must have static
+    `dtensor.global_shape`; declarations with layouts get the same per-rank
+    signature. Functions without layouts are left alone, and so are
+    functions partitioned already. Sharded dims must have static
     global sizes.
   }];
   let options = [
