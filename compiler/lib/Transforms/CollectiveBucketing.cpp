@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ElementBytes.h"
 #include "FuseCollectives.h"
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
@@ -51,18 +52,12 @@ struct Candidate {
 static std::optional<uint64_t> getTensorBytes(RankedTensorType type) {
   if (!type.hasStaticShape())
     return std::nullopt;
-  Type element = type.getElementType();
-  uint64_t bits;
-  if (element.isIntOrFloat())
-    bits = element.getIntOrFloatBitWidth();
-  else if (auto complex = dyn_cast<ComplexType>(element);
-           complex && complex.getElementType().isIntOrFloat())
-    bits = 2 * complex.getElementType().getIntOrFloatBitWidth();
-  else
+  std::optional<int64_t> elementBytes =
+      getStoredElementBytes(type.getElementType());
+  if (!elementBytes)
     return std::nullopt;
-  uint64_t totalBits = llvm::SaturatingMultiply(
-      static_cast<uint64_t>(type.getNumElements()), bits);
-  return llvm::divideCeil(totalBits, 8);
+  return llvm::SaturatingMultiply(static_cast<uint64_t>(type.getNumElements()),
+                                  static_cast<uint64_t>(*elementBytes));
 }
 
 /// Bytes an op adds to a bucket: for each of its tensors, the full buffer

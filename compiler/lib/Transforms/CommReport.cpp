@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ElementBytes.h"
 #include "TextTable.h"
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
@@ -60,20 +61,6 @@ static bool isCollective(Operation *op) {
 // Byte model
 //===----------------------------------------------------------------------===//
 
-/// Bytes of one element: the bit width rounded up to whole bytes, twice that
-/// for a complex number; nullopt when the width is target-defined (index).
-static std::optional<int64_t> getElementBytes(Type type) {
-  if (auto complex = dyn_cast<ComplexType>(type)) {
-    std::optional<int64_t> part = getElementBytes(complex.getElementType());
-    if (!part)
-      return std::nullopt;
-    return 2 * *part;
-  }
-  if (type.isIntOrFloat())
-    return llvm::divideCeilSigned(int64_t(type.getIntOrFloatBitWidth()), 8);
-  return std::nullopt;
-}
-
 /// Elements of a block of `shape`; nullopt when a dim is dynamic.
 static std::optional<int64_t> getNumElements(ArrayRef<int64_t> shape) {
   if (ShapedType::isDynamicShape(shape))
@@ -86,7 +73,7 @@ static std::optional<int64_t> getNumElements(ArrayRef<int64_t> shape) {
 static std::optional<int64_t> getBlockBytes(ArrayRef<int64_t> shape,
                                             Type elementType) {
   std::optional<int64_t> elements = getNumElements(shape);
-  std::optional<int64_t> elementBytes = getElementBytes(elementType);
+  std::optional<int64_t> elementBytes = getStoredElementBytes(elementType);
   if (!elements || !elementBytes)
     return std::nullopt;
   return *elements * *elementBytes;

@@ -20,8 +20,8 @@ LogicalResult StartOp::verify() {
   Block &body = getBody().front();
   if (body.getNumArguments() != 0)
     return emitOpError("body must not take arguments");
-  // The body's last op is a terminator; only dtensor.yield may end it.
-  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  // The op's verifier runs before its blocks are checked for terminators.
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
   if (!yield)
     return emitOpError("body must end in dtensor.yield");
   if (!llvm::hasSingleElement(body.without_terminator()))

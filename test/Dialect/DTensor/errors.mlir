@@ -859,3 +859,28 @@ func.func @f(%x: tensor<8xf32>) {
   %w = "dtensor.wait"(%f) : (!dtensor.future<tensor<8xf32>>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+dtensor.mesh @tp shape [4]
+
+func.func @start_empty_body() {
+  // expected-error @+1 {{'dtensor.start' op body must end in dtensor.yield}}
+  %f = "dtensor.start"() ({
+  ^bb0:
+  }) : () -> !dtensor.future<tensor<8xf32>>
+  return
+}
+
+// -----
+
+dtensor.mesh @tp shape [4]
+
+func.func @start_without_yield(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'dtensor.start' op body must end in dtensor.yield}}
+  %f = dtensor.start {
+    %r = dtensor.all_reduce sum %x on @tp mesh_dims [0] : tensor<8xf32>
+  } : !dtensor.future<tensor<8xf32>>
+  %y = dtensor.wait %f : !dtensor.future<tensor<8xf32>>
+  return %y : tensor<8xf32>
+}

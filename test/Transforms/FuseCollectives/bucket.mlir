@@ -215,3 +215,16 @@ func.func @element_sizes(%a: tensor<4xcomplex<f32>>, %b: tensor<4xcomplex<f32>>,
   return %ra, %rb, %rc, %ri, %rj
       : tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>, tensor<1xcomplex<f32>>, tensor<4xindex>, tensor<4xindex>
 }
+
+// An i1 element takes a byte, as the comm report counts it: two 64-element
+// masks are 128 bytes, over the 64-byte threshold.
+// CHECK-LABEL: func.func @masks
+// CHECK-NEXT:  dtensor.all_reduce max %arg0, %arg1 on @tp mesh_dims [0] : tensor<64xi1>, tensor<64xi1>
+// SMALL-LABEL: func.func @masks
+// SMALL-NEXT:  dtensor.all_reduce max %arg0 on @tp mesh_dims [0] : tensor<64xi1>
+// SMALL-NEXT:  dtensor.all_reduce max %arg1 on @tp mesh_dims [0] : tensor<64xi1>
+func.func @masks(%x: tensor<64xi1>, %y: tensor<64xi1>) -> (tensor<64xi1>, tensor<64xi1>) {
+  %a = dtensor.all_reduce max %x on @tp mesh_dims [0] : tensor<64xi1>
+  %b = dtensor.all_reduce max %y on @tp mesh_dims [0] : tensor<64xi1>
+  return %a, %b : tensor<64xi1>, tensor<64xi1>
+}

@@ -139,8 +139,11 @@ def DTensor_CollectiveTrait : NativeOpTrait<"Collective"> {
 }
 
 // A collective: every rank of each group takes part. Collectives have no
-// memory effects (unused ones may be erased on all ranks alike) but are not
-// speculatable: they must not be hoisted into paths some ranks do not run.
+// memory effects (unused ones may be erased on all ranks alike) and are not
+// speculatable, so they are not hoisted out of conditional code. Without an
+// effect, though, a pass that sinks effect-free ops into branches
+// (--control-flow-sink) could move one into code only some ranks run: such
+// passes must not run on per-rank programs.
 class DTensor_CollectiveOp<string mnemonic, list<Trait> traits = []>
     : DTensor_MeshGroupOp<mnemonic, !listconcat(traits,
         [DTensor_CollectiveTrait, NoMemoryEffect])>;
