@@ -40,22 +40,11 @@ namespace dtensor {
 using namespace mlir;
 using namespace dtensor;
 
-// Attribute names of the collectives, read generically so that any form of
-// an op carrying them (single or variadic) is read the same way.
+// Attribute names every collective carries (the mesh group and, for
+// reductions, the kind), read alike on all five ops.
 static constexpr llvm::StringLiteral kMeshAttr = "mesh";
 static constexpr llvm::StringLiteral kMeshDimsAttr = "mesh_dims";
 static constexpr llvm::StringLiteral kReductionAttr = "reduction";
-static constexpr llvm::StringLiteral kGatherDimAttr = "gather_dim";
-static constexpr llvm::StringLiteral kScatterDimAttr = "scatter_dim";
-static constexpr llvm::StringLiteral kSplitDimAttr = "split_dim";
-static constexpr llvm::StringLiteral kConcatDimAttr = "concat_dim";
-
-/// Ops that communicate. chunk and mesh_coord are local; async wrappers are
-/// not listed, the collective inside them is.
-static bool isCollective(Operation *op) {
-  return isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
-             BroadcastOp>(op);
-}
 
 //===----------------------------------------------------------------------===//
 // Byte model
@@ -89,16 +78,6 @@ static int64_t getLargestPiece(int64_t piece, int64_t whole, int64_t n) {
   return llvm::divideCeilSigned(whole, n);
 }
 
-/// The integer attribute `name` of `op` when it is a dim of a rank-`rank`
-/// tensor.
-static std::optional<int64_t> getDimAttr(Operation *op, StringRef name,
-                                         int64_t rank) {
-  auto attr = op->getAttrOfType<IntegerAttr>(name);
-  if (!attr || attr.getInt() < 0 || attr.getInt() >= rank)
-    return std::nullopt;
-  return attr.getInt();
-}
-
 /// Bytes each rank sends to turn `input` into `result` (one operand/result
 /// pair of `op`) over a group of `n` ranks: a ring of messages of the
 /// largest chunk, as implementations pad uneven chunks to it. nullopt when
@@ -112,7 +91,6 @@ static std::optional<int64_t> getPairBytesSent(Operation *op,
   // Every message of the ring carries one `block`.
   SmallVector<int64_t> block(input.getShape());
   int64_t messages = n - 1;
-  int64_t rank = input.getRank();
   if (isa<AllReduceOp>(op)) {
     // A reduce_scatter then an all_gather of the flattened buffer, split
     // into n chunks.
@@ -125,29 +103,23 @@ static std::optional<int64_t> getPairBytesSent(Operation *op,
     // Pipelined along a chain from the root: every rank but the last
     // forwards the whole tensor once.
     messages = 1;
-  } else if (isa<AllGatherOp>(op)) {
-    std::optional<int64_t> dim = getDimAttr(op, kGatherDimAttr, rank);
-    if (!dim)
-      return std::nullopt;
-    block[*dim] =
-        getLargestPiece(input.getDimSize(*dim), result.getDimSize(*dim), n);
-  } else if (isa<ReduceScatterOp>(op)) {
-    std::optional<int64_t> dim = getDimAttr(op, kScatterDimAttr, rank);
-    if (!dim)
-      return std::nullopt;
-    block[*dim] =
-        getLargestPiece(result.getDimSize(*dim), input.getDimSize(*dim), n);
-  } else if (isa<AllToAllOp>(op)) {
+  } else if (auto gather = dyn_cast<AllGatherOp>(op)) {
+    int64_t dim = gather.getGatherDim();
+    block[dim] =
+        getLargestPiece(input.getDimSize(dim), result.getDimSize(dim), n);
+  } else if (auto scatter = dyn_cast<ReduceScatterOp>(op)) {
+    int64_t dim = scatter.getScatterDim();
+    block[dim] =
+        getLargestPiece(result.getDimSize(dim), input.getDimSize(dim), n);
+  } else if (auto allToAll = dyn_cast<AllToAllOp>(op)) {
     // Each rank keeps one piece of its split dim and sends the others; the
     // concat dim is the rank's shard of the result's.
-    std::optional<int64_t> split = getDimAttr(op, kSplitDimAttr, rank);
-    std::optional<int64_t> concat = getDimAttr(op, kConcatDimAttr, rank);
-    if (!split || !concat)
-      return std::nullopt;
-    block[*split] =
-        getLargestPiece(result.getDimSize(*split), input.getDimSize(*split), n);
-    block[*concat] = getLargestPiece(input.getDimSize(*concat),
-                                     result.getDimSize(*concat), n);
+    int64_t split = allToAll.getSplitDim();
+    int64_t concat = allToAll.getConcatDim();
+    block[split] =
+        getLargestPiece(result.getDimSize(split), input.getDimSize(split), n);
+    block[concat] =
+        getLargestPiece(input.getDimSize(concat), result.getDimSize(concat), n);
   } else {
     return std::nullopt;
   }
@@ -289,7 +261,9 @@ static FunctionReport collectFunction(FunctionOpInterface fn,
   FunctionReport report;
   report.name = fn.getName();
   fn.getFunctionBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (!isCollective(op))
+    // chunk and mesh_coord are local; a dtensor.start is not a collective,
+    // the one inside it is.
+    if (!op->hasTrait<Collective>())
       return;
     auto meshRef = op->getAttrOfType<FlatSymbolRefAttr>(kMeshAttr);
     auto meshDims = op->getAttrOfType<DenseI64ArrayAttr>(kMeshDimsAttr);
