@@ -34,7 +34,8 @@ inline std::optional<int64_t> getStoredElementBytes(mlir::Type element) {
 /// Bytes per element of the shaped `type` for cost estimates: as stored,
 /// with a machine word (8 bytes) where the size is target-defined.
 inline int64_t getElementBytes(mlir::Type type) {
-  return getStoredElementBytes(mlir::cast<mlir::ShapedType>(type).getElementType())
+  return getStoredElementBytes(
+             mlir::cast<mlir::ShapedType>(type).getElementType())
       .value_or(8);
 }
 

@@ -17,10 +17,10 @@ using layout::RedistributeStep;
 RankedTensorType dtensor::getLocalType(RankedTensorType globalType,
                                        const std::vector<Placement> &placements,
                                        const layout::Mesh &mesh) {
-  std::vector<int64_t> local = layout::localShapeType(
-      std::vector<int64_t>(globalType.getShape().begin(),
-                           globalType.getShape().end()),
-      placements, mesh);
+  std::vector<int64_t> local =
+      layout::localShapeType(std::vector<int64_t>(globalType.getShape().begin(),
+                                                  globalType.getShape().end()),
+                             placements, mesh);
   SmallVector<int64_t> shape;
   for (int64_t size : local)
     shape.push_back(size == layout::kDynamic ? ShapedType::kDynamic : size);
@@ -36,7 +36,8 @@ static Value createZerosLike(OpBuilder &builder, Location loc, Value like) {
       dynamicSizes.push_back(tensor::DimOp::create(builder, loc, like, dim));
   Value empty = tensor::EmptyOp::create(builder, loc, type, dynamicSizes);
   Value zero = arith::ConstantOp::create(
-      builder, loc, cast<TypedAttr>(builder.getZeroAttr(type.getElementType())));
+      builder, loc,
+      cast<TypedAttr>(builder.getZeroAttr(type.getElementType())));
   return linalg::FillOp::create(builder, loc, zero, empty).getResult(0);
 }
 
@@ -73,9 +74,9 @@ static Value emitStep(OpBuilder &builder, Location loc, Value local,
     // copies is not, so only the group's first member keeps its data.
     if (step.reduce != layout::ReduceKind::Sum)
       return local;
-    Value isFirst = arith::CmpIOp::create(
-        builder, loc, arith::CmpIPredicate::eq, index.getGroupIndex(meshDims),
-        index.getIndex(0));
+    Value isFirst =
+        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                              index.getGroupIndex(meshDims), index.getIndex(0));
     return arith::SelectOp::create(builder, loc, isFirst, local,
                                    createZerosLike(builder, loc, local));
   }
@@ -92,7 +93,8 @@ Value dtensor::lowerRedistribute(OpBuilder &builder, Location loc, Value local,
   std::vector<int64_t> shape(globalType.getShape().begin(),
                              globalType.getShape().end());
   layout::RedistributePlan plan = layout::planRedistribute(
-      shape, getElementBytes(globalType), source.getNormalized(rank).getLayoutPlacements(),
+      shape, getElementBytes(globalType),
+      source.getNormalized(rank).getLayoutPlacements(),
       target.getNormalized(rank).getLayoutPlacements(), mesh, params);
   for (auto [step, after] : llvm::zip(plan.steps, plan.layouts))
     local = emitStep(builder, loc, local, step,

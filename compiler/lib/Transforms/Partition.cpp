@@ -80,11 +80,6 @@ bool isPartitioned(func::FuncOp func) {
   return false;
 }
 
-/// "[S(0), R]" for diagnostics.
-std::string describe(const std::vector<layout::Placement> &placements) {
-  return layout::str(placements);
-}
-
 /// Gives the arguments and results of `func` that have a layout their local
 /// types, recording their global shapes. Works on declarations too, so that
 /// callers and callees agree.
@@ -104,17 +99,14 @@ void rewriteSignature(func::FuncOp func, const layout::Mesh &mesh) {
   };
   SmallVector<Type> argTypes(func.getArgumentTypes());
   for (auto [index, type] : llvm::enumerate(argTypes))
-    type = localize(type, func.getArgAttrOfType<LayoutAttr>(index, layoutName),
-                    [&](Attribute shape) {
-                      func.setArgAttr(index, shapeName, shape);
-                    });
+    type = localize(
+        type, func.getArgAttrOfType<LayoutAttr>(index, layoutName),
+        [&](Attribute shape) { func.setArgAttr(index, shapeName, shape); });
   SmallVector<Type> resultTypes(func.getResultTypes());
   for (auto [index, type] : llvm::enumerate(resultTypes))
-    type = localize(type,
-                    func.getResultAttrOfType<LayoutAttr>(index, layoutName),
-                    [&](Attribute shape) {
-                      func.setResultAttr(index, shapeName, shape);
-                    });
+    type = localize(
+        type, func.getResultAttrOfType<LayoutAttr>(index, layoutName),
+        [&](Attribute shape) { func.setResultAttr(index, shapeName, shape); });
   func.setFunctionType(builder.getFunctionType(argTypes, resultTypes));
   if (!func.isExternal())
     for (auto [arg, type] : llvm::zip_equal(func.getArguments(), argTypes))
@@ -173,9 +165,8 @@ private:
       };
       auto layout = func.getArgAttrOfType<LayoutAttr>(index, name);
       if (!layout)
-        return emitError()
-               << "has no layout; run --dtensor-propagate before "
-                  "--dtensor-partition";
+        return emitError() << "has no layout; run --dtensor-propagate before "
+                              "--dtensor-partition";
       if (failed(addGlobal(arg, layout, emitError)))
         return failure();
     }
@@ -189,9 +180,8 @@ private:
         };
         LayoutAttr layout = getResultLayout(result);
         if (!layout)
-          return emitError()
-                 << "has no layout; run --dtensor-propagate before "
-                    "--dtensor-partition";
+          return emitError() << "has no layout; run --dtensor-propagate before "
+                                "--dtensor-partition";
         if (failed(addGlobal(result, layout, emitError)))
           return failure();
       }
@@ -218,9 +208,9 @@ private:
           layout.getNormalized(global->type.getRank()).getLayoutPlacements();
       if (declared != global->placements)
         return terminator->emitOpError()
-               << "returns a value laid out as " << describe(global->placements)
-               << " as result #" << index << ", which is declared "
-               << describe(declared);
+               << "returns a value laid out as "
+               << layout::str(global->placements) << " as result #" << index
+               << ", which is declared " << layout::str(declared);
     }
     return success();
   }

@@ -76,15 +76,16 @@ static LogicalResult partition(RedistributeOp op, PartitionState &state) {
   // The steps start from what the rank holds, so the source must say it.
   const GlobalValue *input = state.lookup(op.getInput());
   std::vector<layout::Placement> source =
-      op.getSource().getNormalized(global->type.getRank()).getLayoutPlacements();
+      op.getSource()
+          .getNormalized(global->type.getRank())
+          .getLayoutPlacements();
   if (input && input->placements != source)
-    return op.emitOpError() << "redistributes from "
-                            << layout::str(source) << " a value laid out as "
-                            << layout::str(input->placements);
-  Value local =
-      lowerRedistribute(builder, op.getLoc(), op.getInput(), global->type,
-                        op.getSource(), op.getTarget(), state.index,
-                        state.params);
+    return op.emitOpError()
+           << "redistributes from " << layout::str(source)
+           << " a value laid out as " << layout::str(input->placements);
+  Value local = lowerRedistribute(builder, op.getLoc(), op.getInput(),
+                                  global->type, op.getSource(), op.getTarget(),
+                                  state.index, state.params);
   state.replaceOp(op, local);
   return success();
 }
@@ -107,9 +108,9 @@ static LogicalResult partition(tensor::EmptyOp op, PartitionState &state) {
       dynamicSizes.push_back(
           getValueOrCreateConstantIndexOp(builder, op.getLoc(), size));
   }
-  state.replaceOp(op, tensor::EmptyOp::create(builder, op.getLoc(), local,
-                                              dynamicSizes)
-                          .getResult());
+  state.replaceOp(
+      op, tensor::EmptyOp::create(builder, op.getLoc(), local, dynamicSizes)
+              .getResult());
   return success();
 }
 
@@ -185,7 +186,8 @@ static LogicalResult partition(tensor::ReshapeOp op, PartitionState &state) {
   for (int64_t dim = 0; dim < local.getRank(); ++dim) {
     if (!local.isDynamicDim(dim)) {
       sizes.push_back(arith::ConstantOp::create(
-          builder, loc, builder.getIntegerAttr(sizeType, local.getDimSize(dim))));
+          builder, loc,
+          builder.getIntegerAttr(sizeType, local.getDimSize(dim))));
       continue;
     }
     Value size = state.getExtent(*global, dim).size;
@@ -194,9 +196,9 @@ static LogicalResult partition(tensor::ReshapeOp op, PartitionState &state) {
     sizes.push_back(size);
   }
   Value shape = tensor::FromElementsOp::create(builder, loc, sizes);
-  state.replaceOp(op, tensor::ReshapeOp::create(builder, loc, local,
-                                                op.getSource(), shape)
-                          .getResult());
+  state.replaceOp(
+      op, tensor::ReshapeOp::create(builder, loc, local, op.getSource(), shape)
+              .getResult());
   return success();
 }
 
@@ -247,10 +249,10 @@ static LogicalResult partition(tensor::InsertSliceOp op,
   if (!changed)
     return success();
   OpBuilder builder(op);
-  state.replaceOp(op, tensor::InsertSliceOp::create(
-                          builder, op.getLoc(), op.getSource(), op.getDest(),
-                          offsets, sizes, strides)
-                          .getResult());
+  state.replaceOp(
+      op, tensor::InsertSliceOp::create(builder, op.getLoc(), op.getSource(),
+                                        op.getDest(), offsets, sizes, strides)
+              .getResult());
   return success();
 }
 
@@ -272,8 +274,7 @@ static LogicalResult partition(tensor::DimOp op, PartitionState &state) {
     return success();
   OpBuilder builder(op);
   state.replaceOp(op, arith::ConstantIndexOp::create(
-                          builder, op.getLoc(),
-                          global->type.getDimSize(*dim))
+                          builder, op.getLoc(), global->type.getDimSize(*dim))
                           .getResult());
   return success();
 }
@@ -360,8 +361,7 @@ static LogicalResult partitionMaskedGather(tensor::GatherOp op,
           at.push_back(arith::ConstantIndexOp::create(b, bodyLoc, column));
           Value row = tensor::ExtractOp::create(b, bodyLoc, indices, at);
           if (!row.getType().isIndex())
-            row = arith::IndexCastOp::create(b, bodyLoc, b.getIndexType(),
-                                             row);
+            row = arith::IndexCastOp::create(b, bodyLoc, b.getIndexType(), row);
           if (!offsets[column]) {
             coords[dim] = row;
             continue;
@@ -372,9 +372,10 @@ static LogicalResult partitionMaskedGather(tensor::GatherOp op,
           Value below = arith::CmpIOp::create(
               b, bodyLoc, arith::CmpIPredicate::slt, row, counts[column]);
           Value held = arith::AndIOp::create(b, bodyLoc, above, below);
-          inRange = inRange ? arith::AndIOp::create(b, bodyLoc, inRange, held)
-                                  .getResult()
-                            : held;
+          inRange =
+              inRange
+                  ? arith::AndIOp::create(b, bodyLoc, inRange, held).getResult()
+                  : held;
           coords[dim] = row;
         }
         auto ifHeld = scf::IfOp::create(

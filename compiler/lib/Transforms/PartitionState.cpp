@@ -21,8 +21,7 @@ const GlobalValue *PartitionState::lookup(Value value) const {
   return it == globals.end() ? nullptr : &it->second;
 }
 
-RankedTensorType
-PartitionState::getLocalType(const GlobalValue &global) const {
+RankedTensorType PartitionState::getLocalType(const GlobalValue &global) const {
   return dtensor::getLocalType(global.type, global.placements, mesh);
 }
 

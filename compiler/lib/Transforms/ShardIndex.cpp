@@ -9,8 +9,8 @@
 using namespace mlir;
 using namespace dtensor;
 
-void ShardIndex::LastInserted::notifyOperationInserted(
-    Operation *op, OpBuilder::InsertPoint) {
+void ShardIndex::LastInserted::notifyOperationInserted(Operation *op,
+                                                       OpBuilder::InsertPoint) {
   last = op;
   created.push_back(op);
 }
@@ -55,8 +55,8 @@ Value ShardIndex::getCoord(int64_t meshDim) {
     for (int64_t dim = 0; dim < mesh.getRank(); ++dim)
       allDims.push_back(dim);
     SmallVector<Type> types(allDims.size(), builder().getIndexType());
-    auto coordOp = MeshCoordOp::create(builder(), loc, types,
-                                       mesh.getSymName(), allDims);
+    auto coordOp =
+        MeshCoordOp::create(builder(), loc, types, mesh.getSymName(), allDims);
     coords.assign(coordOp.getCoords().begin(), coordOp.getCoords().end());
   }
   return coords[meshDim];
@@ -73,8 +73,8 @@ Value ShardIndex::getGroupIndex(ArrayRef<int64_t> meshDims) {
       index = coord;
       continue;
     }
-    Value scaled = arith::MulIOp::create(
-        builder(), loc, index, getIndex(mesh.getShape()[meshDim]));
+    Value scaled = arith::MulIOp::create(builder(), loc, index,
+                                         getIndex(mesh.getShape()[meshDim]));
     index = arith::AddIOp::create(builder(), loc, scaled, coord);
   }
   groupIndices[key] = index;
@@ -108,12 +108,11 @@ ShardExtent ShardIndex::getExtent(int64_t globalSize,
       size = Value();
     } else {
       Value whole = size ? size : getIndex(staticSize);
-      Value chunk =
-          staticSize != ShapedType::kDynamic
-              ? getIndex(layout::ceilDiv(staticSize, parts))
-              : arith::CeilDivSIOp::create(builder(), loc, whole,
-                                           getIndex(parts))
-                    .getResult();
+      Value chunk = staticSize != ShapedType::kDynamic
+                        ? getIndex(layout::ceilDiv(staticSize, parts))
+                        : arith::CeilDivSIOp::create(builder(), loc, whole,
+                                                     getIndex(parts))
+                              .getResult();
       Value start = builder().createOrFold<arith::MulIOp>(loc, coord, chunk);
       begin = arith::MinSIOp::create(builder(), loc, start, whole);
       Value stop = arith::AddIOp::create(builder(), loc, begin, chunk);
@@ -121,16 +120,17 @@ ShardExtent ShardIndex::getExtent(int64_t globalSize,
       size = arith::SubIOp::create(builder(), loc, end, begin);
       staticSize = ShapedType::kDynamic;
     }
-    offset = offset ? arith::AddIOp::create(builder(), loc, offset, begin)
-                          .getResult()
-                    : begin;
+    offset =
+        offset
+            ? arith::AddIOp::create(builder(), loc, offset, begin).getResult()
+            : begin;
   }
 
   ShardExtent extent;
   extent.offset = offset ? offset : getIndex(0);
   // Uneven levels can still leave every rank the same size.
-  std::optional<int64_t> uniform = layout::uniformShardSize(
-      globalSize, mesh.getLayoutMesh(), key.second);
+  std::optional<int64_t> uniform =
+      layout::uniformShardSize(globalSize, mesh.getLayoutMesh(), key.second);
   extent.staticSize = uniform ? *uniform : ShapedType::kDynamic;
   extent.size = uniform ? getIndex(*uniform) : size;
   extents[key] = extent;
