@@ -14,7 +14,7 @@ packages=(
   cmake ninja-build ccache g++ python3
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   nlohmann-json3-dev libgtest-dev
-  openmpi-bin libopenmpi-dev
+  openmpi-bin libopenmpi-dev libopenblas0-pthread
 )
 
 missing=()

@@ -1,0 +1,117 @@
+/*===- rt_abi.h - Calls from compiled programs into the runtime ---*- C -*-===*
+ *
+ * The functions a compiled per-rank program calls, and the entry point it
+ * exports. Only the code generator and the runtime use this header; hosts use
+ * dtensor/runtime.h.
+ *
+ * Buffers are MLIR memrefs. A ranked memref descriptor of rank r is laid out
+ * as
+ *
+ *   struct { T *allocated; T *aligned; int64_t offset;
+ *            int64_t sizes[r]; int64_t strides[r]; };
+ *
+ * (element (i0, ..., ir-1) is aligned[offset + sum_k ik * strides[k]]).
+ * Where a call takes a buffer it takes it as an unranked memref, which the
+ * MLIR LLVM lowering passes as two arguments: the rank and a pointer to the
+ * ranked descriptor.
+ *
+ * Every call acts on the program the runtime is running on the calling
+ * thread (the runtime sets it around the entry call). A call that fails
+ * records the error on that program and returns; later calls of the same
+ * step do nothing, and the step reports the first error.
+ *===----------------------------------------------------------------------===*/
+
+#ifndef DTENSOR_RT_ABI_H
+#define DTENSOR_RT_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types, as passed in `dtype` arguments. */
+enum dtensor_rt_dtype {
+  DTENSOR_RT_F32 = 0,
+  DTENSOR_RT_F64 = 1,
+  DTENSOR_RT_F16 = 2,
+  DTENSOR_RT_BF16 = 3,
+  DTENSOR_RT_I32 = 4,
+  DTENSOR_RT_I64 = 5,
+  DTENSOR_RT_I8 = 6,
+  DTENSOR_RT_BOOL = 7 /* i1, one byte per element */
+};
+
+/* Reductions, as passed in `reduction` arguments (avg divides the sum by the
+ * group size). */
+enum dtensor_rt_reduction {
+  DTENSOR_RT_SUM = 0,
+  DTENSOR_RT_AVG = 1,
+  DTENSOR_RT_MAX = 2,
+  DTENSOR_RT_MIN = 3
+};
+
+/* Group ids index the manifest's "groups" (a mesh and a list of its dims);
+ * mesh ids index its "meshes". Within a group, ranks are ordered row-major
+ * over the listed mesh dims, the first listed most significant. */
+
+/* This rank's coordinate along dim `mesh_dim` of mesh `mesh`. */
+int64_t dtensor_rt_mesh_coord(int64_t mesh, int64_t mesh_dim);
+
+/* The sum of `value` over the group: the size of a gathered dim whose local
+ * pieces differ in size across the group. */
+int64_t dtensor_rt_group_sum(int64_t group, int64_t value);
+
+/* Queues one buffer for the next collective or matmul call. */
+void dtensor_rt_push_buffer(int64_t rank, void *descriptor);
+
+/* Collectives take the queued buffers: `count` inputs, then `count` outputs
+ * (an output may be the same buffer as its input), and clear the queue.
+ * Sizes follow the dtensor dialect's ops of the same names: a dim is split
+ * over the group like dtensor.chunk (torch.chunk, nested over the group's
+ * mesh dims, first listed outermost), and gathered pieces are the chunks of
+ * the output's dim. All ranks of a group make the same calls in the same
+ * order.
+ *
+ * With `async` = 0 the call completes before it returns and returns 0. With
+ * `async` != 0 it may return before completion, with a handle that must be
+ * passed to dtensor_rt_wait before the outputs are read or the inputs
+ * written; the handle may be 0 when it has already completed. */
+int64_t dtensor_rt_all_reduce(int64_t group, int32_t reduction, int32_t dtype,
+                              int64_t count, int32_t async);
+int64_t dtensor_rt_all_gather(int64_t group, int64_t gather_dim, int32_t dtype,
+                              int64_t count, int32_t async);
+int64_t dtensor_rt_reduce_scatter(int64_t group, int32_t reduction,
+                                  int64_t scatter_dim, int32_t dtype,
+                                  int64_t count, int32_t async);
+/* One input and one output. */
+int64_t dtensor_rt_all_to_all(int64_t group, int64_t split_dim,
+                              int64_t concat_dim, int32_t dtype,
+                              int32_t async);
+/* One input and one output; `root` is a group index. */
+int64_t dtensor_rt_broadcast(int64_t group, int64_t root, int32_t dtype,
+                             int32_t async);
+
+/* Completes an asynchronous collective; 0 is accepted and does nothing. */
+void dtensor_rt_wait(int64_t handle);
+
+/* Matrix product on the queued buffers A, B, C (rank 2, or rank 3 with a
+ * leading batch dim on all three), any strides:
+ *   C = A x B + beta * C   (beta is 0 or 1; 0 ignores C's old contents)
+ * dtype is DTENSOR_RT_F32 or DTENSOR_RT_F64. */
+void dtensor_rt_matmul(int32_t dtype, int32_t beta);
+
+/* The entry point a compiled program exports for its entry function F:
+ *
+ *   void dtensor_entry_F(void **descriptors);
+ *
+ * descriptors[i] points to a ranked memref descriptor: first one per
+ * function argument (inputs and weights, in argument order, local shapes),
+ * then one per result, which the program writes. The runtime fills in
+ * identity (row-major, contiguous) strides. */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DTENSOR_RT_ABI_H */

@@ -1,0 +1,192 @@
+/*===- runtime.h - dtensor runtime C API ---------------------------*- C -*-===*
+ *
+ * Loads a compiled dtensor artifact in each rank's process and runs it.
+ *
+ * Every function returns a dtensor_status; on failure the message is
+ * available from dtensor_last_error() on the same thread. Nothing here
+ * aborts or exits the host process.
+ *
+ * Calls marked COLLECTIVE must be made by every rank of the context, in the
+ * same order. They end with an agreement between the ranks: when the call
+ * fails on one rank, it fails on every rank (DTENSOR_ERR_PEER on those that
+ * were fine), so no rank is left waiting in a later collective.
+ *===----------------------------------------------------------------------===*/
+
+#ifndef DTENSOR_RUNTIME_H
+#define DTENSOR_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DTENSOR_RUNTIME_ABI_VERSION 1
+
+typedef enum dtensor_status {
+  DTENSOR_OK = 0,
+  DTENSOR_ERR_INVALID_ARGUMENT = 1, /* bad parameter: name, shape, dtype... */
+  DTENSOR_ERR_IO = 2,               /* a file is missing or unreadable */
+  DTENSOR_ERR_ARTIFACT = 3,         /* bad manifest or hash; built for
+                                       another world size or mesh */
+  DTENSOR_ERR_WEIGHTS = 4,          /* bad safetensors file, missing weight */
+  DTENSOR_ERR_COMM = 5,             /* the communicator failed */
+  DTENSOR_ERR_PEER = 6,             /* another rank failed this call */
+  DTENSOR_ERR_RUNTIME = 7           /* a step failed */
+} dtensor_status;
+
+/* Element types (the values of enum dtensor_rt_dtype in rt_abi.h). */
+typedef enum dtensor_dtype {
+  DTENSOR_F32 = 0,
+  DTENSOR_F64 = 1,
+  DTENSOR_F16 = 2,
+  DTENSOR_BF16 = 3,
+  DTENSOR_I32 = 4,
+  DTENSOR_I64 = 5,
+  DTENSOR_I8 = 6,
+  DTENSOR_BOOL = 7
+} dtensor_dtype;
+
+typedef struct dtensor_context dtensor_context;
+typedef struct dtensor_program dtensor_program;
+
+/* The runtime's version ("0.1.0") and DTENSOR_RUNTIME_ABI_VERSION. */
+const char *dtensor_version(void);
+int32_t dtensor_abi_version(void);
+
+/* The message of the last failed call on this thread ("" if none). */
+const char *dtensor_last_error(void);
+
+/* Bytes per element of `dtype` (0 for an unknown value). */
+size_t dtensor_dtype_size(int32_t dtype);
+
+/*----------------------------------------------------------------------------
+ * Contexts: the ranks and their communicator.
+ *--------------------------------------------------------------------------*/
+
+typedef struct dtensor_context_options {
+  /* sizeof(dtensor_context_options), so that the struct can grow. */
+  uint32_t struct_size;
+  /* Pointer to the MPI_Comm to run on; NULL for MPI_COMM_WORLD. MPI is
+   * initialised if the host has not done it (and then finalised when the
+   * last context is destroyed). The communicator is duplicated. */
+  void *mpi_comm;
+  /* BLAS threads of this rank; 0 = the cores this process may use divided
+   * by the ranks on this node (at least 1). */
+  int32_t threads;
+} dtensor_context_options;
+
+/* COLLECTIVE. `options` may be NULL for the defaults. */
+dtensor_status dtensor_context_create(const dtensor_context_options *options,
+                                      dtensor_context **context);
+/* COLLECTIVE. Destroys the programs still loaded on it. NULL is accepted. */
+dtensor_status dtensor_context_destroy(dtensor_context *context);
+dtensor_status dtensor_context_rank(const dtensor_context *context,
+                                    int32_t *rank);
+dtensor_status dtensor_context_world_size(const dtensor_context *context,
+                                          int32_t *world_size);
+
+/*----------------------------------------------------------------------------
+ * Programs: a loaded artifact with its tensors.
+ *--------------------------------------------------------------------------*/
+
+typedef struct dtensor_load_options {
+  /* sizeof(dtensor_load_options). */
+  uint32_t struct_size;
+  /* Non-zero: load the artifact's single-device reference program instead
+   * (the global program, unpartitioned); the context must have one rank. */
+  int32_t reference;
+} dtensor_load_options;
+
+/* COLLECTIVE. Reads `artifact` (the artifact directory), checks the manifest
+ * (format, content hash, world size and mesh against the context), loads
+ * the code and creates the communicators of the program's groups. Inputs
+ * and weights start as zeros. `options` may be NULL. */
+dtensor_status dtensor_program_load(dtensor_context *context,
+                                    const char *artifact,
+                                    const dtensor_load_options *options,
+                                    dtensor_program **program);
+/* COLLECTIVE. NULL is accepted. */
+dtensor_status dtensor_program_destroy(dtensor_program *program);
+
+typedef enum dtensor_role {
+  DTENSOR_INPUT = 0,
+  DTENSOR_WEIGHT = 1,
+  DTENSOR_OUTPUT = 2
+} dtensor_role;
+
+typedef struct dtensor_tensor_info {
+  const char *name;
+  dtensor_role role;
+  dtensor_dtype dtype;
+  int32_t ndim;
+  const int64_t *global_shape; /* ndim entries */
+  const int64_t *local_shape;  /* this rank's shard */
+  const int64_t *local_offset; /* its first element in the global tensor */
+  const char *placements;      /* e.g. "[S(0), R]", one per mesh dim */
+} dtensor_tensor_info;
+
+/* The program's tensors: inputs and weights in argument order, then the
+ * outputs. Pointers in `info` live as long as the program. */
+dtensor_status dtensor_program_num_tensors(const dtensor_program *program,
+                                           int32_t *count);
+dtensor_status dtensor_program_tensor_info(const dtensor_program *program,
+                                           int32_t index,
+                                           dtensor_tensor_info *info);
+dtensor_status dtensor_program_find_tensor(const dtensor_program *program,
+                                           const char *name, int32_t *index);
+
+typedef enum dtensor_view {
+  DTENSOR_GLOBAL = 0, /* the whole tensor, single-device semantics */
+  DTENSOR_LOCAL = 1   /* this rank's shard (its local_shape) */
+} dtensor_view;
+
+/* COLLECTIVE. Sets input or weight `name` from host memory, which holds
+ * `bytes` bytes of `dtype` in row-major order with shape `shape[ndim]`:
+ * with DTENSOR_GLOBAL the global tensor (this rank keeps its shard; a
+ * Partial dim is held by the group's first member, zeros elsewhere), with
+ * DTENSOR_LOCAL this rank's shard. Type and shape must match exactly. */
+dtensor_status dtensor_program_set(dtensor_program *program, const char *name,
+                                   dtensor_view view, dtensor_dtype dtype,
+                                   int32_t ndim, const int64_t *shape,
+                                   const void *data, size_t bytes);
+
+typedef enum dtensor_factory {
+  DTENSOR_ZEROS = 0,
+  DTENSOR_ONES = 1,
+  DTENSOR_FULL = 2,  /* every element `value` */
+  DTENSOR_RAND = 3,  /* uniform [0, 1) */
+  DTENSOR_RANDN = 4  /* standard normal */
+} dtensor_factory;
+
+/* COLLECTIVE. Fills input or weight `name` (every one when `name` is NULL,
+ * with seeds derived from `seed` and each tensor's position). Random values
+ * depend only on the seed and the global element index, so every world size
+ * gives the same global tensor. */
+dtensor_status dtensor_program_fill(dtensor_program *program, const char *name,
+                                    dtensor_factory factory, double value,
+                                    uint64_t seed);
+
+/* COLLECTIVE. Loads every weight of the program from a safetensors file of
+ * global tensors; each rank reads only its shard. A weight missing from the
+ * file, or of another dtype or shape, is an error. */
+dtensor_status dtensor_program_load_weights(dtensor_program *program,
+                                            const char *path);
+
+/* COLLECTIVE. Runs one step: outputs from the current inputs and weights. */
+dtensor_status dtensor_program_run(dtensor_program *program);
+
+/* COLLECTIVE. Copies tensor `name` into `data` (`bytes` must be its exact
+ * size): DTENSOR_LOCAL copies this rank's shard; DTENSOR_GLOBAL assembles
+ * the global tensor (Partial dims reduced) on rank `root`, or on every rank
+ * when `root` is -1 (ranks that receive nothing pass NULL and 0). */
+dtensor_status dtensor_program_get(dtensor_program *program, const char *name,
+                                   dtensor_view view, int32_t root, void *data,
+                                   size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DTENSOR_RUNTIME_H */
