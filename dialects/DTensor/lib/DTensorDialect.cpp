@@ -105,6 +105,21 @@ static LogicalResult verifyValueAttr(Operation *op, Type type,
                                      StringRef what, unsigned index) {
   if (attr.getName() == DTensorDialect::getGlobalShapeAttrName())
     return verifyGlobalShape(op, type, attr.getValue(), layout, what, index);
+  if (attr.getName() == DTensorDialect::getNameAttrName()) {
+    auto name = dyn_cast<StringAttr>(attr.getValue());
+    if (!name || name.getValue().empty())
+      return op->emitOpError()
+             << "'" << attr.getName().getValue() << "' of " << what << " #"
+             << index << " must be a non-empty string";
+    return success();
+  }
+  if (attr.getName() == DTensorDialect::getWeightAttrName()) {
+    if (what != "argument" || !isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError()
+             << "'" << attr.getName().getValue()
+             << "' must be a unit attribute on a function argument";
+    return success();
+  }
   if (attr.getName() != DTensorDialect::getLayoutAttrName())
     return op->emitOpError() << "unknown dtensor attribute '"
                              << attr.getName().getValue() << "' on " << what
@@ -142,10 +157,40 @@ static LogicalResult verifyResultLayouts(Operation *op, Attribute value) {
   return success();
 }
 
+/// Verifies the module attributes of a lowered program: `dtensor.comm_meshes`
+/// is an array of mesh symbols, `dtensor.comm_groups` an array of
+/// `{mesh = @m, mesh_dims = array<i64: ...>}`.
+static LogicalResult verifyCommAttr(Operation *op, NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  auto entries = dyn_cast<ArrayAttr>(attr.getValue());
+  if (!isa<ModuleOp>(op) || !entries)
+    return op->emitOpError() << "'" << name << "' must be an array on a module";
+  bool groups = name == DTensorDialect::getCommGroupsAttrName();
+  for (auto [index, entry] : llvm::enumerate(entries)) {
+    if (!groups) {
+      if (!isa<FlatSymbolRefAttr>(entry))
+        return op->emitOpError()
+               << "'" << name << "' entry #" << index
+               << " must be a mesh symbol reference";
+      continue;
+    }
+    auto dict = dyn_cast<DictionaryAttr>(entry);
+    if (!dict || !dict.getAs<FlatSymbolRefAttr>("mesh") ||
+        !dict.getAs<DenseI64ArrayAttr>("mesh_dims"))
+      return op->emitOpError()
+             << "'" << name << "' entry #" << index
+             << " must be {mesh = @m, mesh_dims = array<i64: ...>}";
+  }
+  return success();
+}
+
 LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
                                                        NamedAttribute attr) {
   if (attr.getName() == getResultLayoutsAttrName())
     return verifyResultLayouts(op, attr.getValue());
+  if (attr.getName() == getCommGroupsAttrName() ||
+      attr.getName() == getCommMeshesAttrName())
+    return verifyCommAttr(op, attr);
   // Any other dtensor attribute on an op would be ignored.
   return op->emitOpError()
          << "'" << attr.getName().getValue()

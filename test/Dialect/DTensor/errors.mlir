@@ -884,3 +884,36 @@ func.func @start_without_yield(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = dtensor.wait %f : !dtensor.future<tensor<8xf32>>
   return %y : tensor<8xf32>
 }
+
+// -----
+
+// expected-error @below {{'dtensor.name' of argument #0 must be a non-empty string}}
+func.func @bad_name(%x: tensor<4xf32> {dtensor.name = ""}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{'dtensor.name' of result #0 must be a non-empty string}}
+func.func @bad_name_type(%x: tensor<4xf32>) -> (tensor<4xf32> {dtensor.name = 3 : i64}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{'dtensor.weight' must be a unit attribute on a function argument}}
+func.func @weight_result(%x: tensor<4xf32>) -> (tensor<4xf32> {dtensor.weight}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{'dtensor.comm_groups' entry #0 must be {mesh = @m, mesh_dims = array<i64: ...>}}}
+module attributes {dtensor.comm_groups = [{mesh = @m}]} {
+}
+
+// -----
+
+// expected-error @below {{'dtensor.comm_meshes' entry #0 must be a mesh symbol reference}}
+module attributes {dtensor.comm_meshes = [1 : i64]} {
+}

@@ -305,4 +305,21 @@ def CommReport : Pass<"dtensor-comm-report", "mlir::ModuleOp"> {
   ];
 }
 
+def StripLayouts : Pass<"dtensor-strip-layouts", "mlir::ModuleOp"> {
+  let summary = "Turn a global program into its single-device form";
+  let description = [{
+    Removes every trace of distribution from a global-level program, which
+    leaves the program a single device runs: `dtensor.distribute` and
+    `dtensor.redistribute` are replaced by their operand (at the global
+    level they do not change values), `dtensor.layout` attributes are
+    dropped from function arguments and results, and `dtensor.mesh` symbols
+    are erased. `dtensor-compile` compiles this form as the artifact's
+    reference program, the one `dtensor-run --check` compares against.
+
+    A per-rank program (one that uses collectives, `dtensor.chunk` or
+    `dtensor.mesh_coord`) has no single-device form: the pass fails on it,
+    naming the first such op.
+  }];
+}
+
 #endif // DTENSOR_TRANSFORMS_PASSES_TD

@@ -46,6 +46,18 @@ def DTensor_Dialect : Dialect {
     per-rank types; those with a layout also carry their global shape in
     `dtensor.global_shape` (an `array<i64: ...>`), verified against the
     layout and the local type.
+
+    `dtensor.name` (a string) names a function argument or result in the
+    compiled artifact: the name a host binds inputs and fetches outputs by
+    (default: `arg<i>` / `result<i>`). `dtensor.weight` (a unit attribute)
+    marks an argument as a weight, loaded from a weights file by its name,
+    rather than an input.
+
+    After lowering to code, the module lists the communication groups its
+    calls use in `dtensor.comm_groups` (an array of `{mesh = @m, mesh_dims =
+    array<i64: ...>}` dictionaries; a group's id is its position) and the
+    meshes in `dtensor.comm_meshes` (an array of mesh symbols; a mesh's id
+    is its position).
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
@@ -66,6 +78,23 @@ def DTensor_Dialect : Dialect {
     /// shape of a per-rank (partitioned) tensor, written by partitioning.
     static constexpr ::llvm::StringLiteral getGlobalShapeAttrName() {
       return ::llvm::StringLiteral("dtensor.global_shape");
+    }
+    /// Name of the function argument/result attribute naming it in the
+    /// compiled artifact.
+    static constexpr ::llvm::StringLiteral getNameAttrName() {
+      return ::llvm::StringLiteral("dtensor.name");
+    }
+    /// Name of the unit argument attribute marking a weight.
+    static constexpr ::llvm::StringLiteral getWeightAttrName() {
+      return ::llvm::StringLiteral("dtensor.weight");
+    }
+    /// Module attributes of a lowered program: its communication groups and
+    /// meshes, by id.
+    static constexpr ::llvm::StringLiteral getCommGroupsAttrName() {
+      return ::llvm::StringLiteral("dtensor.comm_groups");
+    }
+    static constexpr ::llvm::StringLiteral getCommMeshesAttrName() {
+      return ::llvm::StringLiteral("dtensor.comm_meshes");
     }
 
   private:
