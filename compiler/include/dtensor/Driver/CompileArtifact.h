@@ -1,0 +1,65 @@
+//===- CompileArtifact.h - Global program to artifact -----------*- C++ -*-===//
+//
+// The whole compiler behind `dtensor-compile`: a global-level module (layouts
+// on arguments, distribute constraints) becomes an artifact directory
+// holding the per-rank program as a shared object, the single-device
+// reference program, and the manifest (docs/artifact.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_DRIVER_COMPILEARTIFACT_H
+#define DTENSOR_DRIVER_COMPILEARTIFACT_H
+
+#include "dtensor/Codegen/CpuCodegen.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dtensor::driver {
+
+/// A new shape for one mesh of the module (`--mesh`); an empty name means
+/// the module's only mesh.
+struct MeshOverride {
+  std::string mesh;
+  std::vector<int64_t> shape;
+};
+
+struct CompileOptions {
+  /// Code generation target; "cpu" is the only one so far.
+  std::string target = "cpu";
+  /// Entry function; "" picks `main`, else the only public function.
+  std::string entry;
+  /// Ranks the program runs on; 0 = the largest mesh.
+  int64_t worldSize = 0;
+  std::vector<MeshOverride> meshOverrides;
+  /// Also build the single-device reference program (`dtensor-run --check`).
+  bool reference = true;
+  /// Print the communication report ("text" or "json"); "" = none.
+  std::string commReport;
+  /// Collective fusion (see --dtensor-fuse-collectives).
+  uint64_t bucketBytes = 25 * 1024 * 1024;
+  bool overlap = true;
+  /// Write the per-rank program (after fusion) to this file; "" = no.
+  std::string dumpPerRank;
+  codegen::CpuLoweringOptions lowering;
+  codegen::CpuTargetOptions cpu;
+};
+
+/// Parses "2x4", "8" or "tp=2x4" into a mesh override; "" or the error.
+std::string parseMeshOverride(llvm::StringRef text, MeshOverride &override);
+
+/// Compiles `module` (consumed: it is transformed in place) into the artifact
+/// directory `output`. Errors are emitted as diagnostics; on failure nothing
+/// is left at `output` (an existing artifact there is replaced only on
+/// success).
+mlir::LogicalResult compileArtifact(mlir::ModuleOp module,
+                                    const CompileOptions &options,
+                                    llvm::StringRef output);
+
+} // namespace dtensor::driver
+
+#endif // DTENSOR_DRIVER_COMPILEARTIFACT_H

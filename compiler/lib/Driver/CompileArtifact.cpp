@@ -1,0 +1,444 @@
+//===- CompileArtifact.cpp - Global program to artifact -------------------===//
+//
+// Runs the pipeline of DESIGN.md on a global-level module: propagate,
+// partition, fuse collectives, lower to the CPU target and emit the shared
+// object; builds the single-device reference program from a copy taken
+// before any of it; and writes the manifest describing both. Everything is
+// written to a temporary directory first and renamed into place at the end,
+// so a failure leaves no half-written artifact.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Driver/CompileArtifact.h"
+
+#include "Manifest.h"
+
+#include "dtensor/Dialect/DTensor/DTensorOps.h"
+#include "dtensor/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <optional>
+
+using namespace mlir;
+using namespace dtensor;
+using namespace dtensor::driver;
+
+static constexpr llvm::StringLiteral kLibraryName = "program.so";
+static constexpr llvm::StringLiteral kReferenceName = "reference.so";
+
+std::string dtensor::driver::parseMeshOverride(llvm::StringRef text,
+                                               MeshOverride &override) {
+  override = {};
+  auto [name, shape] = text.rsplit('=');
+  if (shape.empty() && !text.contains('=')) {
+    shape = name;
+    name = "";
+  }
+  override.mesh = name.str();
+  llvm::SmallVector<llvm::StringRef> sizes;
+  shape.split(sizes, 'x');
+  for (llvm::StringRef size : sizes) {
+    int64_t value;
+    if (size.getAsInteger(10, value) || value <= 0)
+      return "--mesh '" + text.str() +
+             "': expected [NAME=]SHAPE with SHAPE like 4 or 2x2 (positive "
+             "sizes)";
+    override.shape.push_back(value);
+  }
+  return "";
+}
+
+/// Gives the overridden meshes their new shapes (row-major device ids).
+static LogicalResult applyMeshOverrides(ModuleOp module,
+                                        ArrayRef<MeshOverride> overrides) {
+  auto meshes = llvm::to_vector(module.getOps<MeshOp>());
+  for (const MeshOverride &override : overrides) {
+    MeshOp mesh;
+    if (override.mesh.empty()) {
+      if (meshes.size() != 1)
+        return module.emitError()
+               << "--mesh without a mesh name needs a module with exactly one "
+                  "mesh; this one has "
+               << meshes.size();
+      mesh = meshes.front();
+    } else {
+      auto it = llvm::find_if(meshes, [&](MeshOp candidate) {
+        return candidate.getSymName() == override.mesh;
+      });
+      if (it == meshes.end())
+        return module.emitError()
+               << "--mesh: the module has no mesh @" << override.mesh;
+      mesh = *it;
+    }
+    if (static_cast<int64_t>(override.shape.size()) != mesh.getRank())
+      return mesh.emitError()
+             << "--mesh: @" << mesh.getSymName() << " has "
+             << mesh.getRank() << " dims; the new shape has "
+             << override.shape.size();
+    mesh.setShape(override.shape);
+    mesh.removeDeviceIdsAttr();
+  }
+  // Layouts are checked against the new shapes.
+  return verify(module);
+}
+
+/// The entry function: `name`, else `main`, else the only public function
+/// with a body.
+static func::FuncOp findEntry(ModuleOp module, llvm::StringRef name) {
+  if (!name.empty()) {
+    auto function = module.lookupSymbol<func::FuncOp>(name);
+    if (!function || function.isExternal()) {
+      module.emitError() << "no function @" << name
+                         << " with a body to use as the entry point";
+      return {};
+    }
+    return function;
+  }
+  if (auto main = module.lookupSymbol<func::FuncOp>("main"))
+    if (!main.isExternal())
+      return main;
+  SmallVector<func::FuncOp> candidates;
+  for (auto function : module.getOps<func::FuncOp>())
+    if (function.isPublic() && !function.isExternal())
+      candidates.push_back(function);
+  if (candidates.size() == 1)
+    return candidates.front();
+  module.emitError() << "cannot tell the entry function: there is no "
+                               "@main and "
+                            << candidates.size()
+                            << " public functions with a body; pick one with "
+                               "--entry";
+  return {};
+}
+
+/// The runtime's name for a tensor element type.
+static std::optional<rt::DType> getDType(Type type) {
+  if (type.isF32())
+    return rt::DType::F32;
+  if (type.isF64())
+    return rt::DType::F64;
+  if (type.isF16())
+    return rt::DType::F16;
+  if (type.isBF16())
+    return rt::DType::BF16;
+  if (type.isSignlessInteger(32))
+    return rt::DType::I32;
+  if (type.isSignlessInteger(64))
+    return rt::DType::I64;
+  if (type.isSignlessInteger(8))
+    return rt::DType::I8;
+  if (type.isSignlessInteger(1))
+    return rt::DType::Bool;
+  return std::nullopt;
+}
+
+/// Meshes in module order: the ids the generated code uses.
+static std::vector<rt::MeshInfo> collectMeshes(ModuleOp module) {
+  std::vector<rt::MeshInfo> meshes;
+  for (MeshOp mesh : module.getOps<MeshOp>()) {
+    rt::MeshInfo info;
+    info.name = mesh.getSymName().str();
+    info.shape.assign(mesh.getShape().begin(), mesh.getShape().end());
+    if (auto names = mesh.getDimNames())
+      for (Attribute name : *names)
+        info.dimNames.push_back(cast<StringAttr>(name).str());
+    layout::Mesh layoutMesh = mesh.getLayoutMesh();
+    for (int64_t i = 0, e = layoutMesh.size(); i < e; ++i)
+      info.deviceIds.push_back(
+          layoutMesh.deviceAt(layoutMesh.coordOfIndex(i)));
+    meshes.push_back(std::move(info));
+  }
+  return meshes;
+}
+
+/// One argument or result of the partitioned entry function as the runtime
+/// sees it: global shape, dtype and layout.
+static FailureOr<rt::TensorInfo>
+describeTensor(func::FuncOp function, Type type, DictionaryAttr attrs,
+               rt::TensorRole role, llvm::StringRef what, unsigned index,
+               const std::vector<rt::MeshInfo> &meshes) {
+  auto emitError = [&]() {
+    return function.emitError() << what << " #" << index << ": ";
+  };
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  if (!tensorType)
+    return emitError() << "the runtime passes ranked tensors only, not "
+                       << type;
+  rt::TensorInfo info;
+  info.role = role;
+  std::optional<rt::DType> dtype = getDType(tensorType.getElementType());
+  if (!dtype)
+    return emitError() << "element type " << tensorType.getElementType()
+                       << " is not one the runtime supports (f32, f64, f16, "
+                          "bf16, i32, i64, i8, i1)";
+  info.dtype = *dtype;
+  auto name = attrs ? attrs.getAs<StringAttr>(DTensorDialect::getNameAttrName())
+                    : StringAttr();
+  info.name = name ? name.str()
+                   : (role == rt::TensorRole::Output ? "result" : "arg") +
+                         std::to_string(index);
+
+  auto layoutAttr =
+      attrs ? attrs.getAs<LayoutAttr>(DTensorDialect::getLayoutAttrName())
+            : LayoutAttr();
+  auto globalShape =
+      attrs ? attrs.getAs<DenseI64ArrayAttr>(
+                  DTensorDialect::getGlobalShapeAttrName())
+            : DenseI64ArrayAttr();
+  if (globalShape)
+    info.shape.assign(globalShape.asArrayRef().begin(),
+                      globalShape.asArrayRef().end());
+  else
+    info.shape.assign(tensorType.getShape().begin(),
+                      tensorType.getShape().end());
+  if (llvm::any_of(info.shape, ShapedType::isDynamic))
+    return emitError() << "the global shape must be static, not " << type;
+
+  if (!layoutAttr) {
+    // No layout: the whole tensor on every rank of the first mesh.
+    info.mesh = 0;
+    info.placements.assign(meshes.empty() ? 1 : meshes.front().shape.size(),
+                           "R");
+    return info;
+  }
+  llvm::StringRef meshName = layoutAttr.getMesh().getValue();
+  auto it = llvm::find_if(meshes, [&](const rt::MeshInfo &mesh) {
+    return mesh.name == meshName;
+  });
+  if (it == meshes.end())
+    return emitError() << "unknown mesh @" << meshName;
+  info.mesh = it - meshes.begin();
+  for (const layout::Placement &placement : layoutAttr.getLayoutPlacements())
+    info.placements.push_back(placement.str());
+  return info;
+}
+
+/// The entry's arguments (inputs and weights) then results, after
+/// partitioning.
+static LogicalResult describeSignature(func::FuncOp function,
+                                       const std::vector<rt::MeshInfo> &meshes,
+                                       std::vector<rt::TensorInfo> &tensors) {
+  for (auto [index, type] : llvm::enumerate(function.getArgumentTypes())) {
+    DictionaryAttr attrs = function.getArgAttrDict(index);
+    bool weight = attrs && attrs.get(DTensorDialect::getWeightAttrName());
+    auto info = describeTensor(
+        function, type, attrs,
+        weight ? rt::TensorRole::Weight : rt::TensorRole::Input, "argument",
+        index, meshes);
+    if (failed(info))
+      return failure();
+    tensors.push_back(std::move(*info));
+  }
+  for (auto [index, type] : llvm::enumerate(function.getResultTypes())) {
+    auto info = describeTensor(function, type,
+                               function.getResultAttrDict(index),
+                               rt::TensorRole::Output, "result", index, meshes);
+    if (failed(info))
+      return failure();
+    tensors.push_back(std::move(*info));
+  }
+  return success();
+}
+
+/// The groups the lowered program's runtime calls name, from the module
+/// attributes the CPU lowering records.
+static LogicalResult collectGroups(ModuleOp module,
+                                   const std::vector<rt::MeshInfo> &meshes,
+                                   std::vector<rt::GroupInfo> &groups) {
+  auto commMeshes = module->getAttrOfType<ArrayAttr>(
+      DTensorDialect::getCommMeshesAttrName());
+  auto commGroups = module->getAttrOfType<ArrayAttr>(
+      DTensorDialect::getCommGroupsAttrName());
+  // Mesh ids in the code must be the manifest's: both are module order.
+  if (commMeshes)
+    for (auto [index, mesh] : llvm::enumerate(commMeshes))
+      if (index >= meshes.size() ||
+          cast<FlatSymbolRefAttr>(mesh).getValue() != meshes[index].name)
+        return module.emitError()
+               << "internal error: the lowered program numbers meshes "
+                  "differently from the module";
+  if (!commGroups)
+    return success();
+  for (Attribute entry : commGroups) {
+    auto dict = cast<DictionaryAttr>(entry);
+    llvm::StringRef meshName = dict.getAs<FlatSymbolRefAttr>("mesh").getValue();
+    auto it = llvm::find_if(meshes, [&](const rt::MeshInfo &mesh) {
+      return mesh.name == meshName;
+    });
+    if (it == meshes.end())
+      return module.emitError() << "internal error: group on unknown mesh @"
+                                << meshName;
+    rt::GroupInfo group;
+    group.mesh = it - meshes.begin();
+    auto dims = dict.getAs<DenseI64ArrayAttr>("mesh_dims").asArrayRef();
+    group.meshDims.assign(dims.begin(), dims.end());
+    groups.push_back(std::move(group));
+  }
+  return success();
+}
+
+/// Writes `module` to `path`.
+static LogicalResult writeModule(ModuleOp module, llvm::StringRef path) {
+  std::string message;
+  auto file = openOutputFile(path, &message);
+  if (!file)
+    return module.emitError() << "cannot write " << path << ": " << message;
+  module.print(file->os());
+  file->keep();
+  return success();
+}
+
+namespace {
+/// A directory removed on destruction unless kept.
+class TemporaryDirectory {
+public:
+  explicit TemporaryDirectory(std::string path) : path(std::move(path)) {}
+  ~TemporaryDirectory() {
+    if (!kept)
+      llvm::sys::fs::remove_directories(path);
+  }
+  const std::string &str() const { return path; }
+  void keep() { kept = true; }
+
+private:
+  std::string path;
+  bool kept = false;
+};
+} // namespace
+
+/// Moves the finished artifact into place, replacing an older artifact but
+/// nothing else.
+static LogicalResult publish(ModuleOp module, TemporaryDirectory &staging,
+                             llvm::StringRef output) {
+  if (llvm::sys::fs::exists(output)) {
+    llvm::SmallString<256> manifest(output);
+    llvm::sys::path::append(manifest, "manifest.json");
+    if (!llvm::sys::fs::is_directory(output) ||
+        !llvm::sys::fs::exists(manifest))
+      return module.emitError()
+             << "refusing to replace " << output
+             << ": it exists and is not a dtensor artifact directory";
+    if (std::error_code error = llvm::sys::fs::remove_directories(output))
+      return module.emitError()
+             << "cannot replace " << output << ": " << error.message();
+  }
+  if (std::error_code error = llvm::sys::fs::rename(staging.str(), output))
+    return module.emitError()
+           << "cannot move the artifact to " << output << ": "
+           << error.message();
+  staging.keep();
+  return success();
+}
+
+LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
+                                               const CompileOptions &options,
+                                               llvm::StringRef output) {
+  MLIRContext *context = module.getContext();
+  if (options.target != "cpu")
+    return module.emitError() << "unknown target '" << options.target
+                              << "' (this build supports: cpu)";
+  if (failed(applyMeshOverrides(module, options.meshOverrides)))
+    return failure();
+  func::FuncOp entry = findEntry(module, options.entry);
+  if (!entry)
+    return failure();
+  std::string entryName = entry.getSymName().str();
+
+  rt::Manifest manifest;
+  manifest.compilerVersion = DTENSOR_VERSION;
+  manifest.target = options.target;
+  manifest.targetCpu = options.cpu.cpu.empty()
+                           ? llvm::sys::getHostCPUName().str()
+                           : options.cpu.cpu;
+  manifest.entry = entryName;
+  manifest.library = kLibraryName.str();
+  manifest.meshes = collectMeshes(module);
+  int64_t largestMesh = 1;
+  for (const rt::MeshInfo &mesh : manifest.meshes)
+    largestMesh = std::max(largestMesh, layout::Mesh(mesh.shape).size());
+  manifest.worldSize = options.worldSize ? options.worldSize : largestMesh;
+  if (manifest.worldSize < largestMesh)
+    return module.emitError() << "--world-size " << manifest.worldSize
+                              << " is smaller than a mesh of " << largestMesh
+                              << " devices";
+  if (manifest.meshes.empty())
+    manifest.meshes.push_back(
+        {"world", {manifest.worldSize}, {}, {}});
+  if (manifest.meshes.front().deviceIds.empty())
+    for (int64_t i = 0; i < manifest.worldSize; ++i)
+      manifest.meshes.front().deviceIds.push_back(i);
+
+  // The single-device program, from the module as the user wrote it.
+  OwningOpRef<ModuleOp> reference;
+  if (options.reference)
+    reference = module.clone();
+
+  PassManager distribute(context);
+  distribute.addPass(createPropagate());
+  distribute.addPass(createPartition());
+  FuseCollectivesOptions fuseOptions;
+  fuseOptions.bucketBytes = options.bucketBytes;
+  fuseOptions.overlap = options.overlap;
+  distribute.addPass(createFuseCollectives(fuseOptions));
+  if (!options.commReport.empty()) {
+    CommReportOptions reportOptions;
+    reportOptions.format = options.commReport;
+    distribute.addPass(createCommReport(reportOptions));
+  }
+  if (failed(distribute.run(module)))
+    return failure();
+  if (!options.dumpPerRank.empty() &&
+      failed(writeModule(module, options.dumpPerRank)))
+    return failure();
+  if (failed(describeSignature(module.lookupSymbol<func::FuncOp>(entryName),
+                               manifest.meshes, manifest.tensors)))
+    return failure();
+
+  std::string staging = (output + ".tmp." +
+                         llvm::Twine(llvm::sys::Process::getProcessId()))
+                            .str();
+  llvm::sys::fs::remove_directories(staging);
+  if (std::error_code error = llvm::sys::fs::create_directories(staging))
+    return module.emitError()
+           << "cannot create " << staging << ": " << error.message();
+  TemporaryDirectory stagingDir(staging);
+
+  PassManager lower(context);
+  codegen::buildCpuLoweringPipeline(lower, options.lowering);
+  if (failed(lower.run(module)) ||
+      failed(collectGroups(module, manifest.meshes, manifest.groups)))
+    return failure();
+  llvm::SmallString<256> libraryPath(staging);
+  llvm::sys::path::append(libraryPath, manifest.library);
+  if (failed(codegen::emitCpuSharedObject(module, options.cpu, libraryPath)))
+    return failure();
+
+  if (reference) {
+    PassManager single(context);
+    single.addPass(createStripLayouts());
+    codegen::buildCpuLoweringPipeline(single, options.lowering);
+    if (failed(single.run(*reference)))
+      return failure();
+    manifest.referenceLibrary = kReferenceName.str();
+    llvm::SmallString<256> referencePath(staging);
+    llvm::sys::path::append(referencePath, manifest.referenceLibrary);
+    if (failed(codegen::emitCpuSharedObject(*reference, options.cpu,
+                                            referencePath)))
+      return failure();
+  }
+
+  if (std::string error = rt::writeManifest(manifest, staging); !error.empty())
+    return module.emitError() << error;
+  return publish(module, stagingDir, output);
+}

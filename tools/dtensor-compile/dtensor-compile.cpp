@@ -1,0 +1,155 @@
+//===- dtensor-compile.cpp - global program to artifact ---------*- C++ -*-===//
+//
+// dtensor-compile model.mlir -o model.dtc [--target cpu] [--mesh 2x2] ...
+//
+// Compiles a global-level program into an artifact directory that
+// dtensor-run (or a host through the runtime's C API) runs on every rank.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Codegen/CpuCodegen.h"
+#include "dtensor/Dialect/DTensor/DTensorDialect.h"
+#include "dtensor/Driver/CompileArtifact.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("dtensor-compile options");
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<global program .mlir>"),
+                                      cl::Required, cl::cat(category));
+static cl::opt<std::string> outputDir("o", cl::desc("Artifact directory"),
+                                      cl::value_desc("dir"), cl::Required,
+                                      cl::cat(category));
+static cl::opt<std::string> target("target",
+                                   cl::desc("Code generation target (cpu)"),
+                                   cl::init("cpu"), cl::cat(category));
+static cl::list<std::string>
+    meshes("mesh",
+           cl::desc("Give a mesh a new shape, e.g. 4, 2x2 or tp=4 (the mesh "
+                    "name may be left out when the module has one mesh); "
+                    "repeatable"),
+           cl::value_desc("[name=]shape"), cl::cat(category));
+static cl::opt<int64_t>
+    worldSize("world-size",
+              cl::desc("Ranks the program runs on (default: the largest mesh)"),
+              cl::init(0), cl::cat(category));
+static cl::opt<std::string>
+    entry("entry",
+          cl::desc("Entry function (default: main, else the only public "
+                   "function)"),
+          cl::cat(category));
+static cl::opt<std::string> commReport(
+    "comm-report",
+    cl::desc("Print the communication report of the per-rank program "
+             "(text, or --comm-report=json)"),
+    cl::ValueOptional, cl::cat(category));
+static cl::opt<bool> noReference(
+    "no-reference",
+    cl::desc("Do not build the single-device reference program "
+             "(dtensor-run --check needs it)"),
+    cl::init(false), cl::cat(category));
+static cl::opt<uint64_t>
+    bucketBytes("bucket-bytes",
+                cl::desc("Largest bucket of fused collectives in bytes; 0 "
+                         "turns bucketing off"),
+                cl::init(25 * 1024 * 1024), cl::cat(category));
+static cl::opt<bool> noOverlap(
+    "no-overlap",
+    cl::desc("Do not split collectives into start/wait to overlap compute"),
+    cl::init(false), cl::cat(category));
+static cl::opt<std::string>
+    cpu("cpu", cl::desc("Target CPU, as LLVM names it (default: this host's)"),
+        cl::cat(category));
+static cl::opt<std::string>
+    cpuFeatures("cpu-features",
+                cl::desc("Target features, e.g. +avx2,-avx512f (added to "
+                         "the host's when --cpu is not given)"),
+                cl::cat(category));
+static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimisation level"),
+                                  cl::init(3), cl::Prefix, cl::cat(category));
+static cl::opt<std::string>
+    dumpPerRank("dump-per-rank",
+                cl::desc("Write the per-rank program (after collective "
+                         "fusion) to this file"),
+                cl::value_desc("file"), cl::cat(category));
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "dtensor-compile: compile a global program into a dtensor artifact\n");
+
+  driver::CompileOptions options;
+  options.target = target;
+  options.entry = entry;
+  options.worldSize = worldSize;
+  options.reference = !noReference;
+  if (commReport.getNumOccurrences())
+    options.commReport = commReport.empty() ? "text" : commReport.getValue();
+  if (options.commReport != "" && options.commReport != "text" &&
+      options.commReport != "json") {
+    llvm::errs() << "dtensor-compile: --comm-report takes text or json, not '"
+                 << options.commReport << "'\n";
+    return 1;
+  }
+  if (worldSize < 0) {
+    llvm::errs() << "dtensor-compile: --world-size must be positive\n";
+    return 1;
+  }
+  options.bucketBytes = bucketBytes;
+  options.overlap = !noOverlap;
+  options.cpu.cpu = cpu;
+  options.cpu.features = cpuFeatures;
+  options.cpu.optLevel = optLevel;
+  options.dumpPerRank = dumpPerRank;
+  for (const std::string &text : meshes) {
+    driver::MeshOverride override;
+    if (std::string error = driver::parseMeshOverride(text, override);
+        !error.empty()) {
+      llvm::errs() << "dtensor-compile: " << error << "\n";
+      return 1;
+    }
+    options.meshOverrides.push_back(std::move(override));
+  }
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registry.insert<dtensor::DTensorDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  std::string message;
+  auto file = openInputFile(inputFile, &message);
+  if (!file) {
+    llvm::errs() << "dtensor-compile: " << message << "\n";
+    return 1;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+  if (failed(driver::compileArtifact(*module, options, outputDir)))
+    return 1;
+  return 0;
+}
