@@ -6,9 +6,9 @@
 dtensor.mesh @tp shape [2] names ["tp"]
 
 func.func @mlp(
-    %x: tensor<8x64xf32> {dtensor.layout = #dtensor.layout<@tp, [replicate]>},
-    %w1: tensor<64x256xf32> {dtensor.layout = #dtensor.layout<@tp, [shard<1>]>},
-    %w2: tensor<256x64xf32> {dtensor.layout = #dtensor.layout<@tp, [shard<0>]>})
+    %x: tensor<8x64xf32> {dtensor.layout = #dtensor.layout<@tp, [replicate]>, dtensor.name = "x"},
+    %w1: tensor<64x256xf32> {dtensor.layout = #dtensor.layout<@tp, [shard<1>]>, dtensor.name = "fc1.weight", dtensor.weight},
+    %w2: tensor<256x64xf32> {dtensor.layout = #dtensor.layout<@tp, [shard<0>]>, dtensor.name = "fc2.weight", dtensor.weight})
     -> (tensor<8x64xf32> {dtensor.layout = #dtensor.layout<@tp, [replicate]>}) {
   %zero = arith.constant 0.0 : f32
   %e1 = tensor.empty() : tensor<8x256xf32>
