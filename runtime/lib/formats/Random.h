@@ -5,13 +5,17 @@
 // index). Every rank can thus fill its own shard, under any sharding, and
 // the shards assemble to the same global tensor as one device would make.
 //
-// Generator: counter-based, from SplitMix64's finaliser (a bijective 64-bit
-// mix). Element i with seed s draws the 64-bit words
-//   w_k = mix(mix(s ^ 0x9e3779b97f4a7c15) + 2*i + k),  k = 0, 1
-// Rand: f32 from the top 24 bits of w_0, f64 from the top 53 bits, uniform in
-// [0, 1). Randn: Box-Muller over the two uniforms of the same element,
-// sqrt(-2 ln(1 - u0)) * cos(2 pi u1), computed in double. f16/bf16 values are
-// computed in f32 and rounded to nearest even.
+// Generator: counter-based, SplitMix64 (Steele, Lea and Flood, 2014) used as
+// a random-access stream. With mix the SplitMix64 output finaliser and
+// gamma = 0x9e3779b97f4a7c15, the key of seed s is k = mix(s ^ gamma), and
+// element i draws the two 64-bit words
+//   w_j = mix(k + (2*i + j + 1) * gamma),  j = 0, 1
+// (the outputs 2i+1 and 2i+2 of the SplitMix64 stream started at k).
+// Rand: uniform in [0, 1) from the top bits of w_0, as many as the type's
+// significand holds exactly: 24 (f32), 53 (f64), 11 (f16), 8 (bf16).
+// Randn: Box-Muller over two 53-bit uniforms of the same element,
+// sqrt(-2 ln(1 - u_0)) * cos(2 pi u_1), computed in double and rounded to the
+// dtype (to nearest even).
 //
 //===----------------------------------------------------------------------===//
 

@@ -96,6 +96,13 @@ struct SafetensorsTensor {
 std::string writeSafetensors(const std::string &path,
                              const std::vector<SafetensorsTensor> &tensors);
 
+/// As above, with a "__metadata__" string map in the header (omitted when
+/// empty).
+std::string
+writeSafetensors(const std::string &path,
+                 const std::vector<SafetensorsTensor> &tensors,
+                 const std::map<std::string, std::string> &metadata);
+
 } // namespace dtensor::rt
 
 #endif // DTENSOR_RT_FORMATS_SAFETENSORS_H
