@@ -2,6 +2,7 @@
 
 #include "Blas.h"
 
+#include <algorithm>
 #include <cpuid.h>
 #include <cstdio>
 #include <cstdlib>

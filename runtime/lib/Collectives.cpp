@@ -326,7 +326,7 @@ DTENSOR_EXPORT int64_t dtensor_rt_group_sum(int64_t group, int64_t value) {
     if (Status s = groupOf(call.program, group, found))
       return s;
     return found->comm->allReduce(&value, &sum, 1, DType::I64,
-                                  layout::ReduceKind::Sum);
+                                  dtensor::layout::ReduceKind::Sum);
   });
   return sum;
 }
