@@ -1,0 +1,101 @@
+//===- AbiCall.cpp - One call of a compiled program into the runtime ------===//
+
+#include "AbiCall.h"
+
+#include <new>
+
+namespace dtensor::rt {
+
+void AbiCall::run(const char *op, int32_t dtype,
+                  const std::function<Status(AbiCall &)> &body) {
+  dtensor_program *program = currentProgram();
+  if (!program) {
+    report(runtimeError(std::string("dtensor_rt_") + op +
+                        " called outside dtensor_program_run"));
+    return;
+  }
+  AbiCall call(*program);
+  call.buffers.swap(program->queued);
+  if (!program->stepError.ok())
+    return;
+  Status status;
+  try {
+    if (dtype >= 0) {
+      std::optional<DType> known = dtypeFromInt(dtype);
+      if (!known) {
+        status = runtimeError("unknown dtype " + std::to_string(dtype));
+      } else {
+        call.dtype = *known;
+        call.elemSize = dtypeSize(*known);
+      }
+    } else if (dtype != -1) {
+      status = runtimeError("unknown dtype " + std::to_string(dtype));
+    }
+    if (status.ok())
+      status = body(call);
+  } catch (const std::bad_alloc &) {
+    status = runtimeError("out of memory");
+  } catch (const std::exception &error) {
+    status = runtimeError(error.what());
+  } catch (...) {
+    status = runtimeError("unexpected exception");
+  }
+  if (!status.ok())
+    program->stepError =
+        Status(status.code(), std::string("dtensor_rt_") + op + " (" +
+                                  program->artifact + "): " +
+                                  status.message());
+}
+
+Status AbiCall::takeViews(const char *op, int64_t count,
+                          std::vector<StridedView> &views) {
+  if (static_cast<int64_t>(buffers.size()) != count)
+    return runtimeError(std::string(op) + ": expected " +
+                        std::to_string(count) + " queued buffers, got " +
+                        std::to_string(buffers.size()));
+  views.clear();
+  for (auto [rank, descriptor] : buffers) {
+    if (!descriptor || rank < 0)
+      return runtimeError(std::string(op) + ": invalid buffer (rank " +
+                          std::to_string(rank) + ")");
+    views.push_back(viewOfDescriptor(rank, descriptor, elemSize));
+    for (int64_t size : views.back().sizes)
+      if (size < 0)
+        return runtimeError(std::string(op) + ": buffer of shape " +
+                            views.back().shapeString());
+  }
+  return Status::success();
+}
+
+Status AbiCall::takeInputsOutputs(const char *op, int64_t count,
+                                  std::vector<StridedView> &inputs,
+                                  std::vector<StridedView> &outputs) {
+  if (count < 1)
+    return runtimeError(std::string(op) + ": count " + std::to_string(count));
+  std::vector<StridedView> views;
+  if (Status s = takeViews(op, 2 * count, views))
+    return s;
+  inputs.assign(views.begin(), views.begin() + count);
+  outputs.assign(views.begin() + count, views.end());
+  return Status::success();
+}
+
+Status reductionOf(int32_t reduction, layout::ReduceKind &kind) {
+  switch (reduction) {
+  case 0:
+    kind = layout::ReduceKind::Sum;
+    return Status::success();
+  case 1:
+    kind = layout::ReduceKind::Avg;
+    return Status::success();
+  case 2:
+    kind = layout::ReduceKind::Max;
+    return Status::success();
+  case 3:
+    kind = layout::ReduceKind::Min;
+    return Status::success();
+  }
+  return runtimeError("unknown reduction " + std::to_string(reduction));
+}
+
+} // namespace dtensor::rt

@@ -1,0 +1,48 @@
+//===- AbiCall.h - One call of a compiled program into the runtime -*- C++ -*-===//
+//
+// The frame of every dtensor_rt_* function: finds the running program,
+// takes the queued buffers, skips the call when the step already failed,
+// turns exceptions into statuses and records the first error on the
+// program, where dtensor_program_run finds it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_RT_ABICALL_H
+#define DTENSOR_RT_ABICALL_H
+
+#include "Program.h"
+
+#include <functional>
+
+namespace dtensor::rt {
+
+class AbiCall {
+public:
+  /// Runs `body` for ABI function `op` on the running program; `dtype` is
+  /// the call's element type, or -1 when it has none.
+  static void run(const char *op, int32_t dtype,
+                  const std::function<Status(AbiCall &)> &body);
+
+  /// Views of the queued buffers: `count` inputs then `count` outputs.
+  Status takeInputsOutputs(const char *op, int64_t count,
+                           std::vector<StridedView> &inputs,
+                           std::vector<StridedView> &outputs);
+  /// Views of exactly `count` queued buffers.
+  Status takeViews(const char *op, int64_t count,
+                   std::vector<StridedView> &views);
+
+  dtensor_program &program;
+  DType dtype = DType::F32;
+  size_t elemSize = 1;
+
+private:
+  explicit AbiCall(dtensor_program &program) : program(program) {}
+  std::vector<std::pair<int64_t, void *>> buffers;
+};
+
+/// The reduction of a dtensor_rt_reduction value.
+Status reductionOf(int32_t reduction, layout::ReduceKind &kind);
+
+} // namespace dtensor::rt
+
+#endif // DTENSOR_RT_ABICALL_H

@@ -1,0 +1,197 @@
+//===- Blas.cpp - Matrix products on OpenBLAS -----------------------------===//
+
+#include "Blas.h"
+
+#include <algorithm>
+#include <cpuid.h>
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <mutex>
+#include <vector>
+
+namespace dtensor::rt::blas {
+
+namespace {
+
+// The CBLAS enum values (cblas.h), which OpenBLAS takes as ints.
+constexpr int kCblasRowMajor = 101;
+constexpr int kCblasNoTrans = 111;
+constexpr int kCblasTrans = 112;
+
+using SgemmFn = void (*)(int, int, int, int, int, int, float, const float *,
+                         int, const float *, int, float, float *, int);
+using DgemmFn = void (*)(int, int, int, int, int, int, double, const double *,
+                         int, const double *, int, double, double *, int);
+using SetThreadsFn = void (*)(int);
+using CoreNameFn = char *(*)();
+
+struct OpenBlas {
+  SgemmFn sgemm = nullptr;
+  DgemmFn dgemm = nullptr;
+  SetThreadsFn setThreads = nullptr;
+  CoreNameFn coreName = nullptr;
+};
+
+uint64_t readXcr0() {
+  uint32_t eax, edx;
+  __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+  return (static_cast<uint64_t>(edx) << 32) | eax;
+}
+
+const OpenBlas &openBlas() {
+  static OpenBlas library;
+  static std::once_flag loaded;
+  std::call_once(loaded, [] {
+    std::string core = detectCoreType();
+    if (!core.empty())
+      setenv("OPENBLAS_CORETYPE", core.c_str(), /*overwrite=*/0);
+    void *handle = nullptr;
+    for (const char *name :
+         {"libopenblas.so.0",
+          "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0"}) {
+      if ((handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+        break;
+    }
+    if (handle) {
+      library.sgemm = reinterpret_cast<SgemmFn>(dlsym(handle, "cblas_sgemm"));
+      library.dgemm = reinterpret_cast<DgemmFn>(dlsym(handle, "cblas_dgemm"));
+      library.setThreads = reinterpret_cast<SetThreadsFn>(
+          dlsym(handle, "openblas_set_num_threads"));
+      library.coreName = reinterpret_cast<CoreNameFn>(
+          dlsym(handle, "openblas_get_corename"));
+    }
+    if (!library.sgemm || !library.dgemm) {
+      library = OpenBlas();
+      std::fprintf(stderr, "dtensor runtime: OpenBLAS (libopenblas.so.0) not "
+                           "found; matrix products use a slower built-in "
+                           "kernel\n");
+      return;
+    }
+    const char *verbose = std::getenv("DTENSOR_VERBOSE");
+    if (verbose && std::string(verbose) == "1")
+      std::fprintf(stderr, "dtensor runtime: OpenBLAS core %s\n",
+                   library.coreName ? library.coreName() : "(unknown)");
+  });
+  return library;
+}
+
+/// The fallback: C = A x B + beta * C over element strides, blocked so that
+/// a panel of B stays in cache while rows of A stream by.
+template <typename T>
+void blockedGemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+                 const T *a, int64_t lda, const T *b, int64_t ldb, T beta,
+                 T *c, int64_t ldc) {
+  int64_t aRow = transA ? 1 : lda, aCol = transA ? lda : 1;
+  int64_t bRow = transB ? 1 : ldb, bCol = transB ? ldb : 1;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      c[i * ldc + j] = beta == T(0) ? T(0) : c[i * ldc + j];
+  constexpr int64_t kBlock = 128, nBlock = 256;
+  std::vector<T> panel;
+  for (int64_t k0 = 0; k0 < k; k0 += kBlock) {
+    int64_t kb = std::min(kBlock, k - k0);
+    for (int64_t j0 = 0; j0 < n; j0 += nBlock) {
+      int64_t nb = std::min(nBlock, n - j0);
+      panel.assign(kb * nb, T(0));
+      for (int64_t p = 0; p < kb; ++p)
+        for (int64_t j = 0; j < nb; ++j)
+          panel[p * nb + j] = b[(k0 + p) * bRow + (j0 + j) * bCol];
+      for (int64_t i = 0; i < m; ++i) {
+        T *cRow = c + i * ldc + j0;
+        for (int64_t p = 0; p < kb; ++p) {
+          T scale = a[i * aRow + (k0 + p) * aCol];
+          const T *bRowPtr = panel.data() + p * nb;
+          for (int64_t j = 0; j < nb; ++j)
+            cRow[j] += scale * bRowPtr[j];
+        }
+      }
+    }
+  }
+}
+
+/// BLAS wants leading dimensions of at least max(1, columns stored).
+int leading(int64_t ld, bool trans, int64_t rows, int64_t cols) {
+  int64_t stored = trans ? rows : cols;
+  return static_cast<int>(std::max<int64_t>({ld, stored, 1}));
+}
+
+template <typename T, typename Fn>
+void gemm(Fn blasFn, bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+          const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c,
+          int64_t ldc) {
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0) {
+    if (beta == T(0))
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          c[i * ldc + j] = T(0);
+    return;
+  }
+  constexpr int64_t kIntMax = 0x7fffffff;
+  bool fits = m <= kIntMax && n <= kIntMax && k <= kIntMax &&
+              lda <= kIntMax && ldb <= kIntMax && ldc <= kIntMax;
+  if (!blasFn || !fits)
+    return blockedGemm(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc);
+  blasFn(kCblasRowMajor, transA ? kCblasTrans : kCblasNoTrans,
+         transB ? kCblasTrans : kCblasNoTrans, static_cast<int>(m),
+         static_cast<int>(n), static_cast<int>(k), T(1), a,
+         leading(lda, transA, m, k), b, leading(ldb, transB, k, n), beta, c,
+         leading(ldc, false, m, n));
+}
+
+} // namespace
+
+std::string detectCoreType() {
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+    return "";
+  bool osxsave = ecx & (1u << 27), avx = ecx & (1u << 28),
+       fma = ecx & (1u << 12);
+  if (!osxsave || !avx)
+    return "";
+  uint64_t xcr0 = readXcr0();
+  bool osAvx = (xcr0 & 0x6) == 0x6;           // XMM and YMM state
+  bool osAvx512 = (xcr0 & 0xe6) == 0xe6;      // plus opmask, ZMM state
+  if (!osAvx || !__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
+    return "";
+  bool avx2 = ebx & (1u << 5);
+  bool avx512 = (ebx & (1u << 16)) && (ebx & (1u << 17)) &&
+                (ebx & (1u << 30)) && (ebx & (1u << 31)); // F, DQ, BW, VL
+  if (avx512 && osAvx512)
+    return "SkylakeX";
+  if (avx2 && fma)
+    return "Haswell";
+  return "";
+}
+
+void sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+           const float *a, int64_t lda, const float *b, int64_t ldb,
+           float beta, float *c, int64_t ldc) {
+  gemm<float>(openBlas().sgemm, transA, transB, m, n, k, a, lda, b, ldb, beta,
+              c, ldc);
+}
+
+void dgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+           const double *a, int64_t lda, const double *b, int64_t ldb,
+           double beta, double *c, int64_t ldc) {
+  gemm<double>(openBlas().dgemm, transA, transB, m, n, k, a, lda, b, ldb, beta,
+               c, ldc);
+}
+
+void setThreads(int threads) {
+  if (openBlas().setThreads)
+    openBlas().setThreads(std::max(threads, 1));
+}
+
+bool usesOpenBlas() { return openBlas().sgemm != nullptr; }
+
+std::string coreName() {
+  const OpenBlas &library = openBlas();
+  if (!library.sgemm)
+    return "fallback";
+  return library.coreName ? library.coreName() : "unknown";
+}
+
+} // namespace dtensor::rt::blas

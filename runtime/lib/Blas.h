@@ -1,0 +1,48 @@
+//===- Blas.h - Matrix products on OpenBLAS ---------------------*- C++ -*-===//
+//
+// General matrix products for the runtime's matmul. OpenBLAS is loaded with
+// dlopen at first use; before that, the CPU is checked with cpuid and
+// OPENBLAS_CORETYPE is set (unless the user set it) to the kernel family
+// the CPU supports, because OpenBLAS's own detection takes some virtual
+// machines for old CPUs and runs several times slower. Without OpenBLAS a
+// blocked C++ product is used (correct, slower; said once on stderr).
+//
+// All matrices are row-major in the CBLAS sense (ld is the stride between
+// rows of the stored matrix); transA/transB mean the stored matrix is the
+// transpose of the operand. Sizes may be zero.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_RT_BLAS_H
+#define DTENSOR_RT_BLAS_H
+
+#include <cstdint>
+#include <string>
+
+namespace dtensor::rt::blas {
+
+/// C = A x B + beta * C with A m x k, B k x n, C m x n; beta is 0 or 1 (0
+/// ignores C's old contents, NaNs included).
+void sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+           const float *a, int64_t lda, const float *b, int64_t ldb,
+           float beta, float *c, int64_t ldc);
+void dgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+           const double *a, int64_t lda, const double *b, int64_t ldb,
+           double beta, double *c, int64_t ldc);
+
+/// Sets the threads OpenBLAS uses (no effect on the fallback).
+void setThreads(int threads);
+
+/// True when OpenBLAS was loaded (loads it on first call).
+bool usesOpenBlas();
+
+/// The core OpenBLAS chose ("SkylakeX"), or "fallback".
+std::string coreName();
+
+/// The OPENBLAS_CORETYPE this CPU supports ("SkylakeX", "Haswell"), or ""
+/// when neither (OpenBLAS then detects the CPU itself).
+std::string detectCoreType();
+
+} // namespace dtensor::rt::blas
+
+#endif // DTENSOR_RT_BLAS_H

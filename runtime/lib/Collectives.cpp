@@ -1,0 +1,392 @@
+//===- Collectives.cpp - The collectives compiled programs call -----------===//
+//
+// The dtensor_rt_* collectives of dtensor/rt_abi.h. Each takes the queued
+// buffers, checks them against the dtensor dialect op of the same name,
+// packs every tensor of a (variadic) call into one contiguous message, makes
+// one call on the group's communicator and unpacks the result into the
+// outputs, which may be strided views.
+//
+// Asynchronous calls complete before they return (handle 0, which
+// dtensor_rt_wait accepts): the runtime does not overlap communication yet.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AbiCall.h"
+#include "Export.h"
+
+#include "dtensor/rt_abi.h"
+
+#include <algorithm>
+
+namespace dtensor::rt {
+
+namespace {
+
+/// A group of the running program, checked.
+Status groupOf(dtensor_program &program, int64_t id, Group *&group) {
+  if (program.reference || id < 0 ||
+      id >= static_cast<int64_t>(program.groups.size()))
+    return runtimeError("group " + std::to_string(id) +
+                        " is not a group of the program (it has " +
+                        std::to_string(program.groups.size()) + ")");
+  group = &program.groups[id];
+  if (!group->comm)
+    return runtimeError("this rank is outside the mesh of group " +
+                        std::to_string(id));
+  return Status::success();
+}
+
+/// Member `member`'s piece of a dim of `size` split over the group.
+layout::Range pieceOf(const dtensor_program &program, const Group &group,
+                      int64_t size, int member) {
+  return layout::shardRange(size, program.meshes[group.mesh].mesh,
+                            group.meshDims, group.members[member]);
+}
+
+Status checkDim(const char *op, const StridedView &view, int64_t dim) {
+  if (dim < 0 || dim >= view.rank())
+    return runtimeError(std::string(op) + ": dim " + std::to_string(dim) +
+                        " out of range for a buffer of shape " +
+                        view.shapeString());
+  return Status::success();
+}
+
+/// Sizes equal except along `dim` (-1: all).
+bool sameExcept(const StridedView &a, const StridedView &b, int64_t dim) {
+  if (a.rank() != b.rank())
+    return false;
+  for (int64_t i = 0; i < a.rank(); ++i)
+    if (i != dim && a.sizes[i] != b.sizes[i])
+      return false;
+  return true;
+}
+
+Status shapeError(const char *op, const StridedView &in,
+                  const StridedView &out, const std::string &why) {
+  return runtimeError(std::string(op) + ": input " + in.shapeString() +
+                      " and output " + out.shapeString() + " " + why);
+}
+
+size_t bytesOf(const StridedView &view) {
+  return static_cast<size_t>(view.numElements()) * view.elemSize;
+}
+
+Status allReduce(AbiCall &call, int64_t groupId, int32_t reduction,
+                 int64_t count) {
+  Group *group;
+  if (Status s = groupOf(call.program, groupId, group))
+    return s;
+  std::vector<StridedView> in, out;
+  if (Status s = call.takeInputsOutputs("all_reduce", count, in, out))
+    return s;
+  size_t total = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    if (!sameExcept(in[i], out[i], -1))
+      return shapeError("all_reduce", in[i], out[i], "differ");
+    total += bytesOf(in[i]);
+  }
+  std::vector<char> message(total);
+  size_t offset = 0;
+  for (const StridedView &view : in) {
+    packView(view, message.data() + offset);
+    offset += bytesOf(view);
+  }
+  layout::ReduceKind kind;
+  if (Status s = reductionOf(reduction, kind))
+    return s;
+  if (Status s = group->comm->allReduce(message.data(), message.data(),
+                                        total / call.elemSize, call.dtype,
+                                        kind))
+    return s;
+  offset = 0;
+  for (const StridedView &view : out) {
+    unpackView(message.data() + offset, view);
+    offset += bytesOf(view);
+  }
+  return Status::success();
+}
+
+Status allGather(AbiCall &call, int64_t groupId, int64_t dim, int64_t count) {
+  Group *group;
+  if (Status s = groupOf(call.program, groupId, group))
+    return s;
+  std::vector<StridedView> in, out;
+  if (Status s = call.takeInputsOutputs("all_gather", count, in, out))
+    return s;
+  int members = group->comm->size(), me = group->comm->rank();
+  // Member j sends, for each tensor in order, its piece of the output dim.
+  std::vector<size_t> memberBytes(members, 0);
+  for (int64_t i = 0; i < count; ++i) {
+    if (Status s = checkDim("all_gather", out[i], dim))
+      return s;
+    if (!sameExcept(in[i], out[i], dim) ||
+        in[i].sizes[dim] != pieceOf(call.program, *group, out[i].sizes[dim], me)
+                                .size())
+      return shapeError("all_gather", in[i], out[i],
+                        "do not match along gather dim " +
+                            std::to_string(dim) + " over a group of " +
+                            std::to_string(members));
+    for (int j = 0; j < members; ++j)
+      memberBytes[j] += bytesOf(out[i].slice(
+          dim, 0, pieceOf(call.program, *group, out[i].sizes[dim], j).size()));
+  }
+  std::vector<char> send(memberBytes[me]);
+  size_t offset = 0;
+  for (const StridedView &view : in) {
+    packView(view, send.data() + offset);
+    offset += bytesOf(view);
+  }
+  size_t total = 0;
+  for (size_t bytes : memberBytes)
+    total += bytes;
+  std::vector<char> received(total);
+  if (Status s = group->comm->allGatherV(send.data(), send.size(),
+                                         received.data(), memberBytes))
+    return s;
+  offset = 0;
+  for (int j = 0; j < members; ++j) {
+    for (const StridedView &view : out) {
+      layout::Range piece = pieceOf(call.program, *group, view.sizes[dim], j);
+      StridedView target = view.slice(dim, piece.begin, piece.size());
+      unpackView(received.data() + offset, target);
+      offset += bytesOf(target);
+    }
+  }
+  return Status::success();
+}
+
+Status reduceScatter(AbiCall &call, int64_t groupId, int32_t reduction,
+                     int64_t dim, int64_t count) {
+  Group *group;
+  if (Status s = groupOf(call.program, groupId, group))
+    return s;
+  std::vector<StridedView> in, out;
+  if (Status s = call.takeInputsOutputs("reduce_scatter", count, in, out))
+    return s;
+  int members = group->comm->size(), me = group->comm->rank();
+  std::vector<size_t> memberCounts(members, 0);
+  size_t total = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    if (Status s = checkDim("reduce_scatter", in[i], dim))
+      return s;
+    if (!sameExcept(in[i], out[i], dim) ||
+        out[i].sizes[dim] !=
+            pieceOf(call.program, *group, in[i].sizes[dim], me).size())
+      return shapeError("reduce_scatter", in[i], out[i],
+                        "do not match along scatter dim " +
+                            std::to_string(dim) + " over a group of " +
+                            std::to_string(members));
+    total += bytesOf(in[i]);
+  }
+  // Block j of the message: member j's piece of every tensor, in order.
+  std::vector<char> send(total);
+  size_t offset = 0;
+  for (int j = 0; j < members; ++j) {
+    for (const StridedView &view : in) {
+      layout::Range piece = pieceOf(call.program, *group, view.sizes[dim], j);
+      StridedView source = view.slice(dim, piece.begin, piece.size());
+      packView(source, send.data() + offset);
+      offset += bytesOf(source);
+      memberCounts[j] += static_cast<size_t>(source.numElements());
+    }
+  }
+  layout::ReduceKind kind;
+  if (Status s = reductionOf(reduction, kind))
+    return s;
+  std::vector<char> mine(memberCounts[me] * call.elemSize);
+  if (Status s = group->comm->reduceScatterV(send.data(), mine.data(),
+                                             memberCounts, call.dtype, kind))
+    return s;
+  offset = 0;
+  for (const StridedView &view : out) {
+    unpackView(mine.data() + offset, view);
+    offset += bytesOf(view);
+  }
+  return Status::success();
+}
+
+Status allToAll(AbiCall &call, int64_t groupId, int64_t splitDim,
+                int64_t concatDim) {
+  Group *group;
+  if (Status s = groupOf(call.program, groupId, group))
+    return s;
+  std::vector<StridedView> in, out;
+  if (Status s = call.takeInputsOutputs("all_to_all", 1, in, out))
+    return s;
+  const StridedView &input = in[0], &output = out[0];
+  if (Status s = checkDim("all_to_all", input, splitDim))
+    return s;
+  if (Status s = checkDim("all_to_all", input, concatDim))
+    return s;
+  int members = group->comm->size(), me = group->comm->rank();
+  const dtensor_program &program = call.program;
+  bool matches = input.rank() == output.rank();
+  for (int64_t d = 0; matches && d < input.rank(); ++d) {
+    if (d == splitDim && d != concatDim)
+      matches = output.sizes[d] ==
+                pieceOf(program, *group, input.sizes[d], me).size();
+    else if (d == concatDim && d != splitDim)
+      matches = input.sizes[d] ==
+                pieceOf(program, *group, output.sizes[d], me).size();
+    else if (d != splitDim)
+      matches = input.sizes[d] == output.sizes[d];
+  }
+  if (!matches)
+    return shapeError("all_to_all", input, output,
+                      "do not match for split dim " + std::to_string(splitDim) +
+                          " and concat dim " + std::to_string(concatDim) +
+                          " over a group of " + std::to_string(members));
+  // Piece j of the input's split dim goes to member j; member j's piece of
+  // the output's concat dim comes from member j.
+  std::vector<StridedView> sendPieces, recvPieces;
+  std::vector<size_t> sendBytes, recvBytes;
+  size_t sendTotal = 0, recvTotal = 0;
+  for (int j = 0; j < members; ++j) {
+    layout::Range out = pieceOf(program, *group, input.sizes[splitDim], j);
+    layout::Range back = pieceOf(program, *group, output.sizes[concatDim], j);
+    sendPieces.push_back(input.slice(splitDim, out.begin, out.size()));
+    recvPieces.push_back(output.slice(concatDim, back.begin, back.size()));
+    sendBytes.push_back(bytesOf(sendPieces.back()));
+    recvBytes.push_back(bytesOf(recvPieces.back()));
+    sendTotal += sendBytes.back();
+    recvTotal += recvBytes.back();
+  }
+  std::vector<char> send(sendTotal), received(recvTotal);
+  size_t offset = 0;
+  for (int j = 0; j < members; ++j) {
+    packView(sendPieces[j], send.data() + offset);
+    offset += sendBytes[j];
+  }
+  if (Status s = group->comm->allToAllV(send.data(), sendBytes,
+                                        received.data(), recvBytes))
+    return s;
+  offset = 0;
+  for (int j = 0; j < members; ++j) {
+    unpackView(received.data() + offset, recvPieces[j]);
+    offset += recvBytes[j];
+  }
+  return Status::success();
+}
+
+Status broadcast(AbiCall &call, int64_t groupId, int64_t root) {
+  Group *group;
+  if (Status s = groupOf(call.program, groupId, group))
+    return s;
+  std::vector<StridedView> in, out;
+  if (Status s = call.takeInputsOutputs("broadcast", 1, in, out))
+    return s;
+  if (!sameExcept(in[0], out[0], -1))
+    return shapeError("broadcast", in[0], out[0], "differ");
+  if (root < 0 || root >= group->comm->size())
+    return runtimeError("broadcast: root " + std::to_string(root) +
+                        " is not a member of a group of " +
+                        std::to_string(group->comm->size()));
+  std::vector<char> message(bytesOf(in[0]));
+  if (group->comm->rank() == root)
+    packView(in[0], message.data());
+  if (Status s = group->comm->broadcast(message.data(), message.size(),
+                                        static_cast<int>(root)))
+    return s;
+  unpackView(message.data(), out[0]);
+  return Status::success();
+}
+
+} // namespace
+
+} // namespace dtensor::rt
+
+using namespace dtensor::rt;
+
+extern "C" {
+
+DTENSOR_EXPORT int64_t dtensor_rt_mesh_coord(int64_t mesh, int64_t meshDim) {
+  int64_t coord = 0;
+  AbiCall::run("mesh_coord", -1, [&](AbiCall &call) {
+    dtensor_program &program = call.program;
+    if (mesh < 0 || mesh >= static_cast<int64_t>(program.meshes.size()))
+      return runtimeError("mesh_coord: mesh " + std::to_string(mesh) +
+                          " is not a mesh of the program");
+    const MeshPlace &place = program.meshes[mesh];
+    if (meshDim < 0 || meshDim >= place.mesh.rank())
+      return runtimeError("mesh_coord: mesh " + std::to_string(mesh) +
+                          " has no dim " + std::to_string(meshDim));
+    if (!place.coord)
+      return runtimeError("mesh_coord: this rank is outside mesh " +
+                          std::to_string(mesh));
+    coord = (*place.coord)[meshDim];
+    return Status::success();
+  });
+  return coord;
+}
+
+DTENSOR_EXPORT int64_t dtensor_rt_group_sum(int64_t group, int64_t value) {
+  int64_t sum = 0;
+  AbiCall::run("group_sum", DTENSOR_RT_I64, [&](AbiCall &call) {
+    Group *found;
+    if (Status s = groupOf(call.program, group, found))
+      return s;
+    return found->comm->allReduce(&value, &sum, 1, DType::I64,
+                                  dtensor::layout::ReduceKind::Sum);
+  });
+  return sum;
+}
+
+DTENSOR_EXPORT void dtensor_rt_push_buffer(int64_t rank, void *descriptor) {
+  if (dtensor_program *program = currentProgram())
+    program->queued.emplace_back(rank, descriptor);
+}
+
+DTENSOR_EXPORT int64_t dtensor_rt_all_reduce(int64_t group, int32_t reduction,
+                                             int32_t dtype, int64_t count,
+                                             int32_t async) {
+  AbiCall::run("all_reduce", dtype, [&](AbiCall &call) {
+    return allReduce(call, group, reduction, count);
+  });
+  return 0;
+}
+
+DTENSOR_EXPORT int64_t dtensor_rt_all_gather(int64_t group, int64_t gatherDim,
+                                             int32_t dtype, int64_t count,
+                                             int32_t async) {
+  AbiCall::run("all_gather", dtype, [&](AbiCall &call) {
+    return allGather(call, group, gatherDim, count);
+  });
+  return 0;
+}
+
+DTENSOR_EXPORT int64_t dtensor_rt_reduce_scatter(int64_t group,
+                                                 int32_t reduction,
+                                                 int64_t scatterDim,
+                                                 int32_t dtype, int64_t count,
+                                                 int32_t async) {
+  AbiCall::run("reduce_scatter", dtype, [&](AbiCall &call) {
+    return reduceScatter(call, group, reduction, scatterDim, count);
+  });
+  return 0;
+}
+
+DTENSOR_EXPORT int64_t dtensor_rt_all_to_all(int64_t group, int64_t splitDim,
+                                             int64_t concatDim, int32_t dtype,
+                                             int32_t async) {
+  AbiCall::run("all_to_all", dtype, [&](AbiCall &call) {
+    return allToAll(call, group, splitDim, concatDim);
+  });
+  return 0;
+}
+
+DTENSOR_EXPORT int64_t dtensor_rt_broadcast(int64_t group, int64_t root,
+                                            int32_t dtype, int32_t async) {
+  AbiCall::run("broadcast", dtype, [&](AbiCall &call) {
+    return broadcast(call, group, root);
+  });
+  return 0;
+}
+
+DTENSOR_EXPORT void dtensor_rt_wait(int64_t handle) {
+  if (handle != 0)
+    AbiCall::run("wait", -1, [&](AbiCall &) {
+      return runtimeError("wait: unknown handle " + std::to_string(handle));
+    });
+}
+
+} // extern "C"

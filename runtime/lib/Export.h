@@ -1,0 +1,13 @@
+//===- Export.h - Visibility of the runtime's C symbols ---------*- C++ -*-===//
+//
+// The library is built with hidden visibility; only the C API (dtensor_*)
+// and the ABI of compiled programs (dtensor_rt_*) are exported.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_RT_EXPORT_H
+#define DTENSOR_RT_EXPORT_H
+
+#define DTENSOR_EXPORT __attribute__((visibility("default")))
+
+#endif // DTENSOR_RT_EXPORT_H

@@ -1,0 +1,253 @@
+//===- Program.cpp - Loading and running artifacts ------------------------===//
+
+#include "Program.h"
+#include "Context.h"
+
+#include "Box.h"
+
+#include <cstring>
+#include <dlfcn.h>
+
+namespace dtensor::rt {
+
+static thread_local dtensor_program *runningProgram = nullptr;
+
+dtensor_program *currentProgram() { return runningProgram; }
+
+Status TensorBuffer::allocate(size_t size) {
+  size_t rounded = (std::max<size_t>(size, 1) + 63) / 64 * 64;
+  char *memory = static_cast<char *>(std::aligned_alloc(64, rounded));
+  if (!memory)
+    return runtimeError("out of memory allocating " + std::to_string(size) +
+                        " bytes");
+  std::memset(memory, 0, rounded);
+  storage.reset(memory);
+  bytes = size;
+  return Status::success();
+}
+
+size_t Tensor::localBytes() const {
+  int64_t count = numElements(localShape);
+  return static_cast<size_t>(count) * elemSize();
+}
+
+} // namespace dtensor::rt
+
+dtensor_program::~dtensor_program() {
+  // Communicators go before the code; the code is unloaded last.
+  groups.clear();
+  dimGroups.clear();
+  if (library)
+    dlclose(library);
+}
+
+namespace dtensor::rt {
+
+namespace {
+
+Status artifactError(const std::string &message) {
+  return Status(DTENSOR_ERR_ARTIFACT, message);
+}
+
+/// Makes this library's symbols visible to the code about to be loaded.
+Status promoteRuntimeSymbols() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&dtensor_version), &info) ||
+      !info.dli_fname)
+    return runtimeError("cannot locate the dtensor runtime library");
+  void *self = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+  if (!self)
+    return runtimeError(std::string("cannot make the dtensor runtime's "
+                                    "symbols global: ") +
+                        dlerror());
+  dlclose(self);
+  return Status::success();
+}
+
+/// Reads and checks the manifest and loads the code: the steps that may fail
+/// on one rank only.
+Status loadLocally(dtensor_program &program, int worldSize) {
+  std::string dir = program.artifact;
+  if (std::string error = readManifest(dir, program.manifest); !error.empty())
+    return Status(error.find("cannot open") != std::string::npos ||
+                          error.find("No such file") != std::string::npos
+                      ? DTENSOR_ERR_IO
+                      : DTENSOR_ERR_ARTIFACT,
+                  error);
+  const Manifest &manifest = program.manifest;
+  if (manifest.target != "cpu")
+    return artifactError(dir + ": built for target \"" + manifest.target +
+                         "\", this runtime runs \"cpu\"");
+  std::string libraryName = manifest.library;
+  if (program.reference) {
+    if (manifest.referenceLibrary.empty())
+      return artifactError(dir + ": the artifact has no reference_library");
+    if (worldSize != 1)
+      return invalidArgument(dir + ": the reference program runs on one rank, "
+                                   "the context has " +
+                             std::to_string(worldSize));
+    libraryName = manifest.referenceLibrary;
+  } else if (manifest.worldSize != worldSize) {
+    return artifactError(dir + ": built for " +
+                         std::to_string(manifest.worldSize) +
+                         " ranks, the context has " +
+                         std::to_string(worldSize));
+  }
+  if (Status s = promoteRuntimeSymbols())
+    return s;
+  std::string path = dir + "/" + libraryName;
+  program.library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!program.library)
+    return artifactError(std::string("cannot load ") + path + ": " + dlerror());
+  std::string symbol = "dtensor_entry_" + manifest.entry;
+  program.entry = reinterpret_cast<EntryFunction>(
+      dlsym(program.library, symbol.c_str()));
+  if (!program.entry)
+    return artifactError(path + " does not export " + symbol);
+  return Status::success();
+}
+
+/// Works out where this rank sits in each mesh and which block of each
+/// tensor it holds, and allocates the blocks.
+Status placeTensors(dtensor_program &program, int worldRank) {
+  const Manifest &manifest = program.manifest;
+  for (const MeshInfo &info : manifest.meshes) {
+    MeshPlace place{layout::Mesh(info.shape, info.deviceIds), std::nullopt};
+    if (!program.reference)
+      place.coord = place.mesh.coordOfDevice(worldRank);
+    program.meshes.push_back(std::move(place));
+  }
+  for (const TensorInfo &info : manifest.tensors) {
+    Tensor tensor;
+    tensor.info = info;
+    const MeshPlace &place = program.meshes[info.mesh];
+    for (const std::string &text : info.placements)
+      tensor.placements.push_back(program.reference
+                                      ? layout::Placement::replicate()
+                                      : *layout::parsePlacement(text));
+    int64_t rank = static_cast<int64_t>(info.shape.size());
+    if (std::string error = layout::normalizeAndValidate(
+            tensor.placements, place.mesh, rank);
+        !error.empty())
+      return artifactError(program.artifact + ": tensor \"" + info.name +
+                           "\": " + error);
+    tensor.placementText = layout::str(tensor.placements);
+    tensor.held = program.reference || place.coord.has_value();
+    if (program.reference) {
+      tensor.localShape = info.shape;
+      tensor.localOffset.assign(rank, 0);
+    } else if (tensor.held) {
+      layout::Shard shard = layout::localShard(info.shape, tensor.placements,
+                                               place.mesh, *place.coord);
+      tensor.localShape = shard.shape;
+      tensor.localOffset = shard.offset;
+    } else {
+      tensor.localShape.assign(rank, 0);
+      tensor.localOffset.assign(rank, 0);
+    }
+    if (numElements(tensor.localShape) < 0)
+      return artifactError(program.artifact + ": tensor \"" + info.name +
+                           "\" is too large");
+    if (Status s = tensor.buffer.allocate(tensor.localBytes()))
+      return Status(s.code(), "tensor \"" + info.name + "\": " + s.message());
+    program.tensors.push_back(std::move(tensor));
+  }
+  return Status::success();
+}
+
+/// Creates the communicators of the manifest's groups and the one-dim
+/// groups GLOBAL gets reduce Partial tensors over. Same order on every rank.
+Status createGroups(dtensor_program &program, Communicator &world) {
+  if (program.reference)
+    return Status::success();
+  for (const GroupInfo &info : program.manifest.groups) {
+    Group group;
+    if (Status s = createGroup(world, program.meshes[info.mesh], info.mesh,
+                               info.meshDims, group))
+      return s;
+    program.groups.push_back(std::move(group));
+  }
+  for (const Tensor &tensor : program.tensors) {
+    for (size_t dim = 0; dim < tensor.placements.size(); ++dim) {
+      std::pair<int64_t, int64_t> key(tensor.info.mesh, dim);
+      if (!tensor.placements[dim].isPartial() || program.dimGroups.count(key))
+        continue;
+      if (Status s = createGroup(world, program.meshes[key.first], key.first,
+                                 {key.second}, program.dimGroups[key]))
+        return s;
+    }
+  }
+  return Status::success();
+}
+
+} // namespace
+
+Status loadProgram(dtensor_context *context, const char *artifact,
+                   const dtensor_load_options *options,
+                   dtensor_program *&program) {
+  Communicator &world = *context->world;
+  auto loaded = std::make_unique<dtensor_program>();
+  loaded->context = context;
+  loaded->artifact = artifact ? artifact : "";
+  Status local;
+  if (!artifact)
+    local = invalidArgument("dtensor_program_load: artifact is NULL");
+  else if (options && options->struct_size < sizeof(uint32_t))
+    local = invalidArgument("dtensor_program_load: options->struct_size is " +
+                            std::to_string(options->struct_size));
+  if (local.ok()) {
+    loaded->reference =
+        options && options->struct_size >= offsetof(dtensor_load_options,
+                                                     reference) +
+                                                sizeof(int32_t)
+            ? options->reference != 0
+            : false;
+    local = loadLocally(*loaded, world.size());
+  }
+  if (local.ok())
+    local = placeTensors(*loaded, world.rank());
+  // Creating groups is collective: every rank must know the others loaded.
+  if (Status s = world.agree(local))
+    return s;
+  if (Status s = world.agree(createGroups(*loaded, world)))
+    return s;
+  program = loaded.release();
+  context->programs.push_back(program);
+  return Status::success();
+}
+
+Status findTensor(const dtensor_program &program, const char *name,
+                  int32_t &index) {
+  if (!name)
+    return invalidArgument("tensor name is NULL");
+  for (size_t i = 0; i < program.tensors.size(); ++i) {
+    if (program.tensors[i].info.name == name) {
+      index = static_cast<int32_t>(i);
+      return Status::success();
+    }
+  }
+  return invalidArgument(program.artifact + ": no tensor named \"" + name +
+                         "\"");
+}
+
+Status runProgram(dtensor_program &program) {
+  std::vector<MemRefDescriptor> descriptors;
+  descriptors.reserve(program.tensors.size());
+  std::vector<void *> arguments;
+  for (Tensor &tensor : program.tensors) {
+    descriptors.emplace_back(tensor.buffer.data(), tensor.localShape);
+    arguments.push_back(descriptors.back().get());
+  }
+  program.queued.clear();
+  program.stepError = Status::success();
+  dtensor_program *outer = runningProgram;
+  runningProgram = &program;
+  program.entry(arguments.data());
+  runningProgram = outer;
+  program.queued.clear();
+  Status result = program.stepError;
+  program.stepError = Status::success();
+  return result;
+}
+
+} // namespace dtensor::rt

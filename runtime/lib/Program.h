@@ -1,0 +1,112 @@
+//===- Program.h - A loaded artifact and its tensors ------------*- C++ -*-===//
+//
+// A program is a compiled artifact loaded on a context: its manifest, its
+// code (dlopen'ed), the communicators of its groups, and this rank's shard
+// of every tensor, allocated at load and zero-filled.
+//
+// A rank outside a tensor's mesh (world size larger than the mesh) holds
+// nothing of it: its local shape is all zeros, its LOCAL view is empty, and
+// it contributes nothing to a GLOBAL get (it may still be the root).
+//
+// The code's undefined dtensor_rt_* symbols resolve against this library,
+// which must be in the global symbol scope when the code is loaded; the
+// loader promotes it there (RTLD_NOLOAD | RTLD_GLOBAL) in case the host
+// opened it with RTLD_LOCAL.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_RT_PROGRAM_H
+#define DTENSOR_RT_PROGRAM_H
+
+#include "Groups.h"
+#include "Status.h"
+#include "StridedView.h"
+
+#include "Manifest.h"
+
+#include <map>
+#include <memory>
+
+namespace dtensor::rt {
+
+/// A 64-byte aligned, zero-filled byte buffer.
+class TensorBuffer {
+public:
+  Status allocate(size_t bytes);
+  char *data() const { return storage.get(); }
+  size_t size() const { return bytes; }
+
+private:
+  struct Free {
+    void operator()(char *p) const { std::free(p); }
+  };
+  std::unique_ptr<char, Free> storage;
+  size_t bytes = 0;
+};
+
+/// One tensor of the program and this rank's shard of it.
+struct Tensor {
+  TensorInfo info;
+  std::vector<layout::Placement> placements;
+  std::string placementText;
+  /// False when this rank is outside the tensor's mesh.
+  bool held = false;
+  std::vector<int64_t> localShape, localOffset;
+  TensorBuffer buffer;
+
+  size_t elemSize() const { return dtypeSize(info.dtype); }
+  size_t localBytes() const;
+};
+
+using EntryFunction = void (*)(void **);
+
+} // namespace dtensor::rt
+
+struct dtensor_program {
+  dtensor_context *context = nullptr;
+  dtensor::rt::Manifest manifest;
+  std::string artifact;
+  bool reference = false;
+  void *library = nullptr;
+  dtensor::rt::EntryFunction entry = nullptr;
+  std::vector<dtensor::rt::MeshPlace> meshes;
+  std::vector<dtensor::rt::Group> groups;
+  /// Groups over one mesh dim, keyed by (mesh, dim), for reducing Partial
+  /// tensors in GLOBAL gets.
+  std::map<std::pair<int64_t, int64_t>, dtensor::rt::Group> dimGroups;
+  std::vector<dtensor::rt::Tensor> tensors;
+
+  /// State of the step being run: the buffers queued by
+  /// dtensor_rt_push_buffer and the first error of an ABI call.
+  std::vector<std::pair<int64_t, void *>> queued;
+  dtensor::rt::Status stepError;
+
+  ~dtensor_program();
+};
+
+namespace dtensor::rt {
+
+/// The program running on this thread (set around the entry call).
+dtensor_program *currentProgram();
+
+/// COLLECTIVE: the operations of dtensor/runtime.h on programs, without the
+/// final agreement (the C API adds it).
+Status loadProgram(dtensor_context *context, const char *artifact,
+                   const dtensor_load_options *options,
+                   dtensor_program *&program);
+Status setTensor(dtensor_program &program, const char *name,
+                 dtensor_view view, dtensor_dtype dtype, int32_t ndim,
+                 const int64_t *shape, const void *data, size_t bytes);
+Status fillTensors(dtensor_program &program, const char *name,
+                   dtensor_factory factory, double value, uint64_t seed);
+Status loadWeights(dtensor_program &program, const char *path);
+Status runProgram(dtensor_program &program);
+Status getTensor(dtensor_program &program, const char *name,
+                 dtensor_view view, int32_t root, void *data, size_t bytes);
+/// The index of tensor `name`, or an error naming the artifact.
+Status findTensor(const dtensor_program &program, const char *name,
+                  int32_t &index);
+
+} // namespace dtensor::rt
+
+#endif // DTENSOR_RT_PROGRAM_H

@@ -1,0 +1,63 @@
+//===- StridedView.h - Strided buffers of compiled programs -----*- C++ -*-===//
+//
+// A StridedView is an element buffer with sizes and strides (in elements):
+// what an MLIR memref descriptor describes. Collectives pack views into
+// contiguous messages and unpack messages into views; MemRef descriptors
+// are read into views and built for the entry call.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_RT_STRIDEDVIEW_H
+#define DTENSOR_RT_STRIDEDVIEW_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dtensor::rt {
+
+/// Elements data[sum_k i_k * strides[k]] for 0 <= i_k < sizes[k].
+struct StridedView {
+  char *data = nullptr;
+  size_t elemSize = 1;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;
+
+  int64_t rank() const { return static_cast<int64_t>(sizes.size()); }
+  /// Product of the sizes (1 for rank 0).
+  int64_t numElements() const;
+  /// True when the elements are row-major and dense (size-1 dims ignored).
+  bool isContiguous() const;
+  /// The sub-view of indices [begin, begin + size) along `dim`.
+  StridedView slice(int64_t dim, int64_t begin, int64_t size) const;
+  /// "[4, 8]"-style rendering of the sizes, for messages.
+  std::string shapeString() const;
+};
+
+/// Row-major strides of `sizes`.
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &sizes);
+
+/// Reads the ranked memref descriptor of rank `rank` at `descriptor` (layout
+/// in dtensor/rt_abi.h) into a view of `elemSize`-byte elements.
+StridedView viewOfDescriptor(int64_t rank, const void *descriptor,
+                             size_t elemSize);
+
+/// Storage for one ranked memref descriptor of a contiguous row-major buffer.
+class MemRefDescriptor {
+public:
+  MemRefDescriptor(void *data, const std::vector<int64_t> &sizes);
+  void *get() { return words.data(); }
+
+private:
+  std::vector<int64_t> words;
+};
+
+/// Copies the view's elements, row-major, into contiguous `dst`.
+void packView(const StridedView &view, void *dst);
+/// Copies contiguous row-major `src` into the view's elements.
+void unpackView(const void *src, const StridedView &view);
+
+} // namespace dtensor::rt
+
+#endif // DTENSOR_RT_STRIDEDVIEW_H

@@ -1,0 +1,315 @@
+//===- TensorIO.cpp - Moving tensors between the host and a program -------===//
+//
+// set / fill / load_weights / get. A Partial placement holds the global
+// value as the sum (or max, min, avg) over its mesh dim; the value written
+// from the host is held by the group's first member for sum (zeros
+// elsewhere, so the sum is the value) and by every member for the others.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Context.h"
+#include "Program.h"
+
+#include "Box.h"
+#include "Random.h"
+#include "Safetensors.h"
+
+#include <cstring>
+#include <unistd.h>
+
+namespace dtensor::rt {
+
+namespace {
+
+Status lookup(dtensor_program &program, const char *name, Tensor *&tensor) {
+  int32_t index = 0;
+  if (Status s = findTensor(program, name, index))
+    return s;
+  tensor = &program.tensors[index];
+  return Status::success();
+}
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+std::string quoted(const Tensor &tensor) {
+  return "tensor \"" + tensor.info.name + "\"";
+}
+
+/// False when this rank must hold zeros of a value written from the host:
+/// it is not the first member on a Partial(sum) mesh dim.
+bool holdsWrittenValue(const dtensor_program &program, const Tensor &tensor) {
+  if (program.reference || !tensor.held)
+    return true;
+  const std::vector<int64_t> &coord = *program.meshes[tensor.info.mesh].coord;
+  for (size_t dim = 0; dim < tensor.placements.size(); ++dim) {
+    const layout::Placement &placement = tensor.placements[dim];
+    if (placement.isPartial() && placement.reduce == layout::ReduceKind::Sum &&
+        coord[dim] != 0)
+      return false;
+  }
+  return true;
+}
+
+void zeroUnlessHolder(const dtensor_program &program, Tensor &tensor) {
+  if (!holdsWrittenValue(program, tensor) && tensor.localBytes() > 0)
+    std::memset(tensor.buffer.data(), 0, tensor.localBytes());
+}
+
+Status checkWritable(const Tensor &tensor) {
+  if (tensor.info.role == TensorRole::Output)
+    return invalidArgument(quoted(tensor) +
+                           " is an output; only inputs and weights are set");
+  return Status::success();
+}
+
+/// The block a rank holds of `tensor` (empty when outside the mesh) and
+/// whether it is the rank that sends it in a GLOBAL get: the first member
+/// on every mesh dim that does not shard the tensor, so that each element
+/// is sent once.
+struct RankBlock {
+  bool sends = false;
+  layout::Shard shard;
+};
+
+RankBlock blockOfRank(const dtensor_program &program, const Tensor &tensor,
+                      int rank) {
+  RankBlock block;
+  if (program.reference) {
+    block.sends = true;
+    block.shard.shape = tensor.info.shape;
+    block.shard.offset.assign(tensor.info.shape.size(), 0);
+    return block;
+  }
+  const MeshPlace &place = program.meshes[tensor.info.mesh];
+  std::optional<std::vector<int64_t>> coord = place.mesh.coordOfDevice(rank);
+  if (!coord)
+    return block;
+  block.sends = true;
+  for (size_t dim = 0; dim < tensor.placements.size(); ++dim)
+    if (!tensor.placements[dim].isShard() && (*coord)[dim] != 0)
+      block.sends = false;
+  block.shard =
+      layout::localShard(tensor.info.shape, tensor.placements, place.mesh,
+                         *coord);
+  return block;
+}
+
+} // namespace
+
+Status setTensor(dtensor_program &program, const char *name,
+                 dtensor_view view, dtensor_dtype dtype, int32_t ndim,
+                 const int64_t *shape, const void *data, size_t bytes) {
+  Tensor *tensor = nullptr;
+  if (Status s = lookup(program, name, tensor))
+    return s;
+  if (Status s = checkWritable(*tensor))
+    return s;
+  if (view != DTENSOR_GLOBAL && view != DTENSOR_LOCAL)
+    return invalidArgument("set " + quoted(*tensor) + ": unknown view " +
+                           std::to_string(view));
+  if (static_cast<int32_t>(dtype) != static_cast<int32_t>(tensor->info.dtype))
+    return invalidArgument(
+        "set " + quoted(*tensor) + ": dtype " +
+        (dtypeFromInt(dtype) ? dtypeName(*dtypeFromInt(dtype))
+                             : std::to_string(dtype)) +
+        " given, the tensor is " + dtypeName(tensor->info.dtype));
+  if (ndim < 0 || (ndim > 0 && !shape))
+    return invalidArgument("set " + quoted(*tensor) + ": shape is NULL");
+  std::vector<int64_t> given(shape, shape + ndim);
+  const std::vector<int64_t> &expected =
+      view == DTENSOR_GLOBAL ? tensor->info.shape : tensor->localShape;
+  if (given != expected)
+    return invalidArgument("set " + quoted(*tensor) + ": shape " +
+                           shapeText(given) + " given, expected " +
+                           shapeText(expected) +
+                           (view == DTENSOR_GLOBAL ? " (global)" : " (local)"));
+  size_t expectedBytes =
+      static_cast<size_t>(numElements(expected)) * tensor->elemSize();
+  if (bytes != expectedBytes)
+    return invalidArgument("set " + quoted(*tensor) + ": " +
+                           std::to_string(bytes) + " bytes given, expected " +
+                           std::to_string(expectedBytes));
+  if (!data && bytes > 0)
+    return invalidArgument("set " + quoted(*tensor) + ": data is NULL");
+  if (view == DTENSOR_LOCAL) {
+    if (bytes > 0)
+      std::memcpy(tensor->buffer.data(), data, bytes);
+    return Status::success();
+  }
+  if (tensor->held)
+    copyBoxOut(data, tensor->info.shape, tensor->localOffset,
+               tensor->localShape, tensor->elemSize(), tensor->buffer.data());
+  zeroUnlessHolder(program, *tensor);
+  return Status::success();
+}
+
+Status fillTensors(dtensor_program &program, const char *name,
+                   dtensor_factory factory, double value, uint64_t seed) {
+  if (factory < DTENSOR_ZEROS || factory > DTENSOR_RANDN)
+    return invalidArgument("fill: unknown factory " + std::to_string(factory));
+  Factory kind = static_cast<Factory>(factory);
+  std::vector<Tensor *> targets;
+  if (name) {
+    Tensor *tensor = nullptr;
+    if (Status s = lookup(program, name, tensor))
+      return s;
+    if (Status s = checkWritable(*tensor))
+      return s;
+    targets.push_back(tensor);
+  } else {
+    for (Tensor &tensor : program.tensors)
+      if (tensor.info.role != TensorRole::Output)
+        targets.push_back(&tensor);
+  }
+  for (Tensor *tensor : targets) {
+    // Each tensor of a fill-all draws from its own stream: the seed mixed
+    // with the tensor's position.
+    uint64_t tensorSeed = seed;
+    if (!name) {
+      uint64_t position = static_cast<uint64_t>(tensor - program.tensors.data());
+      tensorSeed = seed ^ ((position + 1) * 0x9e3779b97f4a7c15ull);
+      tensorSeed ^= tensorSeed >> 31;
+    }
+    std::string error = fillBox(kind, value, tensorSeed, tensor->info.dtype,
+                                tensor->info.shape, tensor->localOffset,
+                                tensor->localShape, tensor->buffer.data());
+    if (!error.empty())
+      return invalidArgument("fill " + quoted(*tensor) + ": " + error);
+    zeroUnlessHolder(program, *tensor);
+  }
+  return Status::success();
+}
+
+Status loadWeights(dtensor_program &program, const char *path) {
+  if (!path)
+    return invalidArgument("load_weights: path is NULL");
+  if (access(path, R_OK) != 0)
+    return Status(DTENSOR_ERR_IO,
+                  std::string(path) + ": " + std::strerror(errno));
+  SafetensorsFile file;
+  if (std::string error = file.open(path); !error.empty())
+    return Status(DTENSOR_ERR_WEIGHTS, error);
+  for (Tensor &tensor : program.tensors) {
+    if (tensor.info.role != TensorRole::Weight)
+      continue;
+    const SafetensorsEntry *entry = file.find(tensor.info.name);
+    if (!entry)
+      return Status(DTENSOR_ERR_WEIGHTS, std::string(path) + ": weight \"" +
+                                             tensor.info.name +
+                                             "\" is missing");
+    if (entry->dtype != tensor.info.dtype || entry->shape != tensor.info.shape)
+      return Status(DTENSOR_ERR_WEIGHTS,
+                    std::string(path) + ": weight \"" + tensor.info.name +
+                        "\" is " + dtypeName(entry->dtype) +
+                        shapeText(entry->shape) + ", the program expects " +
+                        dtypeName(tensor.info.dtype) +
+                        shapeText(tensor.info.shape));
+    if (!tensor.held)
+      continue;
+    if (std::string error = file.readBox(*entry, tensor.localOffset,
+                                         tensor.localShape,
+                                         tensor.buffer.data());
+        !error.empty())
+      return Status(DTENSOR_ERR_WEIGHTS, error);
+    zeroUnlessHolder(program, tensor);
+  }
+  return Status::success();
+}
+
+Status getTensor(dtensor_program &program, const char *name,
+                 dtensor_view view, int32_t root, void *data, size_t bytes) {
+  Communicator &world = *program.context->world;
+  Tensor *tensor = nullptr;
+  Status local = lookup(program, name, tensor);
+  bool receives = false;
+  size_t expectedBytes = 0;
+  if (local.ok() && view != DTENSOR_GLOBAL && view != DTENSOR_LOCAL)
+    local = invalidArgument("get " + quoted(*tensor) + ": unknown view " +
+                            std::to_string(view));
+  if (local.ok() && view == DTENSOR_GLOBAL &&
+      (root < -1 || root >= world.size()))
+    local = invalidArgument("get " + quoted(*tensor) + ": root " +
+                            std::to_string(root) + " is not -1 or a rank of " +
+                            std::to_string(world.size()));
+  if (local.ok()) {
+    receives = view == DTENSOR_LOCAL || root == -1 || root == world.rank();
+    expectedBytes = view == DTENSOR_LOCAL
+                        ? tensor->localBytes()
+                        : static_cast<size_t>(numElements(tensor->info.shape)) *
+                              tensor->elemSize();
+    if (receives && bytes != expectedBytes)
+      local = invalidArgument("get " + quoted(*tensor) + ": " +
+                              std::to_string(bytes) +
+                              " bytes given, expected " +
+                              std::to_string(expectedBytes));
+    else if (receives && !data && bytes > 0)
+      local = invalidArgument("get " + quoted(*tensor) + ": data is NULL");
+  }
+  // The arguments decide which collectives follow: agree on them first.
+  if (Status s = world.agree(local))
+    return s;
+  if (view == DTENSOR_LOCAL) {
+    if (bytes > 0)
+      std::memcpy(data, tensor->buffer.data(), bytes);
+    return Status::success();
+  }
+
+  // Reduce the Partial mesh dims, one at a time, within the mesh.
+  std::vector<char> block(tensor->buffer.data(),
+                          tensor->buffer.data() + tensor->localBytes());
+  if (tensor->held && !program.reference) {
+    for (size_t dim = 0; dim < tensor->placements.size(); ++dim) {
+      const layout::Placement &placement = tensor->placements[dim];
+      if (!placement.isPartial())
+        continue;
+      Group &group = program.dimGroups.at({tensor->info.mesh, dim});
+      if (Status s = group.comm->allReduce(
+              block.data(), block.data(),
+              static_cast<size_t>(numElements(tensor->localShape)),
+              tensor->info.dtype, placement.reduce))
+        return s;
+    }
+  }
+
+  // Gather one copy of every block and place each where it belongs.
+  std::vector<RankBlock> blocks;
+  std::vector<size_t> blockBytes;
+  size_t total = 0;
+  for (int rank = 0; rank < world.size(); ++rank) {
+    blocks.push_back(blockOfRank(program, *tensor, rank));
+    size_t size = blocks.back().sends
+                      ? static_cast<size_t>(
+                            numElements(blocks.back().shard.shape)) *
+                            tensor->elemSize()
+                      : 0;
+    blockBytes.push_back(size);
+    total += size;
+  }
+  std::vector<char> gathered(receives ? total : 0);
+  const char *send = blocks[world.rank()].sends ? block.data() : nullptr;
+  Status status =
+      root == -1
+          ? world.allGatherV(send, blockBytes[world.rank()], gathered.data(),
+                             blockBytes)
+          : world.gatherV(send, blockBytes[world.rank()], gathered.data(),
+                          blockBytes, root);
+  if (status || !receives)
+    return status;
+  size_t offset = 0;
+  for (int rank = 0; rank < world.size(); ++rank) {
+    if (!blocks[rank].sends)
+      continue;
+    copyBoxIn(gathered.data() + offset, tensor->info.shape,
+              blocks[rank].shard.offset, blocks[rank].shard.shape,
+              tensor->elemSize(), data);
+    offset += blockBytes[rank];
+  }
+  return Status::success();
+}
+
+} // namespace dtensor::rt
