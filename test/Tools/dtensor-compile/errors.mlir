@@ -1,0 +1,34 @@
+// Bad command lines and inputs: a message with a location, exit status 1,
+// and no artifact left behind.
+
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: not dtensor-compile %s -o %t/a.dtc --target gpu 2>&1 | FileCheck %s --check-prefix=TARGET
+// TARGET: unknown target 'gpu' (this build supports: cpu)
+// RUN: not dtensor-compile %s -o %t/a.dtc --mesh 2x 2>&1 | FileCheck %s --check-prefix=SHAPE
+// SHAPE: --mesh '2x': expected [NAME=]SHAPE with SHAPE like 4 or 2x2 (positive sizes)
+// RUN: not dtensor-compile %s -o %t/a.dtc --mesh nope=2 2>&1 | FileCheck %s --check-prefix=NOMESH
+// NOMESH: error: --mesh: the module has no mesh @nope
+// RUN: not dtensor-compile %s -o %t/a.dtc --mesh 2x2 2>&1 | FileCheck %s --check-prefix=RANK
+// RANK: error: --mesh: @tp has 1 dims; the new shape has 2
+// RUN: not dtensor-compile %s -o %t/a.dtc --entry nope 2>&1 | FileCheck %s --check-prefix=ENTRY
+// ENTRY: error: no function @nope with a body to use as the entry point
+// RUN: not dtensor-compile %s -o %t/a.dtc --entry other 2>&1 | FileCheck %s --check-prefix=DTYPE
+// DTYPE: error: argument #0: element type index is not one the runtime supports
+// RUN: not dtensor-compile %s -o %t/a.dtc --world-size 1 2>&1 | FileCheck %s --check-prefix=WORLD
+// WORLD: error: --world-size 1 is smaller than a mesh of 2 devices
+// RUN: not test -e %t/a.dtc
+// RUN: touch %t/file
+// RUN: not dtensor-compile %s -o %t/file 2>&1 | FileCheck %s --check-prefix=REPLACE
+// REPLACE: error: refusing to replace {{.*}}file: it exists and is not a dtensor artifact directory
+// RUN: ls %t | FileCheck %s --check-prefix=CLEAN --implicit-check-not=tmp
+// CLEAN: file
+
+dtensor.mesh @tp shape [2]
+
+func.func @main(%x: tensor<2x4xf32> {dtensor.layout = #dtensor.layout<@tp, [shard<1>]>}) -> tensor<2x4xf32> {
+  return %x : tensor<2x4xf32>
+}
+
+func.func @other(%i: tensor<4xindex>) -> tensor<4xindex> {
+  return %i : tensor<4xindex>
+}
