@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dtensor/Codegen/CpuCodegen.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Transforms/Passes.h"
 
@@ -27,6 +28,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   dtensor::registerDTensorPasses();
+  dtensor::codegen::registerCpuCodegenPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<dtensor::DTensorDialect, mlir::arith::ArithDialect,

@@ -1,0 +1,98 @@
+//===- Passes.td - dtensor CPU code generation passes ------*- tablegen -*-===//
+
+#ifndef DTENSOR_CODEGEN_PASSES_TD
+#define DTENSOR_CODEGEN_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CpuFuseElementwise : Pass<"dtensor-cpu-fuse-elementwise",
+                              "::mlir::func::FuncOp"> {
+  let summary = "Generalize and fuse elementwise linalg ops on tensors";
+  let description = [{
+    Decomposes `linalg.softmax`, generalizes the named linalg ops that are
+    neither contractions nor fills to `linalg.generic`, and fuses
+    elementwise producers into their consumers. Contractions (matmul and
+    batch matmul in every form) and fills stay named, so that
+    `--dtensor-cpu-matmul-to-runtime` can recognise them on buffers.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def CpuPrepareCollectives : Pass<"dtensor-cpu-prepare-collectives",
+                                 "::mlir::ModuleOp"> {
+  let summary = "Assign communication ids and lower local dtensor ops";
+  let description = [{
+    Prepares a per-rank module for one-shot bufferization, whose dtensor
+    models turn each collective into runtime calls:
+
+    - records the mesh ids (`dtensor.comm_meshes`, every `dtensor.mesh` in
+      module order) and the group ids (`dtensor.comm_groups`, each distinct
+      (mesh, mesh_dims) pair of a collective in order of first appearance)
+      on the module;
+    - `dtensor.chunk` becomes a `tensor.extract_slice` at the rank's nested
+      torch.chunk offset and size;
+    - `dtensor.start`/`dtensor.wait` are made synchronous: the collective
+      runs at the start, the wait takes its results;
+    - declares the typed `dtensor_rt_push_buffer` entries the collectives
+      will call, and rejects element types the runtime does not carry.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def CpuEntryOutParams : Pass<"dtensor-cpu-entry-out-params",
+                             "::mlir::ModuleOp"> {
+  let summary = "Turn the results of public functions into out-params";
+  let description = [{
+    Each public function with a body gets one memref argument per result,
+    with the result's shape (dynamic dims included) and an identity layout;
+    the returned tensors are materialized into them and the function returns
+    nothing. Tensor arguments are marked not writable, so bufferization
+    never overwrites a caller's buffer (weights are reused across steps).
+    The function is marked for the C interface and as an entry
+    (`dtensor.entry`), for `--dtensor-cpu-finalize-abi`.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def CpuLowerMeshCoords : Pass<"dtensor-cpu-lower-mesh-coords",
+                              "::mlir::ModuleOp"> {
+  let summary = "Lower dtensor.mesh_coord to dtensor_rt_mesh_coord calls";
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
+def CpuMatmulToRuntime : Pass<"dtensor-cpu-matmul-to-runtime",
+                              "::mlir::ModuleOp"> {
+  let summary = "Replace f32/f64 matmuls on buffers by dtensor_rt_matmul";
+  let description = [{
+    Every linalg contraction on buffers with one M, N and K dim and at most
+    one batch dim, whose operands each index a permutation of their dims
+    (matmul, batch_matmul, their transposed forms and equivalent generics),
+    on f32 or f64 throughout, becomes three `dtensor_rt_push_buffer` calls
+    (A, B, C as (batch,) M x K, K x N and M x N views, transposed with
+    `memref.transpose` where needed) and `dtensor_rt_matmul(dtype, beta)`.
+    A `linalg.fill` of zero into C that nothing reads before the matmul is
+    dropped and beta is 0; otherwise beta is 1.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def CpuFinalizeAbi : Pass<"dtensor-cpu-finalize-abi", "::mlir::ModuleOp"> {
+  let summary = "Export entry points and bind runtime symbols (LLVM dialect)";
+  let description = [{
+    Runs on the LLVM dialect. For each function marked `dtensor.entry`,
+    exports `void dtensor_entry_<name>(void **descriptors)`, which passes
+    descriptor i to the function's C interface. Binds the typed
+    push-buffer declarations (one per element type at the func level) to
+    the one C symbol `dtensor_rt_push_buffer`, and erases the `dtensor.mesh`
+    ops, whose ids the module attributes keep.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // DTENSOR_CODEGEN_PASSES_TD

@@ -1,0 +1,121 @@
+//===- FinalizeAbi.cpp - The shared object's interface (LLVM dialect) -----===//
+//
+// Last step on the LLVM dialect: what the shared object exports (one
+// `dtensor_entry_<name>(void **descriptors)` per entry function) and the
+// runtime symbols it imports.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Codegen/Passes.h"
+
+#include "RuntimeCalls.h"
+
+#include "dtensor/Dialect/DTensor/DTensorOps.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+namespace dtensor::codegen {
+#define GEN_PASS_DEF_CPUFINALIZEABI
+#include "dtensor/Codegen/Passes.h.inc"
+} // namespace dtensor::codegen
+
+using namespace mlir;
+using namespace dtensor;
+using namespace dtensor::codegen;
+
+namespace {
+
+/// Points every call of a typed push-buffer declaration at the one C symbol;
+/// all of them have its (i64 rank, ptr descriptor) signature by now.
+LogicalResult bindPushBuffer(ModuleOp module) {
+  SmallVector<LLVM::LLVMFuncOp> typed;
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>())
+    if (func.getName().starts_with(kTypedPushBufferPrefix))
+      typed.push_back(func);
+  if (typed.empty())
+    return success();
+
+  MLIRContext *context = module.getContext();
+  auto pushType = LLVM::LLVMFunctionType::get(
+      LLVM::LLVMVoidType::get(context),
+      {IntegerType::get(context, 64), LLVM::LLVMPointerType::get(context)});
+  auto push = module.lookupSymbol<LLVM::LLVMFuncOp>(kPushBufferSymbol);
+  if (!push) {
+    OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+    push = LLVM::LLVMFuncOp::create(builder, module.getLoc(),
+                                    kPushBufferSymbol, pushType);
+  }
+  for (LLVM::LLVMFuncOp decl : typed)
+    if (decl.getFunctionType() != pushType)
+      return decl.emitOpError("does not lower to the signature of ")
+             << kPushBufferSymbol;
+
+  auto target = FlatSymbolRefAttr::get(push.getSymNameAttr());
+  module.walk([&](LLVM::CallOp call) {
+    if (auto callee = call.getCallee();
+        callee && callee->starts_with(kTypedPushBufferPrefix))
+      call.setCalleeAttr(target);
+  });
+  for (LLVM::LLVMFuncOp decl : typed)
+    decl.erase();
+  return success();
+}
+
+/// void dtensor_entry_<name>(void **descriptors): descriptor i goes to
+/// argument i of the function's C interface, which takes descriptors by
+/// pointer.
+LogicalResult exportEntry(ModuleOp module, LLVM::LLVMFuncOp func) {
+  std::string cifaceName = ("_mlir_ciface_" + func.getName()).str();
+  auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(cifaceName);
+  if (!ciface)
+    return func.emitOpError("has no C interface (") << cifaceName << ")";
+
+  MLIRContext *context = module.getContext();
+  auto ptrType = LLVM::LLVMPointerType::get(context);
+  for (Type param : ciface.getFunctionType().getParams())
+    if (param != ptrType)
+      return func.emitOpError("an entry must take only memrefs");
+
+  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+  Location loc = func.getLoc();
+  auto entry = LLVM::LLVMFuncOp::create(
+      builder, loc, ("dtensor_entry_" + func.getName()).str(),
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
+                                  {ptrType}));
+  Block *body = entry.addEntryBlock(builder);
+  builder.setInsertionPointToStart(body);
+  Value descriptors = body->getArgument(0);
+  SmallVector<Value> args;
+  for (unsigned i = 0; i < ciface.getNumArguments(); ++i) {
+    Value slot = LLVM::GEPOp::create(builder, loc, ptrType, ptrType,
+                                     descriptors,
+                                     ArrayRef<LLVM::GEPArg>{int32_t(i)});
+    args.push_back(LLVM::LoadOp::create(builder, loc, ptrType, slot));
+  }
+  LLVM::CallOp::create(builder, loc, ciface, args);
+  LLVM::ReturnOp::create(builder, loc, ValueRange());
+  return success();
+}
+
+struct CpuFinalizeAbi
+    : dtensor::codegen::impl::CpuFinalizeAbiBase<CpuFinalizeAbi> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(bindPushBuffer(module)))
+      return signalPassFailure();
+    SmallVector<LLVM::LLVMFuncOp> entries;
+    for (auto func : module.getOps<LLVM::LLVMFuncOp>())
+      if (func->hasAttr(kEntryAttr))
+        entries.push_back(func);
+    for (LLVM::LLVMFuncOp func : entries) {
+      if (failed(exportEntry(module, func)))
+        return signalPassFailure();
+      func->removeAttr(kEntryAttr);
+    }
+    // The ids recorded in dtensor.comm_meshes replace the meshes.
+    for (auto mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))
+      mesh.erase();
+  }
+};
+
+} // namespace

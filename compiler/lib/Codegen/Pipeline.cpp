@@ -1,0 +1,86 @@
+//===- Pipeline.cpp - The CPU lowering pipeline ---------------------------===//
+
+#include "dtensor/Codegen/CpuCodegen.h"
+#include "dtensor/Codegen/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace dtensor::codegen {
+
+void buildCpuLoweringPipeline(OpPassManager &pm,
+                              const CpuLoweringOptions &options) {
+  // Tensors: elementwise ops as fused linalg generics, collectives prepared,
+  // entry results as out-params.
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  if (options.fuseElementwise)
+    pm.addNestedPass<func::FuncOp>(createCpuFuseElementwise());
+  pm.addPass(createCpuPrepareCollectives());
+  pm.addPass(createCpuEntryOutParams());
+  pm.addPass(createCanonicalizerPass());
+
+  // Buffers: collectives become runtime calls as they bufferize.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCpuLowerMeshCoords());
+  if (options.matmulToRuntime)
+    pm.addPass(createCpuMatmulToRuntime());
+  bufferization::buildBufferDeallocationPipeline(pm);
+
+  // Loops, then the LLVM dialect.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCpuFinalizeAbi());
+  pm.addPass(createCanonicalizerPass());
+}
+
+namespace {
+struct CpuLoweringPipelineOptions
+    : PassPipelineOptions<CpuLoweringPipelineOptions> {
+  Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse elementwise linalg ops before bufferization"),
+      llvm::cl::init(true)};
+  Option<bool> matmulToRuntime{
+      *this, "matmul-to-runtime",
+      llvm::cl::desc("Call dtensor_rt_matmul for f32/f64 matmuls"),
+      llvm::cl::init(true)};
+};
+} // namespace
+
+void registerCpuCodegenPasses() {
+  registerDTensorCodegenPasses();
+  PassPipelineRegistration<CpuLoweringPipelineOptions>(
+      "dtensor-cpu-lowering",
+      "Lower a per-rank module to the LLVM dialect for the CPU runtime",
+      [](OpPassManager &pm, const CpuLoweringPipelineOptions &options) {
+        CpuLoweringOptions lowering;
+        lowering.fuseElementwise = options.fuseElementwise;
+        lowering.matmulToRuntime = options.matmulToRuntime;
+        buildCpuLoweringPipeline(pm, lowering);
+      });
+}
+
+} // namespace dtensor::codegen
