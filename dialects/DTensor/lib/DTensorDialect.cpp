@@ -146,6 +146,12 @@ LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
                                                        NamedAttribute attr) {
   if (attr.getName() == getResultLayoutsAttrName())
     return verifyResultLayouts(op, attr.getValue());
+  // The mesh and group ids of the runtime calls, recorded on the module by
+  // the CPU code generator for the artifact's manifest.
+  if (isa<ModuleOp>(op) && isa<ArrayAttr>(attr.getValue()) &&
+      (attr.getName() == "dtensor.comm_meshes" ||
+       attr.getName() == "dtensor.comm_groups"))
+    return success();
   // Any other dtensor attribute on an op would be ignored.
   return op->emitOpError()
          << "'" << attr.getName().getValue()
