@@ -48,7 +48,7 @@ LogicalResult convertEntry(func::FuncOp func, ModuleOp module) {
     func.setArgAttr(arg, bufferization::BufferizationDialect::kWritableAttrName,
                     BoolAttr::get(context, false));
 
-  // One identity-layout memref per result, carrying the result's attributes.
+  // One identity-layout memref per result.
   unsigned numInputs = func.getNumArguments();
   SmallVector<unsigned> positions;
   SmallVector<Type> outTypes;
@@ -59,7 +59,7 @@ LogicalResult convertEntry(func::FuncOp func, ModuleOp module) {
     positions.push_back(numInputs);
     outTypes.push_back(
         MemRefType::get(tensorType.getShape(), tensorType.getElementType()));
-    outAttrs.push_back(func.getResultAttrDict(index));
+    outAttrs.push_back(DictionaryAttr::get(context));
     outLocs.push_back(func.getLoc());
   }
   if (failed(func.insertArguments(positions, outTypes, outAttrs, outLocs)))
@@ -83,8 +83,25 @@ LogicalResult convertEntry(func::FuncOp func, ModuleOp module) {
 
   func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                 UnitAttr::get(context));
-  func->setAttr(kEntryAttr, UnitAttr::get(context));
   return success();
+}
+
+/// Drops the dtensor attributes of arguments and results: they describe
+/// tensors, and the dialect rejects them on the memrefs bufferization makes
+/// of them.
+void dropDTensorAttrs(func::FuncOp func) {
+  auto isDTensorAttr = [](NamedAttribute attr) {
+    return attr.getName().getValue().starts_with("dtensor.");
+  };
+  auto function = cast<FunctionOpInterface>(func.getOperation());
+  for (unsigned arg = 0; arg < func.getNumArguments(); ++arg)
+    for (NamedAttribute attr : llvm::to_vector(function.getArgAttrs(arg)))
+      if (isDTensorAttr(attr))
+        func.removeArgAttr(arg, attr.getName());
+  for (unsigned result = 0; result < func.getNumResults(); ++result)
+    for (NamedAttribute attr : llvm::to_vector(function.getResultAttrs(result)))
+      if (isDTensorAttr(attr))
+        func.removeResultAttr(result, attr.getName());
 }
 
 struct CpuEntryOutParams
@@ -92,6 +109,7 @@ struct CpuEntryOutParams
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (auto func : module.getOps<func::FuncOp>()) {
+      dropDTensorAttrs(func);
       if (!func.isPublic() || func.isExternal())
         continue;
       if (failed(convertEntry(func, module)))

@@ -25,6 +25,8 @@ using namespace dtensor::codegen;
 
 namespace {
 
+constexpr llvm::StringLiteral kCInterfacePrefix = "_mlir_ciface_";
+
 /// Points every call of a typed push-buffer declaration at the one C symbol;
 /// all of them have its (i64 rank, ptr descriptor) signature by now.
 LogicalResult bindPushBuffer(ModuleOp module) {
@@ -65,7 +67,7 @@ LogicalResult bindPushBuffer(ModuleOp module) {
 /// argument i of the function's C interface, which takes descriptors by
 /// pointer.
 LogicalResult exportEntry(ModuleOp module, LLVM::LLVMFuncOp func) {
-  std::string cifaceName = ("_mlir_ciface_" + func.getName()).str();
+  std::string cifaceName = (kCInterfacePrefix + func.getName()).str();
   auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(cifaceName);
   if (!ciface)
     return func.emitOpError("has no C interface (") << cifaceName << ")";
@@ -103,15 +105,15 @@ struct CpuFinalizeAbi
     ModuleOp module = getOperation();
     if (failed(bindPushBuffer(module)))
       return signalPassFailure();
+    // Entries are the functions with a C interface (only entries get one).
     SmallVector<LLVM::LLVMFuncOp> entries;
     for (auto func : module.getOps<LLVM::LLVMFuncOp>())
-      if (func->hasAttr(kEntryAttr))
+      if (!func.getName().starts_with(kCInterfacePrefix) &&
+          module.lookupSymbol((kCInterfacePrefix + func.getName()).str()))
         entries.push_back(func);
-    for (LLVM::LLVMFuncOp func : entries) {
+    for (LLVM::LLVMFuncOp func : entries)
       if (failed(exportEntry(module, func)))
         return signalPassFailure();
-      func->removeAttr(kEntryAttr);
-    }
     // The ids recorded in dtensor.comm_meshes replace the meshes.
     for (auto mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))
       mesh.erase();

@@ -23,9 +23,6 @@ namespace dtensor::codegen {
 inline constexpr llvm::StringLiteral kCommMeshesAttr = "dtensor.comm_meshes";
 inline constexpr llvm::StringLiteral kCommGroupsAttr = "dtensor.comm_groups";
 
-/// Marks a function whose C interface the entry wrapper calls.
-inline constexpr llvm::StringLiteral kEntryAttr = "dtensor.entry";
-
 /// The C symbol of dtensor_rt_push_buffer. At the func level it takes a typed
 /// unranked memref, so each element type gets its own declaration, named
 /// with this prefix; all of them lower to the same (i64, ptr) signature and

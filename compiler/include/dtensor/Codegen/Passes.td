@@ -49,10 +49,13 @@ def CpuEntryOutParams : Pass<"dtensor-cpu-entry-out-params",
     Each public function with a body gets one memref argument per result,
     with the result's shape (dynamic dims included) and an identity layout;
     the returned tensors are materialized into them and the function returns
-    nothing. Tensor arguments are marked not writable, so bufferization
+    nothing. The `dtensor.*` attributes of arguments and results (of every
+    function) are dropped: they describe tensors, not the memrefs
+    bufferization makes of them. Tensor arguments are marked not writable, so bufferization
     never overwrites a caller's buffer (weights are reused across steps).
-    The function is marked for the C interface and as an entry
-    (`dtensor.entry`), for `--dtensor-cpu-finalize-abi`.
+    The function is marked for the C interface
+    (`llvm.emit_c_interface`), which `--dtensor-cpu-finalize-abi` calls from
+    the exported entry point; no other function gets one.
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
                            "::mlir::memref::MemRefDialect"];
@@ -85,7 +88,7 @@ def CpuMatmulToRuntime : Pass<"dtensor-cpu-matmul-to-runtime",
 def CpuFinalizeAbi : Pass<"dtensor-cpu-finalize-abi", "::mlir::ModuleOp"> {
   let summary = "Export entry points and bind runtime symbols (LLVM dialect)";
   let description = [{
-    Runs on the LLVM dialect. For each function marked `dtensor.entry`,
+    Runs on the LLVM dialect. For each function with a C interface,
     exports `void dtensor_entry_<name>(void **descriptors)`, which passes
     descriptor i to the function's C interface. Binds the typed
     push-buffer declarations (one per element type at the func level) to
