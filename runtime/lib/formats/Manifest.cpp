@@ -304,9 +304,10 @@ std::string validate(const Manifest &manifest, const std::string &file) {
       seenOutput = true;
     } else if (seenOutput) {
       check.fail(keyPath(path, "role"),
-                 std::string("an ") + tensorRoleName(tensor.role) +
-                     " after an output (expected the arguments first, then "
-                     "the results)");
+                 std::string("the ") + tensorRoleName(tensor.role) + " \"" +
+                     tensor.name +
+                     "\" comes after an output (expected the arguments "
+                     "first, then the results)");
       return check.result();
     }
   }
