@@ -106,8 +106,7 @@ bool checkMesh(Checker &check, const MeshInfo &mesh, const std::string &path,
   if (mesh.name.empty())
     return check.fail(keyPath(path, "name"), "expected a non-empty name");
   if (mesh.shape.empty())
-    return check.fail(keyPath(path, "shape"),
-                      "expected at least one mesh dim");
+    return check.fail(keyPath(path, "shape"), "expected at least one mesh dim");
   int64_t size = 1;
   for (size_t d = 0; d < mesh.shape.size(); ++d) {
     int64_t dim = mesh.shape[d];
@@ -160,13 +159,13 @@ bool checkMesh(Checker &check, const MeshInfo &mesh, const std::string &path,
   return true;
 }
 
-bool checkGroup(Checker &check, const GroupInfo &group,
-                const std::string &path, const std::vector<MeshInfo> &meshes) {
+bool checkGroup(Checker &check, const GroupInfo &group, const std::string &path,
+                const std::vector<MeshInfo> &meshes) {
   if (group.mesh < 0 || group.mesh >= static_cast<int64_t>(meshes.size()))
-    return check.fail(keyPath(path, "mesh"),
-                      "expected a mesh index in [0, " +
-                          std::to_string(meshes.size()) + "), got " +
-                          std::to_string(group.mesh));
+    return check.fail(keyPath(path, "mesh"), "expected a mesh index in [0, " +
+                                                 std::to_string(meshes.size()) +
+                                                 "), got " +
+                                                 std::to_string(group.mesh));
   int64_t meshRank = meshes[group.mesh].shape.size();
   std::set<int64_t> seen;
   for (size_t i = 0; i < group.meshDims.size(); ++i) {
@@ -197,19 +196,18 @@ bool checkTensor(Checker &check, const TensorInfo &tensor,
                             std::to_string(tensor.shape[d]));
   int64_t elements = 1;
   for (int64_t dim : tensor.shape) {
-    if (dim != 0 && elements > std::numeric_limits<int64_t>::max() /
-                                   static_cast<int64_t>(dtypeSize(
-                                       tensor.dtype)) /
-                                   dim)
+    if (dim != 0 &&
+        elements > std::numeric_limits<int64_t>::max() /
+                       static_cast<int64_t>(dtypeSize(tensor.dtype)) / dim)
       return check.fail(keyPath(path, "shape"),
                         "the tensor's size in bytes overflows 64 bits");
     elements *= dim;
   }
   if (tensor.mesh < 0 || tensor.mesh >= static_cast<int64_t>(meshes.size()))
-    return check.fail(keyPath(path, "mesh"),
-                      "expected a mesh index in [0, " +
-                          std::to_string(meshes.size()) + "), got " +
-                          std::to_string(tensor.mesh));
+    return check.fail(keyPath(path, "mesh"), "expected a mesh index in [0, " +
+                                                 std::to_string(meshes.size()) +
+                                                 "), got " +
+                                                 std::to_string(tensor.mesh));
   size_t meshRank = meshes[tensor.mesh].shape.size();
   if (tensor.placements.size() != meshRank)
     return check.fail(keyPath(path, "placements"),
@@ -451,8 +449,8 @@ public:
     return value && decode(*value, keyPath(path, key), out);
   }
 
-  bool stringField(const json &object, const std::string &path,
-                   const char *key, std::string &out) {
+  bool stringField(const json &object, const std::string &path, const char *key,
+                   std::string &out) {
     return field(object, path, key, out,
                  [&](const json &v, const std::string &p, std::string &o) {
                    return string(v, p, o);
@@ -471,17 +469,16 @@ public:
   bool integersField(const json &object, const std::string &path,
                      const char *key, std::vector<int64_t> &out,
                      const char *expectation = "an integer") {
-    return field(object, path, key, out,
-                 [&](const json &v, const std::string &p,
-                     std::vector<int64_t> &o) {
-                   return integers(v, p, o, expectation);
-                 });
+    return field(
+        object, path, key, out,
+        [&](const json &v, const std::string &p, std::vector<int64_t> &o) {
+          return integers(v, p, o, expectation);
+        });
   }
 
   bool mesh(const json &value, const std::string &path, MeshInfo &out) {
     if (!object(value, path) || !stringField(value, path, "name", out.name) ||
-        !integersField(value, path, "shape", out.shape,
-                       "a positive integer") ||
+        !integersField(value, path, "shape", out.shape, "a positive integer") ||
         !integersField(value, path, "device_ids", out.deviceIds,
                        "a non-negative integer"))
       return false;
@@ -625,8 +622,8 @@ std::string contentHash(const json &withoutHash, const Manifest &manifest,
 
 bool isContentHash(const std::string &text) {
   std::string prefix = kHashPrefix;
-  if (text.size() != prefix.size() + 64 || text.compare(0, prefix.size(),
-                                                        prefix) != 0)
+  if (text.size() != prefix.size() + 64 ||
+      text.compare(0, prefix.size(), prefix) != 0)
     return false;
   for (size_t i = prefix.size(); i < text.size(); ++i)
     if (!std::isxdigit(static_cast<unsigned char>(text[i])) ||

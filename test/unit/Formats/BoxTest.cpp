@@ -88,9 +88,8 @@ TEST(BoxTest, CopiesMatchReference) {
       {{7, 1, 3}, {2, 0, 0}, {3, 1, 3}},
   };
   for (const BoxCase &c : cases) {
-    SCOPED_TRACE(::testing::Message()
-                 << "global rank " << c.globalShape.size() << ", first offset "
-                 << c.offset[0]);
+    SCOPED_TRACE(::testing::Message() << "global rank " << c.globalShape.size()
+                                      << ", first offset " << c.offset[0]);
     checkBox(c);
   }
 }
@@ -138,9 +137,8 @@ TEST(BoxTest, ScalarCopiesOneElement) {
 TEST(BoxTest, EarlyStop) {
   int64_t runs = 0;
   bool completed =
-      forEachBoxRun({4, 4}, {0, 1}, {4, 2}, [&](int64_t, int64_t, int64_t) {
-        return ++runs < 2;
-      });
+      forEachBoxRun({4, 4}, {0, 1}, {4, 2},
+                    [&](int64_t, int64_t, int64_t) { return ++runs < 2; });
   EXPECT_FALSE(completed);
   EXPECT_EQ(runs, 2);
 }

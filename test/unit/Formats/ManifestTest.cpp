@@ -41,7 +41,9 @@ Manifest exampleManifest() {
 class ManifestTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    writeBytes(dir.file("program.so"), std::string("\x7f" "ELF program", 12));
+    writeBytes(dir.file("program.so"), std::string("\x7f"
+                                                   "ELF program",
+                                                   12));
     writeBytes(dir.file("reference.so"), "reference library bytes");
   }
 
@@ -172,7 +174,8 @@ TEST_F(ManifestTest, TamperedShapeIsDetected) {
   root["tensors"][0]["shape"][0] = 10; // still valid, different program
   writeBytes(manifestPath(), root.dump());
   Manifest read;
-  EXPECT_TRUE(contains(readManifest(dir.path(), read), "content hash mismatch"));
+  EXPECT_TRUE(
+      contains(readManifest(dir.path(), read), "content hash mismatch"));
 }
 
 TEST_F(ManifestTest, TamperedLibrariesAreDetected) {
@@ -213,8 +216,8 @@ TEST_F(ManifestTest, MalformedJsonIsAnError) {
   ASSERT_EQ(writeManifest(exampleManifest(), dir.path()), "");
   std::string text = readBytes(manifestPath());
   Manifest read;
-  for (size_t length : {size_t(0), size_t(1), text.size() / 2,
-                        text.size() - 3}) {
+  for (size_t length :
+       {size_t(0), size_t(1), text.size() / 2, text.size() - 3}) {
     writeBytes(manifestPath(), text.substr(0, length));
     EXPECT_EQ(readManifest(dir.path(), read),
               manifestPath() + ": not valid JSON (truncated or malformed)")
@@ -252,11 +255,15 @@ TEST_F(ManifestTest, DecodingErrorsNameTheJsonPath) {
        "tensors: expected an array, got {}"},
       {[](json &r) { r["tensors"][0] = 3; },
        "tensors[0]: expected an object, got 3"},
-      {[](json &r) { r["meshes"][0]["shape"] = {2, "2"}; },
+      {[](json &r) {
+         r["meshes"][0]["shape"] = {2, "2"};
+       },
        "meshes[0].shape[1]: expected a positive integer, got \"2\""},
       {[](json &r) { r["meshes"][0].erase("device_ids"); },
        "meshes[0]: missing key \"device_ids\""},
-      {[](json &r) { r["meshes"][0]["dim_names"] = {"dp", 1}; },
+      {[](json &r) {
+         r["meshes"][0]["dim_names"] = {"dp", 1};
+       },
        "meshes[0].dim_names[1]: expected a string, got 1"},
       {[](json &r) { r["groups"][0]["mesh"] = nullptr; },
        "groups[0].mesh: expected a non-negative mesh index, got null"},
@@ -334,9 +341,13 @@ TEST_F(ManifestTest, ValidationErrors) {
        "meshes[0].name: expected a non-empty name"},
       {[](Manifest &m) { m.meshes[0].shape = {}; },
        "meshes[0].shape: expected at least one mesh dim"},
-      {[](Manifest &m) { m.meshes[0].shape = {2, 0}; },
+      {[](Manifest &m) {
+         m.meshes[0].shape = {2, 0};
+       },
        "meshes[0].shape[1]: expected a positive integer, got 0"},
-      {[](Manifest &m) { m.meshes[0].shape = {4, 2}; },
+      {[](Manifest &m) {
+         m.meshes[0].shape = {4, 2};
+       },
        "meshes[0].shape: the mesh has more devices than world_size (4)"},
       {[](Manifest &m) {
          m.meshes[0].shape = {int64_t(1) << 62, int64_t(1) << 62};
@@ -344,16 +355,26 @@ TEST_F(ManifestTest, ValidationErrors) {
        "meshes[0].shape: the mesh has more devices than world_size (4)"},
       {[](Manifest &m) { m.meshes[0].dimNames = {"dp"}; },
        "meshes[0].dim_names: expected one name per mesh dim (2), got 1"},
-      {[](Manifest &m) { m.meshes[0].dimNames = {"dp", "dp"}; },
+      {[](Manifest &m) {
+         m.meshes[0].dimNames = {"dp", "dp"};
+       },
        "meshes[0].dim_names[1]: duplicate mesh dim name \"dp\""},
-      {[](Manifest &m) { m.meshes[0].dimNames = {"", "tp"}; },
+      {[](Manifest &m) {
+         m.meshes[0].dimNames = {"", "tp"};
+       },
        "meshes[0].dim_names[0]: expected a non-empty name"},
-      {[](Manifest &m) { m.meshes[0].deviceIds = {0, 1, 2}; },
+      {[](Manifest &m) {
+         m.meshes[0].deviceIds = {0, 1, 2};
+       },
        "meshes[0].device_ids: expected one device id per mesh position (4), "
        "got 3"},
-      {[](Manifest &m) { m.meshes[0].deviceIds = {0, 1, 2, 4}; },
+      {[](Manifest &m) {
+         m.meshes[0].deviceIds = {0, 1, 2, 4};
+       },
        "meshes[0].device_ids[3]: expected a device id in [0, 4), got 4"},
-      {[](Manifest &m) { m.meshes[0].deviceIds = {0, 2, 2, 1}; },
+      {[](Manifest &m) {
+         m.meshes[0].deviceIds = {0, 2, 2, 1};
+       },
        "meshes[0].device_ids[2]: device id 2 appears twice (expected a "
        "permutation of 0..3)"},
       {[](Manifest &m) { m.meshes.push_back(m.meshes[0]); },
@@ -362,13 +383,17 @@ TEST_F(ManifestTest, ValidationErrors) {
        "groups[0].mesh: expected a mesh index in [0, 1), got 1"},
       {[](Manifest &m) { m.groups[0].meshDims = {2}; },
        "groups[0].mesh_dims[0]: expected a dim of mesh 0 in [0, 2), got 2"},
-      {[](Manifest &m) { m.groups[0].meshDims = {1, 1}; },
+      {[](Manifest &m) {
+         m.groups[0].meshDims = {1, 1};
+       },
        "groups[0].mesh_dims[1]: mesh dim 1 listed twice"},
       {[](Manifest &m) { m.tensors[1].name.clear(); },
        "tensors[1].name: expected a non-empty name"},
       {[](Manifest &m) { m.tensors[2].name = "x"; },
        "tensors[2].name: duplicate tensor name \"x\""},
-      {[](Manifest &m) { m.tensors[0].shape = {8, -1}; },
+      {[](Manifest &m) {
+         m.tensors[0].shape = {8, -1};
+       },
        "tensors[0].shape[1]: expected a non-negative integer, got -1"},
       {[](Manifest &m) {
          m.tensors[0].shape = {int64_t(1) << 31, int64_t(1) << 31};

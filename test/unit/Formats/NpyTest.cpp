@@ -139,13 +139,13 @@ TEST_F(NpyTest, MalformedFiles) {
        "bad header: missing key 'fortran_order'"},
       {rawNpy(1, "{'fortran_order': False, 'shape': (2,)}\n", data),
        "bad header: missing key 'descr'"},
-      {rawNpy(1, "{'descr': [('a', '<f4')], 'fortran_order': False, "
-                 "'shape': (2,)}\n",
+      {rawNpy(1,
+              "{'descr': [('a', '<f4')], 'fortran_order': False, "
+              "'shape': (2,)}\n",
               data),
        "bad header: 'descr': expected a quoted type string such as '<f4' "
        "(structured dtypes are not supported)"},
-      {rawNpy(1, "{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}\n",
-              data),
+      {rawNpy(1, "{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}\n", data),
        "bad header: 'fortran_order': expected True or False"},
       {rawNpy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': [2]}\n",
               data),
@@ -161,15 +161,15 @@ TEST_F(NpyTest, MalformedFiles) {
       {rawNpy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,) \n",
               data),
        "bad header: expected ',' or '}'"},
-      {rawNpy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), "
-                 "'extra': 1}\n",
+      {rawNpy(1,
+              "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), "
+              "'extra': 1}\n",
               data),
        "bad header: unexpected key 'extra'"},
       {rawNpy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x\n",
               data),
        "bad header: unexpected text after the header dict"},
-      {rawNpy(1, "{'descr: '<f4'}\n", data),
-       "bad header: expected ':' after"},
+      {rawNpy(1, "{'descr: '<f4'}\n", data), "bad header: expected ':' after"},
       {rawNpy(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2,)}\n",
               data),
        "fortran_order True is not supported (save a C-ordered array, e.g. "
@@ -207,9 +207,9 @@ TEST_F(NpyTest, WriteErrors) {
   EXPECT_TRUE(contains(writeNpy(path, DType::F32, {-1}, bf16),
                        "the shape has a negative dim"));
   EXPECT_TRUE(contains(writeNpy(path, DType::F32, {2}, nullptr), "no data"));
-  EXPECT_TRUE(contains(writeNpy(dir.file("missing/a.npy"), DType::F32, {1},
-                                bf16),
-                       "cannot create " + dir.file("missing/a.npy")));
+  EXPECT_TRUE(
+      contains(writeNpy(dir.file("missing/a.npy"), DType::F32, {1}, bf16),
+               "cannot create " + dir.file("missing/a.npy")));
 }
 
 } // namespace

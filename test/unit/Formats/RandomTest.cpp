@@ -30,9 +30,8 @@ TEST(RandomTest, BoxesAgreeWithTheWholeTensor) {
   const std::vector<int64_t> globalShape = {5, 7, 6};
   for (Factory factory : {Factory::Rand, Factory::Randn}) {
     SCOPED_TRACE(factoryName(factory));
-    std::vector<float> whole =
-        fill<float>(factory, 42, DType::F32, globalShape, {0, 0, 0},
-                    globalShape);
+    std::vector<float> whole = fill<float>(factory, 42, DType::F32, globalShape,
+                                           {0, 0, 0}, globalShape);
     const std::vector<std::vector<int64_t>> boxes = {
         {0, 0, 0, 5, 7, 3}, {2, 3, 1, 2, 2, 4}, {4, 6, 5, 1, 1, 1},
         {1, 0, 0, 3, 7, 6}, {0, 2, 0, 5, 3, 6}, {3, 0, 0, 0, 7, 6}};
@@ -42,9 +41,9 @@ TEST(RandomTest, BoxesAgreeWithTheWholeTensor) {
       std::vector<float> expected(numElements(shape));
       copyBoxOut(whole.data(), globalShape, offset, shape, sizeof(float),
                  expected.data());
-      EXPECT_EQ(fill<float>(factory, 42, DType::F32, globalShape, offset,
-                            shape),
-                expected);
+      EXPECT_EQ(
+          fill<float>(factory, 42, DType::F32, globalShape, offset, shape),
+          expected);
     }
   }
 }
@@ -173,8 +172,8 @@ TEST(RandomTest, Errors) {
             "(random values need a floating-point dtype)");
   EXPECT_EQ(fillBox(Factory::Full, 128, 1, DType::I8, {4}, {0}, {4}, out),
             "full: the fill value 128.000000 does not fit i8");
-  EXPECT_TRUE(
-      fillBox(Factory::Full, NAN, 1, DType::I32, {4}, {0}, {4}, out) != "");
+  EXPECT_TRUE(fillBox(Factory::Full, NAN, 1, DType::I32, {4}, {0}, {4}, out) !=
+              "");
   EXPECT_EQ(fillBox(Factory::Zeros, 0, 1, DType::F32, {4}, {2}, {3}, out),
             "zeros: the box [2, 2 + 3) of dim 0 is outside [0, 4)");
   EXPECT_EQ(fillBox(Factory::Ones, 0, 1, DType::F32, {4}, {0, 0}, {4}, out),

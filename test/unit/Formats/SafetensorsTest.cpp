@@ -52,8 +52,8 @@ TEST_F(SafetensorsTest, WriteThenRead) {
       {"empty", DType::I8, {4, 0}, nullptr},
   };
   ASSERT_EQ(writeSafetensors(path, tensors), "");
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp." +
-                                       std::to_string(::getpid())));
+  EXPECT_FALSE(
+      std::filesystem::exists(path + ".tmp." + std::to_string(::getpid())));
 
   // The header is padded with spaces so that the data is 8-byte aligned.
   std::string bytes = readBytes(path);
@@ -83,8 +83,7 @@ TEST_F(SafetensorsTest, WriteThenRead) {
   ASSERT_EQ(file.readBox(*file.find("b"), {0}, {3}, b2.data()), "");
   EXPECT_EQ(b2, b);
   std::vector<uint16_t> c2(12);
-  ASSERT_EQ(file.readBox(*file.find("c"), {0, 0, 0}, {2, 3, 2}, c2.data()),
-            "");
+  ASSERT_EQ(file.readBox(*file.find("c"), {0, 0, 0}, {2, 3, 2}, c2.data()), "");
   EXPECT_EQ(c2, c);
   double scalar2 = 0;
   ASSERT_EQ(file.readBox(*file.find("scalar"), {}, {}, &scalar2), "");
@@ -105,11 +104,20 @@ TEST_F(SafetensorsTest, ReadBoxMatchesCopyBoxOut) {
   const Tensor cases[] = {
       {{17}, {{0, 17}, {5, 4}, {13, 4}, {16, 1}, {3, 0}, {17, 0}}},
       {{6, 10},
-       {{2, 3, 2, 4}, {0, 0, 6, 10}, {0, 7, 6, 3}, {5, 0, 1, 10},
-        {3, 0, 2, 10}, {2, 9, 3, 1}, {4, 4, 0, 3}}},
+       {{2, 3, 2, 4},
+        {0, 0, 6, 10},
+        {0, 7, 6, 3},
+        {5, 0, 1, 10},
+        {3, 0, 2, 10},
+        {2, 9, 3, 1},
+        {4, 4, 0, 3}}},
       {{4, 5, 6},
-       {{1, 1, 1, 2, 3, 4}, {0, 0, 0, 4, 5, 6}, {3, 4, 5, 1, 1, 1},
-        {1, 0, 0, 2, 5, 6}, {0, 2, 0, 4, 2, 6}, {0, 0, 3, 4, 5, 3},
+       {{1, 1, 1, 2, 3, 4},
+        {0, 0, 0, 4, 5, 6},
+        {3, 4, 5, 1, 1, 1},
+        {1, 0, 0, 2, 5, 6},
+        {0, 2, 0, 4, 2, 6},
+        {0, 0, 3, 4, 5, 3},
         {2, 5, 0, 1, 0, 6}}},
   };
   for (const Tensor &t : cases) {
@@ -119,10 +127,10 @@ TEST_F(SafetensorsTest, ReadBoxMatchesCopyBoxOut) {
       data[i] = static_cast<int32_t>(i * 7 + 3);
     // A neighbour before it, so that offsets are not relative to the data.
     std::vector<int32_t> neighbour = {-1, -2, -3};
-    ASSERT_EQ(writeSafetensors(path, {{"before", DType::I32, {3},
-                                       neighbour.data()},
-                                      {"t", DType::I32, t.shape, data.data()}}),
-              "");
+    ASSERT_EQ(
+        writeSafetensors(path, {{"before", DType::I32, {3}, neighbour.data()},
+                                {"t", DType::I32, t.shape, data.data()}}),
+        "");
     SafetensorsFile file;
     ASSERT_EQ(file.open(path), "");
     const SafetensorsEntry *entry = file.find("t");
@@ -136,8 +144,8 @@ TEST_F(SafetensorsTest, ReadBoxMatchesCopyBoxOut) {
       copyBoxOut(data.data(), t.shape, offset, shape, 4, expected.data());
       std::vector<int32_t> got(boxCount + 1, 0x5a5a5a5a);
       ASSERT_EQ(file.readBox(*entry, offset, shape, got.data()), "");
-      EXPECT_EQ(got, expected) << "rank " << rank << " box at "
-                               << ::testing::PrintToString(offset);
+      EXPECT_EQ(got, expected)
+          << "rank " << rank << " box at " << ::testing::PrintToString(offset);
     }
   }
 }
@@ -174,8 +182,9 @@ TEST_F(SafetensorsTest, Metadata) {
   ASSERT_EQ(file.entries().size(), 1u);
 
   // Hand-written, as other writers lay it out: metadata first, unpadded.
-  std::string header = R"({"__metadata__":{"format":"pt"},)"
-                       R"("x":{"dtype":"I8","shape":[2],"data_offsets":[0,2]}})";
+  std::string header =
+      R"({"__metadata__":{"format":"pt"},)"
+      R"("x":{"dtype":"I8","shape":[2],"data_offsets":[0,2]}})";
   ASSERT_EQ(openRaw(rawFile(header, "\x01\x02")), "");
   SafetensorsFile raw;
   ASSERT_EQ(raw.open(path), "");
@@ -302,17 +311,17 @@ TEST_F(SafetensorsTest, WriteErrors) {
   EXPECT_TRUE(contains(writeSafetensors(path, {{"a", DType::F32, {1}, &x},
                                                {"a", DType::F32, {1}, &x}}),
                        "tensor \"a\": the name appears twice"));
-  EXPECT_TRUE(contains(
-      writeSafetensors(path, {{"__metadata__", DType::F32, {1}, &x}}),
-      "invalid tensor name \"__metadata__\""));
+  EXPECT_TRUE(
+      contains(writeSafetensors(path, {{"__metadata__", DType::F32, {1}, &x}}),
+               "invalid tensor name \"__metadata__\""));
   EXPECT_TRUE(contains(writeSafetensors(path, {{"a", DType::F32, {-1}, &x}}),
                        "tensor \"a\": the shape has a negative dim"));
-  EXPECT_TRUE(contains(writeSafetensors(path, {{"a", DType::F32, {2}, nullptr}}),
-                       "tensor \"a\": no data"));
-  EXPECT_TRUE(contains(
-      writeSafetensors(dir.file("no/such/dir.safetensors"),
-                       {{"a", DType::F32, {1}, &x}}),
-      "cannot create " + dir.file("no/such/dir.safetensors")));
+  EXPECT_TRUE(
+      contains(writeSafetensors(path, {{"a", DType::F32, {2}, nullptr}}),
+               "tensor \"a\": no data"));
+  EXPECT_TRUE(contains(writeSafetensors(dir.file("no/such/dir.safetensors"),
+                                        {{"a", DType::F32, {1}, &x}}),
+                       "cannot create " + dir.file("no/such/dir.safetensors")));
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 
