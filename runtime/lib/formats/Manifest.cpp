@@ -105,21 +105,20 @@ bool checkMesh(Checker &check, const MeshInfo &mesh, const std::string &path,
                int64_t worldSize) {
   if (mesh.name.empty())
     return check.fail(keyPath(path, "name"), "expected a non-empty name");
-  if (mesh.shape.empty())
-    return check.fail(keyPath(path, "shape"), "expected at least one mesh dim");
-  int64_t size = 1;
-  for (size_t d = 0; d < mesh.shape.size(); ++d) {
-    int64_t dim = mesh.shape[d];
-    if (dim <= 0)
-      return check.fail(indexPath(keyPath(path, "shape"), d),
-                        "expected a positive integer, got " +
-                            std::to_string(dim));
-    if (size > worldSize / dim) // size * dim > worldSize, without overflow
-      return check.fail(keyPath(path, "shape"),
-                        "the mesh has more devices than world_size (" +
-                            std::to_string(worldSize) + ")");
-    size *= dim;
-  }
+  // The manifest always lists the device ids (the layout library would take
+  // an empty list as the identity).
+  if (mesh.deviceIds.empty())
+    return check.fail(keyPath(path, "device_ids"),
+                      "expected the device id of every mesh position, got "
+                      "an empty list");
+  layout::Mesh layoutMesh(mesh.shape, mesh.deviceIds);
+  if (std::string error = layoutMesh.validate(); !error.empty())
+    return check.fail(path, "invalid mesh: " + error);
+  if (layoutMesh.size() > worldSize)
+    return check.fail(keyPath(path, "shape"),
+                      "the mesh has " + std::to_string(layoutMesh.size()) +
+                          " devices, more than world_size (" +
+                          std::to_string(worldSize) + ")");
   if (!mesh.dimNames.empty()) {
     if (mesh.dimNames.size() != mesh.shape.size())
       return check.fail(keyPath(path, "dim_names"),
@@ -135,26 +134,6 @@ bool checkMesh(Checker &check, const MeshInfo &mesh, const std::string &path,
       if (!seen.insert(name).second)
         return check.fail(namePath, "duplicate mesh dim name \"" + name + "\"");
     }
-  }
-  if (static_cast<int64_t>(mesh.deviceIds.size()) != size)
-    return check.fail(keyPath(path, "device_ids"),
-                      "expected one device id per mesh position (" +
-                          std::to_string(size) + "), got " +
-                          std::to_string(mesh.deviceIds.size()));
-  std::vector<bool> used(size, false);
-  for (size_t i = 0; i < mesh.deviceIds.size(); ++i) {
-    int64_t id = mesh.deviceIds[i];
-    std::string idPath = indexPath(keyPath(path, "device_ids"), i);
-    if (id < 0 || id >= size)
-      return check.fail(idPath, "expected a device id in [0, " +
-                                    std::to_string(size) + "), got " +
-                                    std::to_string(id));
-    if (used[id])
-      return check.fail(idPath, "device id " + std::to_string(id) +
-                                    " appears twice (expected a permutation "
-                                    "of 0.." +
-                                    std::to_string(size - 1) + ")");
-    used[id] = true;
   }
   return true;
 }

@@ -317,7 +317,9 @@ std::string SafetensorsFile::readBox(const SafetensorsEntry &entry,
                       entry.begin + globalElem * elemSize, filePath);
                   return error.empty();
                 });
-  return error.empty() ? "" : where + error;
+  if (!error.empty())
+    return error + " (reading tensor \"" + entry.name + "\")";
+  return "";
 }
 
 std::string writeSafetensors(const std::string &path,

@@ -340,19 +340,25 @@ TEST_F(ManifestTest, ValidationErrors) {
       {[](Manifest &m) { m.meshes[0].name.clear(); },
        "meshes[0].name: expected a non-empty name"},
       {[](Manifest &m) { m.meshes[0].shape = {}; },
-       "meshes[0].shape: expected at least one mesh dim"},
+       "meshes[0]: invalid mesh: mesh has no dimensions"},
       {[](Manifest &m) {
          m.meshes[0].shape = {2, 0};
        },
-       "meshes[0].shape[1]: expected a positive integer, got 0"},
+       "meshes[0]: invalid mesh: mesh dim 1 has non-positive size 0"},
+      {[](Manifest &m) {
+         m.meshes[0].shape = {2, -2};
+       },
+       "meshes[0]: invalid mesh: mesh dim 1 has non-positive size -2"},
       {[](Manifest &m) {
          m.meshes[0].shape = {4, 2};
+         m.meshes[0].deviceIds = {0, 1, 2, 3, 4, 5, 6, 7};
        },
-       "meshes[0].shape: the mesh has more devices than world_size (4)"},
+       "meshes[0].shape: the mesh has 8 devices, more than world_size (4)"},
       {[](Manifest &m) {
          m.meshes[0].shape = {int64_t(1) << 62, int64_t(1) << 62};
        },
-       "meshes[0].shape: the mesh has more devices than world_size (4)"},
+       "meshes[0]: invalid mesh: mesh has more devices than int64_t can "
+       "count"},
       {[](Manifest &m) { m.meshes[0].dimNames = {"dp"}; },
        "meshes[0].dim_names: expected one name per mesh dim (2), got 1"},
       {[](Manifest &m) {
@@ -363,20 +369,22 @@ TEST_F(ManifestTest, ValidationErrors) {
          m.meshes[0].dimNames = {"", "tp"};
        },
        "meshes[0].dim_names[0]: expected a non-empty name"},
+      {[](Manifest &m) { m.meshes[0].deviceIds = {}; },
+       "meshes[0].device_ids: expected the device id of every mesh position, "
+       "got an empty list"},
       {[](Manifest &m) {
          m.meshes[0].deviceIds = {0, 1, 2};
        },
-       "meshes[0].device_ids: expected one device id per mesh position (4), "
-       "got 3"},
+       "meshes[0]: invalid mesh: mesh has 4 devices but 3 device ids were "
+       "given"},
       {[](Manifest &m) {
          m.meshes[0].deviceIds = {0, 1, 2, 4};
        },
-       "meshes[0].device_ids[3]: expected a device id in [0, 4), got 4"},
+       "meshes[0]: invalid mesh: device id 4 out of range [0, 4)"},
       {[](Manifest &m) {
          m.meshes[0].deviceIds = {0, 2, 2, 1};
        },
-       "meshes[0].device_ids[2]: device id 2 appears twice (expected a "
-       "permutation of 0..3)"},
+       "meshes[0]: invalid mesh: device id 2 appears more than once"},
       {[](Manifest &m) { m.meshes.push_back(m.meshes[0]); },
        "meshes[1].name: duplicate mesh name \"mesh\""},
       {[](Manifest &m) { m.groups[0].mesh = 1; },

@@ -299,6 +299,20 @@ TEST_F(SafetensorsTest, TruncatedFileIsCaughtAtOpen) {
   EXPECT_TRUE(contains(file.open(path), "run past the end of the file"));
 }
 
+TEST_F(SafetensorsTest, FileShrunkAfterOpenIsAReadError) {
+  std::vector<float> data(64, 2.0f);
+  ASSERT_EQ(writeSafetensors(path, {{"w", DType::F32, {8, 8}, data.data()}}),
+            "");
+  SafetensorsFile file;
+  ASSERT_EQ(file.open(path), "");
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 40);
+  std::vector<float> out(64);
+  EXPECT_EQ(file.readBox(*file.find("w"), {0, 0}, {4, 8}, out.data()), "");
+  EXPECT_TRUE(contains(
+      file.readBox(*file.find("w"), {6, 0}, {2, 8}, out.data()),
+      path + ": tensor \"w\": " + path + ": unexpected end of file at offset"));
+}
+
 TEST_F(SafetensorsTest, EmptyTensorsDoNotOverlap) {
   std::string header =
       R"({"a":{"dtype":"I8","shape":[0],"data_offsets":[1,1]},)"
