@@ -308,9 +308,9 @@ TEST_F(SafetensorsTest, FileShrunkAfterOpenIsAReadError) {
   std::filesystem::resize_file(path, std::filesystem::file_size(path) - 40);
   std::vector<float> out(64);
   EXPECT_EQ(file.readBox(*file.find("w"), {0, 0}, {4, 8}, out.data()), "");
-  EXPECT_TRUE(contains(
-      file.readBox(*file.find("w"), {6, 0}, {2, 8}, out.data()),
-      path + ": tensor \"w\": " + path + ": unexpected end of file at offset"));
+  std::string error = file.readBox(*file.find("w"), {6, 0}, {2, 8}, out.data());
+  EXPECT_TRUE(contains(error, path + ": unexpected end of file at offset "));
+  EXPECT_TRUE(contains(error, "(reading tensor \"w\")"));
 }
 
 TEST_F(SafetensorsTest, EmptyTensorsDoNotOverlap) {
