@@ -21,9 +21,9 @@ using WriteBytesFn = std::function<bool(const void *data, size_t size)>;
 /// Calls `writeContents` with a function appending to a temporary file, then
 /// renames the file to `path`. The temporary is removed on any failure.
 /// "" or the error (naming the file and the system's reason).
-std::string
-writeFileAtomically(const std::string &path,
-                    const std::function<bool(const WriteBytesFn &)> &writeContents);
+std::string writeFileAtomically(
+    const std::string &path,
+    const std::function<bool(const WriteBytesFn &)> &writeContents);
 
 } // namespace dtensor::rt
 

@@ -2,6 +2,7 @@
 
 #include "DType.h"
 
+#include <cassert>
 #include <cstring>
 
 namespace dtensor::rt {
@@ -15,13 +16,14 @@ struct DTypeNames {
   size_t size;
 };
 constexpr DTypeNames kDTypes[] = {
-    {DType::F32, "f32", "F32", 4},  {DType::F64, "f64", "F64", 8},
-    {DType::F16, "f16", "F16", 2},  {DType::BF16, "bf16", "BF16", 2},
-    {DType::I32, "i32", "I32", 4},  {DType::I64, "i64", "I64", 8},
-    {DType::I8, "i8", "I8", 1},     {DType::Bool, "bool", "BOOL", 1},
+    {DType::F32, "f32", "F32", 4}, {DType::F64, "f64", "F64", 8},
+    {DType::F16, "f16", "F16", 2}, {DType::BF16, "bf16", "BF16", 2},
+    {DType::I32, "i32", "I32", 4}, {DType::I64, "i64", "I64", 8},
+    {DType::I8, "i8", "I8", 1},    {DType::Bool, "bool", "BOOL", 1},
 };
 
 const DTypeNames &entry(DType dtype) {
+  assert(dtypeFromInt(static_cast<int32_t>(dtype)) && "invalid DType");
   return kDTypes[static_cast<int32_t>(dtype)];
 }
 

@@ -105,22 +105,20 @@ bool checkMesh(Checker &check, const MeshInfo &mesh, const std::string &path,
                int64_t worldSize) {
   if (mesh.name.empty())
     return check.fail(keyPath(path, "name"), "expected a non-empty name");
-  if (mesh.shape.empty())
+  // The manifest always lists the device ids (the layout library would take
+  // an empty list as the identity).
+  if (mesh.deviceIds.empty())
+    return check.fail(keyPath(path, "device_ids"),
+                      "expected the device id of every mesh position, got "
+                      "an empty list");
+  layout::Mesh layoutMesh(mesh.shape, mesh.deviceIds);
+  if (std::string error = layoutMesh.validate(); !error.empty())
+    return check.fail(path, "invalid mesh: " + error);
+  if (layoutMesh.size() > worldSize)
     return check.fail(keyPath(path, "shape"),
-                      "expected at least one mesh dim");
-  int64_t size = 1;
-  for (size_t d = 0; d < mesh.shape.size(); ++d) {
-    int64_t dim = mesh.shape[d];
-    if (dim <= 0)
-      return check.fail(indexPath(keyPath(path, "shape"), d),
-                        "expected a positive integer, got " +
-                            std::to_string(dim));
-    if (size > worldSize / dim) // size * dim > worldSize, without overflow
-      return check.fail(keyPath(path, "shape"),
-                        "the mesh has more devices than world_size (" +
-                            std::to_string(worldSize) + ")");
-    size *= dim;
-  }
+                      "the mesh has " + std::to_string(layoutMesh.size()) +
+                          " devices, more than world_size (" +
+                          std::to_string(worldSize) + ")");
   if (!mesh.dimNames.empty()) {
     if (mesh.dimNames.size() != mesh.shape.size())
       return check.fail(keyPath(path, "dim_names"),
@@ -137,36 +135,16 @@ bool checkMesh(Checker &check, const MeshInfo &mesh, const std::string &path,
         return check.fail(namePath, "duplicate mesh dim name \"" + name + "\"");
     }
   }
-  if (static_cast<int64_t>(mesh.deviceIds.size()) != size)
-    return check.fail(keyPath(path, "device_ids"),
-                      "expected one device id per mesh position (" +
-                          std::to_string(size) + "), got " +
-                          std::to_string(mesh.deviceIds.size()));
-  std::vector<bool> used(size, false);
-  for (size_t i = 0; i < mesh.deviceIds.size(); ++i) {
-    int64_t id = mesh.deviceIds[i];
-    std::string idPath = indexPath(keyPath(path, "device_ids"), i);
-    if (id < 0 || id >= size)
-      return check.fail(idPath, "expected a device id in [0, " +
-                                    std::to_string(size) + "), got " +
-                                    std::to_string(id));
-    if (used[id])
-      return check.fail(idPath, "device id " + std::to_string(id) +
-                                    " appears twice (expected a permutation "
-                                    "of 0.." +
-                                    std::to_string(size - 1) + ")");
-    used[id] = true;
-  }
   return true;
 }
 
-bool checkGroup(Checker &check, const GroupInfo &group,
-                const std::string &path, const std::vector<MeshInfo> &meshes) {
+bool checkGroup(Checker &check, const GroupInfo &group, const std::string &path,
+                const std::vector<MeshInfo> &meshes) {
   if (group.mesh < 0 || group.mesh >= static_cast<int64_t>(meshes.size()))
-    return check.fail(keyPath(path, "mesh"),
-                      "expected a mesh index in [0, " +
-                          std::to_string(meshes.size()) + "), got " +
-                          std::to_string(group.mesh));
+    return check.fail(keyPath(path, "mesh"), "expected a mesh index in [0, " +
+                                                 std::to_string(meshes.size()) +
+                                                 "), got " +
+                                                 std::to_string(group.mesh));
   int64_t meshRank = meshes[group.mesh].shape.size();
   std::set<int64_t> seen;
   for (size_t i = 0; i < group.meshDims.size(); ++i) {
@@ -197,19 +175,18 @@ bool checkTensor(Checker &check, const TensorInfo &tensor,
                             std::to_string(tensor.shape[d]));
   int64_t elements = 1;
   for (int64_t dim : tensor.shape) {
-    if (dim != 0 && elements > std::numeric_limits<int64_t>::max() /
-                                   static_cast<int64_t>(dtypeSize(
-                                       tensor.dtype)) /
-                                   dim)
+    if (dim != 0 &&
+        elements > std::numeric_limits<int64_t>::max() /
+                       static_cast<int64_t>(dtypeSize(tensor.dtype)) / dim)
       return check.fail(keyPath(path, "shape"),
                         "the tensor's size in bytes overflows 64 bits");
     elements *= dim;
   }
   if (tensor.mesh < 0 || tensor.mesh >= static_cast<int64_t>(meshes.size()))
-    return check.fail(keyPath(path, "mesh"),
-                      "expected a mesh index in [0, " +
-                          std::to_string(meshes.size()) + "), got " +
-                          std::to_string(tensor.mesh));
+    return check.fail(keyPath(path, "mesh"), "expected a mesh index in [0, " +
+                                                 std::to_string(meshes.size()) +
+                                                 "), got " +
+                                                 std::to_string(tensor.mesh));
   size_t meshRank = meshes[tensor.mesh].shape.size();
   if (tensor.placements.size() != meshRank)
     return check.fail(keyPath(path, "placements"),
@@ -304,9 +281,10 @@ std::string validate(const Manifest &manifest, const std::string &file) {
       seenOutput = true;
     } else if (seenOutput) {
       check.fail(keyPath(path, "role"),
-                 std::string("an ") + tensorRoleName(tensor.role) +
-                     " after an output (expected the arguments first, then "
-                     "the results)");
+                 std::string("the ") + tensorRoleName(tensor.role) + " \"" +
+                     tensor.name +
+                     "\" comes after an output (expected the arguments "
+                     "first, then the results)");
       return check.result();
     }
   }
@@ -450,8 +428,8 @@ public:
     return value && decode(*value, keyPath(path, key), out);
   }
 
-  bool stringField(const json &object, const std::string &path,
-                   const char *key, std::string &out) {
+  bool stringField(const json &object, const std::string &path, const char *key,
+                   std::string &out) {
     return field(object, path, key, out,
                  [&](const json &v, const std::string &p, std::string &o) {
                    return string(v, p, o);
@@ -470,17 +448,16 @@ public:
   bool integersField(const json &object, const std::string &path,
                      const char *key, std::vector<int64_t> &out,
                      const char *expectation = "an integer") {
-    return field(object, path, key, out,
-                 [&](const json &v, const std::string &p,
-                     std::vector<int64_t> &o) {
-                   return integers(v, p, o, expectation);
-                 });
+    return field(
+        object, path, key, out,
+        [&](const json &v, const std::string &p, std::vector<int64_t> &o) {
+          return integers(v, p, o, expectation);
+        });
   }
 
   bool mesh(const json &value, const std::string &path, MeshInfo &out) {
     if (!object(value, path) || !stringField(value, path, "name", out.name) ||
-        !integersField(value, path, "shape", out.shape,
-                       "a positive integer") ||
+        !integersField(value, path, "shape", out.shape, "a positive integer") ||
         !integersField(value, path, "device_ids", out.deviceIds,
                        "a non-negative integer"))
       return false;
@@ -624,8 +601,8 @@ std::string contentHash(const json &withoutHash, const Manifest &manifest,
 
 bool isContentHash(const std::string &text) {
   std::string prefix = kHashPrefix;
-  if (text.size() != prefix.size() + 64 || text.compare(0, prefix.size(),
-                                                        prefix) != 0)
+  if (text.size() != prefix.size() + 64 ||
+      text.compare(0, prefix.size(), prefix) != 0)
     return false;
   for (size_t i = prefix.size(); i < text.size(); ++i)
     if (!std::isxdigit(static_cast<unsigned char>(text[i])) ||

@@ -26,13 +26,16 @@
 //   }
 //
 // "dim_names" and "reference_library" are optional. Keys this runtime does
-// not know are ignored when reading, so that newer compilers may add
-// information without breaking older runtimes; they are not preserved.
+// not know are ignored when reading (though covered by the content hash), so
+// that newer compilers may add information without breaking older runtimes;
+// they are not kept in the Manifest.
 //
 // The content hash is SHA-256 over the manifest object without
 // "content_hash", serialized compactly with sorted keys (nlohmann::json's
 // dump()), then one zero byte, then the bytes of the library, then those of
-// the reference library if there is one.
+// the reference library if there is one. Reading decodes and validates the
+// manifest first, then checks the hash, so a well-formed but edited manifest
+// reports a hash mismatch.
 //
 //===----------------------------------------------------------------------===//
 

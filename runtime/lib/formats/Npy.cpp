@@ -15,10 +15,11 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <limits>
+#include <memory>
+#include <sys/stat.h>
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               ".npy data is written and read little-endian, as is");
@@ -130,8 +131,8 @@ private:
   }
 
   void skipSpace() {
-    while (pos < text.size() && std::isspace(static_cast<unsigned char>(
-                                    text[pos])))
+    while (pos < text.size() &&
+           std::isspace(static_cast<unsigned char>(text[pos])))
       ++pos;
   }
 
@@ -211,19 +212,33 @@ private:
 } // namespace
 
 std::string readNpy(const std::string &path, NpyArray &array) {
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream)
+  std::FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file)
     return "cannot open " + path + ": " + std::strerror(errno);
-  std::string bytes((std::istreambuf_iterator<char>(stream)),
-                    std::istreambuf_iterator<char>());
-  if (stream.bad())
-    return "cannot read " + path;
+  std::unique_ptr<std::FILE, int (*)(std::FILE *)> closer(file, &std::fclose);
+  struct stat info;
+  if (::fstat(::fileno(file), &info) != 0)
+    return "cannot stat " + path + ": " + std::strerror(errno);
+  const uint64_t fileSize = static_cast<uint64_t>(info.st_size);
+  // Reads `size` bytes at the current position; false on a short read.
+  auto readBytes = [&](void *dst, uint64_t size) {
+    return size == 0 || std::fread(dst, 1, size, file) == size;
+  };
+  auto readError = [&]() {
+    return "cannot read " + path + ": " +
+           (std::ferror(file) ? std::strerror(errno)
+                              : "unexpected end of file");
+  };
 
-  if (bytes.size() < kMagicSize + 2 ||
-      bytes.compare(0, kMagicSize, kMagic, kMagicSize) != 0)
+  char start[kMagicSize + 2 + 4];
+  if (fileSize < kMagicSize + 2)
     return path + ": not an .npy file (missing the \\x93NUMPY magic)";
-  int major = static_cast<uint8_t>(bytes[kMagicSize]);
-  int minor = static_cast<uint8_t>(bytes[kMagicSize + 1]);
+  if (!readBytes(start, kMagicSize + 2))
+    return readError();
+  if (std::memcmp(start, kMagic, kMagicSize) != 0)
+    return path + ": not an .npy file (missing the \\x93NUMPY magic)";
+  int major = static_cast<uint8_t>(start[kMagicSize]);
+  int minor = static_cast<uint8_t>(start[kMagicSize + 1]);
   size_t lengthSize;
   if (major == 1 && minor == 0)
     lengthSize = 2;
@@ -232,19 +247,23 @@ std::string readNpy(const std::string &path, NpyArray &array) {
   else
     return path + ": unsupported .npy format version " + std::to_string(major) +
            "." + std::to_string(minor) + " (this reader reads 1.0, 2.0, 3.0)";
-  size_t prefix = kMagicSize + 2 + lengthSize;
-  if (bytes.size() < prefix)
+  const uint64_t prefix = kMagicSize + 2 + lengthSize;
+  if (fileSize < prefix)
     return path + ": the file ends inside the header length";
+  if (!readBytes(start + kMagicSize + 2, lengthSize))
+    return readError();
   uint64_t headerSize = 0;
   for (size_t i = lengthSize; i-- > 0;)
-    headerSize = (headerSize << 8) |
-                 static_cast<uint8_t>(bytes[kMagicSize + 2 + i]);
-  if (headerSize > bytes.size() - prefix)
+    headerSize =
+        (headerSize << 8) | static_cast<uint8_t>(start[kMagicSize + 2 + i]);
+  if (headerSize > fileSize - prefix)
     return path + ": header length " + std::to_string(headerSize) +
-           " runs past the end of the " + std::to_string(bytes.size()) +
+           " runs past the end of the " + std::to_string(fileSize) +
            "-byte file";
 
-  std::string headerText = bytes.substr(prefix, headerSize);
+  std::string headerText(headerSize, '\0');
+  if (!readBytes(headerText.data(), headerSize))
+    return readError();
   NpyHeader header;
   if (std::string error = HeaderParser(headerText).parse(header);
       !error.empty())
@@ -263,7 +282,7 @@ std::string readNpy(const std::string &path, NpyArray &array) {
       uint64_t(elements) > std::numeric_limits<uint64_t>::max() / elemSize)
     return path + ": the size of the shape overflows 64 bits";
   uint64_t dataSize = uint64_t(elements) * elemSize;
-  uint64_t available = bytes.size() - prefix - headerSize;
+  uint64_t available = fileSize - prefix - headerSize;
   if (available < dataSize)
     return path + ": the data is " + std::to_string(available) +
            " bytes, but the shape and dtype need " + std::to_string(dataSize) +
@@ -272,9 +291,12 @@ std::string readNpy(const std::string &path, NpyArray &array) {
     return path + ": " + std::to_string(available - dataSize) +
            " trailing bytes after the data";
 
+  std::vector<uint8_t> data(dataSize);
+  if (!readBytes(data.data(), dataSize))
+    return readError();
   array.dtype = *dtype;
   array.shape = std::move(header.shape);
-  array.data.assign(bytes.begin() + prefix + headerSize, bytes.end());
+  array.data = std::move(data);
   return "";
 }
 
@@ -285,9 +307,8 @@ std::string writeNpy(const std::string &path, DType dtype,
     return path + ": bf16 cannot be stored in an .npy file (NumPy has no "
                   "bfloat16); convert the tensor to f32";
   int64_t elements = numElements(shape);
-  if (elements < 0 ||
-      elements > std::numeric_limits<int64_t>::max() /
-                     static_cast<int64_t>(dtypeSize(dtype)))
+  if (elements < 0 || elements > std::numeric_limits<int64_t>::max() /
+                                     static_cast<int64_t>(dtypeSize(dtype)))
     return path + ": the shape has a negative dim or its size overflows";
   uint64_t dataSize = uint64_t(elements) * dtypeSize(dtype);
   if (dataSize > 0 && !data)

@@ -13,6 +13,7 @@ namespace dtensor::rt {
 namespace {
 
 constexpr uint64_t kGamma = 0x9e3779b97f4a7c15ull;
+constexpr double kTwoPi = 6.283185307179586476925286766559;
 
 /// SplitMix64's output finaliser.
 uint64_t mix(uint64_t z) {
@@ -175,7 +176,7 @@ std::string fillBox(Factory factory, double value, uint64_t seed, DType dtype,
                       double u0 = uniform(word(key, index, 0), 53);
                       double u1 = uniform(word(key, index, 1), 53);
                       sample = std::sqrt(-2.0 * std::log1p(-u0)) *
-                               std::cos(2.0 * M_PI * u1);
+                               std::cos(kTwoPi * u1);
                     } else {
                       sample = uniform(word(key, index, 0), bits);
                     }

@@ -45,14 +45,14 @@ std::string preadFully(int fd, void *dst, uint64_t size, uint64_t offset,
                        const std::string &path) {
   char *out = static_cast<char *>(dst);
   while (size > 0) {
-    size_t chunk = static_cast<size_t>(
-        std::min<uint64_t>(size, uint64_t(1) << 30));
+    size_t chunk =
+        static_cast<size_t>(std::min<uint64_t>(size, uint64_t(1) << 30));
     ssize_t got = ::pread(fd, out, chunk, static_cast<off_t>(offset));
     if (got < 0) {
       if (errno == EINTR)
         continue;
-      return path + ": read failed at offset " + std::to_string(offset) +
-             ": " + std::strerror(errno);
+      return path + ": read failed at offset " + std::to_string(offset) + ": " +
+             std::strerror(errno);
     }
     if (got == 0)
       return path + ": unexpected end of file at offset " +
@@ -132,8 +132,9 @@ std::string decodeEntry(const std::string &path, const std::string &name,
     end = nonNegative((*offsetsIt)[1]);
   }
   if (!begin || !end || *begin > *end)
-    return where + "data_offsets: expected [begin, end] with 0 <= begin <= "
-                   "end, got " +
+    return where +
+           "data_offsets: expected [begin, end] with 0 <= begin <= "
+           "end, got " +
            describe(*offsetsIt);
   if (*end - *begin != *bytes)
     return where + "data_offsets span " + std::to_string(*end - *begin) +
@@ -226,8 +227,7 @@ std::string SafetensorsFile::open(const std::string &path) {
   if (header.is_discarded())
     return path + ": the header is not valid JSON";
   if (!header.is_object())
-    return path + ": the header is not a JSON object, got " +
-           describe(header);
+    return path + ": the header is not a JSON object, got " + describe(header);
 
   std::vector<SafetensorsEntry> entries;
   std::map<std::string, std::string> metadata;
@@ -247,8 +247,8 @@ std::string SafetensorsFile::open(const std::string &path) {
         continue;
       }
       SafetensorsEntry entry;
-      if (std::string error = decodeEntry(path, it.key(), *it, dataStart,
-                                          fileSize, entry);
+      if (std::string error =
+              decodeEntry(path, it.key(), *it, dataStart, fileSize, entry);
           !error.empty())
         return error;
       entries.push_back(std::move(entry));
@@ -312,13 +312,14 @@ std::string SafetensorsFile::readBox(const SafetensorsEntry &entry,
   std::string error;
   forEachBoxRun(entry.shape, offset, shape,
                 [&](int64_t globalElem, int64_t localElem, int64_t elems) {
-                  error = preadFully(fd, out + localElem * elemSize,
-                                     elems * elemSize,
-                                     entry.begin + globalElem * elemSize,
-                                     filePath);
+                  error = preadFully(
+                      fd, out + localElem * elemSize, elems * elemSize,
+                      entry.begin + globalElem * elemSize, filePath);
                   return error.empty();
                 });
-  return error.empty() ? "" : where + error;
+  if (!error.empty())
+    return error + " (reading tensor \"" + entry.name + "\")";
+  return "";
 }
 
 std::string writeSafetensors(const std::string &path,
@@ -363,7 +364,8 @@ writeSafetensors(const std::string &path,
   headerText.append((8 - headerText.size() % 8) % 8, ' ');
   uint8_t lengthBytes[8];
   for (int i = 0; i < 8; ++i)
-    lengthBytes[i] = static_cast<uint8_t>(uint64_t(headerText.size()) >> (8 * i));
+    lengthBytes[i] =
+        static_cast<uint8_t>(uint64_t(headerText.size()) >> (8 * i));
 
   return writeFileAtomically(path, [&](const WriteBytesFn &write) {
     if (!write(lengthBytes, 8) || !write(headerText.data(), headerText.size()))

@@ -50,8 +50,8 @@ void Sha256::compress(const uint8_t *block) {
     uint32_t s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
     w[t] = w[t - 16] + s0 + w[t - 7] + s1;
   }
-  uint32_t a = state[0], b = state[1], c = state[2], d = state[3],
-           e = state[4], f = state[5], g = state[6], h = state[7];
+  uint32_t a = state[0], b = state[1], c = state[2], d = state[3], e = state[4],
+           f = state[5], g = state[6], h = state[7];
   for (int t = 0; t < 64; ++t) {
     uint32_t bigSigma1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
     uint32_t choose = (e & f) ^ (~e & g);
@@ -79,6 +79,8 @@ void Sha256::compress(const uint8_t *block) {
 }
 
 void Sha256::update(const void *data, size_t size) {
+  if (size == 0)
+    return;
   const uint8_t *bytes = static_cast<const uint8_t *>(data);
   totalBytes += size;
   if (buffered) {

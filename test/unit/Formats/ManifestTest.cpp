@@ -1,0 +1,463 @@
+//===- ManifestTest.cpp - Artifact manifest reading, writing, checks ------===//
+
+#include "Manifest.h"
+
+#include "Sha256.h"
+#include "TestFiles.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <functional>
+
+using namespace dtensor::rt;
+using namespace dtensor::rt::test;
+using json = nlohmann::json;
+
+namespace {
+
+/// The example manifest of the format description: a 2x2 mesh, one group,
+/// two arguments and one result.
+Manifest exampleManifest() {
+  Manifest m;
+  m.compilerVersion = "0.1.0";
+  m.target = "cpu";
+  m.targetCpu = "skylake-avx512";
+  m.worldSize = 4;
+  m.entry = "main";
+  m.library = "program.so";
+  m.referenceLibrary = "reference.so";
+  m.meshes = {{"mesh", {2, 2}, {"dp", "tp"}, {0, 1, 2, 3}}};
+  m.groups = {{0, {1}}};
+  m.tensors = {
+      {"x", TensorRole::Input, DType::F32, {8, 16}, 0, {"S(0)", "R"}},
+      {"w1", TensorRole::Weight, DType::F32, {16, 32}, 0, {"R", "S(1)"}},
+      {"y", TensorRole::Output, DType::F32, {8, 32}, 0, {"S(0)", "R"}},
+  };
+  return m;
+}
+
+class ManifestTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    writeBytes(dir.file("program.so"), std::string("\x7f"
+                                                   "ELF program",
+                                                   12));
+    writeBytes(dir.file("reference.so"), "reference library bytes");
+  }
+
+  std::string manifestPath() const { return dir.file("manifest.json"); }
+
+  /// Writes the example, then lets `edit` change its JSON and rehashes it,
+  /// so that only the edit can make reading fail.
+  std::string readEdited(const std::function<void(json &)> &edit) {
+    EXPECT_EQ(writeManifest(exampleManifest(), dir.path()), "");
+    json root = json::parse(readBytes(manifestPath()));
+    edit(root);
+    root["content_hash"] = hashOf(root);
+    writeBytes(manifestPath(), root.dump(2));
+    Manifest read;
+    return readManifest(dir.path(), read);
+  }
+
+  /// The content hash as the format defines it, computed independently of
+  /// the writer.
+  std::string hashOf(json root) {
+    root.erase("content_hash");
+    std::string bytes = root.dump();
+    bytes.push_back('\0');
+    bytes += readBytes(dir.file("program.so"));
+    if (root.contains("reference_library") &&
+        root["reference_library"].is_string())
+      bytes += readBytes(dir.file(root["reference_library"]));
+    Sha256 sha;
+    sha.update(bytes.data(), bytes.size());
+    return "sha256:" + toHex(sha.finish());
+  }
+
+  TempDir dir;
+};
+
+TEST_F(ManifestTest, RoundTrip) {
+  Manifest written = exampleManifest();
+  ASSERT_EQ(writeManifest(written, dir.path()), "");
+  Manifest read;
+  ASSERT_EQ(readManifest(dir.path(), read), "");
+  EXPECT_EQ(read.formatVersion, 1);
+  EXPECT_EQ(read.compilerVersion, "0.1.0");
+  EXPECT_EQ(read.target, "cpu");
+  EXPECT_EQ(read.targetCpu, "skylake-avx512");
+  EXPECT_EQ(read.worldSize, 4);
+  EXPECT_EQ(read.entry, "main");
+  EXPECT_EQ(read.library, "program.so");
+  EXPECT_EQ(read.referenceLibrary, "reference.so");
+  ASSERT_EQ(read.meshes.size(), 1u);
+  EXPECT_EQ(read.meshes[0].name, "mesh");
+  EXPECT_EQ(read.meshes[0].shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(read.meshes[0].dimNames, (std::vector<std::string>{"dp", "tp"}));
+  EXPECT_EQ(read.meshes[0].deviceIds, (std::vector<int64_t>{0, 1, 2, 3}));
+  ASSERT_EQ(read.groups.size(), 1u);
+  EXPECT_EQ(read.groups[0].mesh, 0);
+  EXPECT_EQ(read.groups[0].meshDims, (std::vector<int64_t>{1}));
+  ASSERT_EQ(read.tensors.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(read.tensors[i].name, written.tensors[i].name);
+    EXPECT_EQ(read.tensors[i].role, written.tensors[i].role);
+    EXPECT_EQ(read.tensors[i].dtype, written.tensors[i].dtype);
+    EXPECT_EQ(read.tensors[i].shape, written.tensors[i].shape);
+    EXPECT_EQ(read.tensors[i].mesh, written.tensors[i].mesh);
+    EXPECT_EQ(read.tensors[i].placements, written.tensors[i].placements);
+  }
+  EXPECT_FALSE(std::filesystem::exists(manifestPath() + ".tmp." +
+                                       std::to_string(::getpid())));
+}
+
+TEST_F(ManifestTest, WrittenJsonFollowsTheFormat) {
+  ASSERT_EQ(writeManifest(exampleManifest(), dir.path()), "");
+  json root = json::parse(readBytes(manifestPath()));
+  EXPECT_EQ(root["format"], "dtensor-artifact");
+  EXPECT_EQ(root["format_version"], 1);
+  EXPECT_EQ(root["tensors"][1]["role"], "weight");
+  EXPECT_EQ(root["tensors"][1]["placements"][1], "S(1)");
+  EXPECT_EQ(root["meshes"][0]["device_ids"], json({0, 1, 2, 3}));
+  EXPECT_EQ(root["content_hash"], hashOf(root));
+}
+
+TEST_F(ManifestTest, OptionalFieldsMayBeAbsent) {
+  Manifest m = exampleManifest();
+  m.referenceLibrary.clear();
+  m.meshes[0].dimNames.clear();
+  ASSERT_EQ(writeManifest(m, dir.path()), "");
+  json root = json::parse(readBytes(manifestPath()));
+  EXPECT_FALSE(root.contains("reference_library"));
+  EXPECT_FALSE(root["meshes"][0].contains("dim_names"));
+  // Without a reference library its bytes are not hashed: changing the file
+  // is not an error.
+  writeBytes(dir.file("reference.so"), "changed");
+  Manifest read;
+  ASSERT_EQ(readManifest(dir.path(), read), "");
+  EXPECT_TRUE(read.referenceLibrary.empty());
+  EXPECT_TRUE(read.meshes[0].dimNames.empty());
+  // An explicitly empty dim_names list is accepted too.
+  EXPECT_EQ(readEdited([](json &root) {
+              root["meshes"][0]["dim_names"] = json::array();
+            }),
+            "");
+}
+
+TEST_F(ManifestTest, UnknownKeysAreIgnored) {
+  EXPECT_EQ(readEdited([](json &root) {
+              root["scheduler"] = {{"streams", 2}};
+              root["tensors"][0]["comment"] = "future field";
+              root["meshes"][0]["topology"] = "torus";
+            }),
+            "");
+}
+
+TEST_F(ManifestTest, TamperedManifestIsDetected) {
+  ASSERT_EQ(writeManifest(exampleManifest(), dir.path()), "");
+  std::string text = readBytes(manifestPath());
+  size_t at = text.find("\"skylake-avx512\"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 16, "\"znver4\"");
+  writeBytes(manifestPath(), text);
+  Manifest read;
+  EXPECT_EQ(readManifest(dir.path(), read),
+            manifestPath() + ": content hash mismatch (the artifact was "
+                             "modified after it was written)");
+}
+
+TEST_F(ManifestTest, TamperedShapeIsDetected) {
+  ASSERT_EQ(writeManifest(exampleManifest(), dir.path()), "");
+  json root = json::parse(readBytes(manifestPath()));
+  root["tensors"][0]["shape"][0] = 10; // still valid, different program
+  writeBytes(manifestPath(), root.dump());
+  Manifest read;
+  EXPECT_TRUE(
+      contains(readManifest(dir.path(), read), "content hash mismatch"));
+}
+
+TEST_F(ManifestTest, TamperedLibrariesAreDetected) {
+  for (const char *library : {"program.so", "reference.so"}) {
+    SCOPED_TRACE(library);
+    SetUp();
+    ASSERT_EQ(writeManifest(exampleManifest(), dir.path()), "");
+    std::string bytes = readBytes(dir.file(library));
+    bytes[3] ^= 1;
+    writeBytes(dir.file(library), bytes);
+    Manifest read;
+    EXPECT_TRUE(
+        contains(readManifest(dir.path(), read), "content hash mismatch"));
+  }
+}
+
+TEST_F(ManifestTest, MissingLibraryIsAnError) {
+  ASSERT_EQ(writeManifest(exampleManifest(), dir.path()), "");
+  std::filesystem::remove(dir.file("reference.so"));
+  Manifest read;
+  std::string error = readManifest(dir.path(), read);
+  EXPECT_TRUE(contains(error, manifestPath() + ": cannot open " +
+                                  dir.file("reference.so")));
+  EXPECT_TRUE(contains(error, "No such file"));
+
+  std::filesystem::remove(dir.file("program.so"));
+  EXPECT_TRUE(contains(writeManifest(exampleManifest(), dir.path()),
+                       "cannot open " + dir.file("program.so")));
+}
+
+TEST_F(ManifestTest, MissingManifestIsAnError) {
+  Manifest read;
+  EXPECT_TRUE(contains(readManifest(dir.path(), read),
+                       "cannot open " + manifestPath()));
+}
+
+TEST_F(ManifestTest, MalformedJsonIsAnError) {
+  ASSERT_EQ(writeManifest(exampleManifest(), dir.path()), "");
+  std::string text = readBytes(manifestPath());
+  Manifest read;
+  for (size_t length :
+       {size_t(0), size_t(1), text.size() / 2, text.size() - 3}) {
+    writeBytes(manifestPath(), text.substr(0, length));
+    EXPECT_EQ(readManifest(dir.path(), read),
+              manifestPath() + ": not valid JSON (truncated or malformed)")
+        << length;
+  }
+  writeBytes(manifestPath(), "[1, 2]");
+  EXPECT_EQ(readManifest(dir.path(), read),
+            manifestPath() +
+                ": expected a JSON object at the top level, got [1,2]");
+}
+
+TEST_F(ManifestTest, DecodingErrorsNameTheJsonPath) {
+  struct Case {
+    std::function<void(json &)> edit;
+    std::string message;
+  };
+  const Case cases[] = {
+      {[](json &r) { r["tensors"][2]["shape"][1] = "x"; },
+       "tensors[2].shape[1]: expected a non-negative integer, got \"x\""},
+      {[](json &r) { r["tensors"][0]["shape"][0] = 1.5; },
+       "tensors[0].shape[0]: expected a non-negative integer, got 1.5"},
+      {[](json &r) { r["tensors"][1].erase("dtype"); },
+       "tensors[1]: missing key \"dtype\""},
+      {[](json &r) { r["tensors"][1]["dtype"] = "f8"; },
+       "tensors[1].dtype: expected one of f32, f64, f16, bf16, i32, i64, i8, "
+       "bool, got \"f8\""},
+      {[](json &r) { r["tensors"][0]["role"] = "param"; },
+       "tensors[0].role: expected \"input\", \"weight\" or \"output\", got "
+       "\"param\""},
+      {[](json &r) { r["tensors"][0]["placements"] = "S(0)"; },
+       "tensors[0].placements: expected an array, got \"S(0)\""},
+      {[](json &r) { r["tensors"][0]["placements"][1] = 0; },
+       "tensors[0].placements[1]: expected a string, got 0"},
+      {[](json &r) { r["tensors"] = json::object(); },
+       "tensors: expected an array, got {}"},
+      {[](json &r) { r["tensors"][0] = 3; },
+       "tensors[0]: expected an object, got 3"},
+      {[](json &r) {
+         r["meshes"][0]["shape"] = {2, "2"};
+       },
+       "meshes[0].shape[1]: expected a positive integer, got \"2\""},
+      {[](json &r) { r["meshes"][0].erase("device_ids"); },
+       "meshes[0]: missing key \"device_ids\""},
+      {[](json &r) {
+         r["meshes"][0]["dim_names"] = {"dp", 1};
+       },
+       "meshes[0].dim_names[1]: expected a string, got 1"},
+      {[](json &r) { r["groups"][0]["mesh"] = nullptr; },
+       "groups[0].mesh: expected a non-negative mesh index, got null"},
+      {[](json &r) { r["groups"][0]["mesh_dims"] = {true}; },
+       "groups[0].mesh_dims[0]: expected a non-negative mesh dim, got true"},
+      {[](json &r) { r["world_size"] = "4"; },
+       "world_size: expected a positive integer, got \"4\""},
+      {[](json &r) { r["world_size"] = 18446744073709551615ull; },
+       "world_size: expected a positive integer, got 18446744073709551615"},
+      {[](json &r) { r.erase("entry"); }, "missing key \"entry\""},
+      {[](json &r) { r.erase("groups"); }, "missing key \"groups\""},
+      {[](json &r) { r["reference_library"] = 7; },
+       "reference_library: expected a string, got 7"},
+      {[](json &r) { r["format"] = "onnx"; },
+       "format: expected \"dtensor-artifact\", got \"onnx\""},
+      {[](json &r) { r.erase("format"); }, "missing key \"format\""},
+      {[](json &r) { r["format_version"] = 2; },
+       "format_version: this runtime reads format version 1 only, got 2"},
+      // Semantic errors found when reading carry the same paths.
+      {[](json &r) { r["tensors"][2]["placements"][0] = "S(2)"; },
+       "tensors[2].placements[0]: shard dim 2 is out of range for a tensor "
+       "of rank 2"},
+  };
+  for (const Case &c : cases) {
+    std::string error = readEdited(c.edit);
+    EXPECT_EQ(error, manifestPath() + ": " + c.message);
+  }
+}
+
+TEST_F(ManifestTest, ContentHashMustBeWellFormed) {
+  ASSERT_EQ(writeManifest(exampleManifest(), dir.path()), "");
+  json root = json::parse(readBytes(manifestPath()));
+  Manifest read;
+  for (json hash : {json("md5:0"), json("sha256:" + std::string(63, 'a')),
+                    json("sha256:" + std::string(64, 'A')), json(5)}) {
+    root["content_hash"] = hash;
+    writeBytes(manifestPath(), root.dump());
+    EXPECT_TRUE(contains(readManifest(dir.path(), read),
+                         manifestPath() + ": content_hash: expected "));
+  }
+  root.erase("content_hash");
+  writeBytes(manifestPath(), root.dump());
+  EXPECT_EQ(readManifest(dir.path(), read),
+            manifestPath() + ": missing key \"content_hash\"");
+}
+
+TEST_F(ManifestTest, ValidationErrors) {
+  struct Case {
+    std::function<void(Manifest &)> edit;
+    std::string message;
+  };
+  const Case cases[] = {
+      {[](Manifest &m) { m.formatVersion = 3; },
+       "format_version: this runtime reads format version 1 only, got 3"},
+      {[](Manifest &m) { m.worldSize = 0; },
+       "world_size: expected a positive integer, got 0"},
+      {[](Manifest &m) { m.target.clear(); },
+       "target: expected a non-empty target name"},
+      {[](Manifest &m) { m.entry.clear(); },
+       "entry: expected a non-empty function name"},
+      {[](Manifest &m) { m.library = "../program.so"; },
+       "library: expected a plain file name in the artifact directory (no "
+       "'/' or \"..\"), got \"../program.so\""},
+      {[](Manifest &m) { m.library = "lib/program.so"; },
+       "library: expected a plain file name"},
+      {[](Manifest &m) { m.library.clear(); },
+       "library: expected a plain file name"},
+      {[](Manifest &m) { m.library = "manifest.json"; },
+       "library: the library cannot be called manifest.json"},
+      {[](Manifest &m) { m.referenceLibrary = ".."; },
+       "reference_library: expected a plain file name"},
+      {[](Manifest &m) { m.referenceLibrary = m.library; },
+       "reference_library: expected a file other than the library"},
+      {[](Manifest &m) { m.meshes[0].name.clear(); },
+       "meshes[0].name: expected a non-empty name"},
+      {[](Manifest &m) { m.meshes[0].shape = {}; },
+       "meshes[0]: invalid mesh: mesh has no dimensions"},
+      {[](Manifest &m) {
+         m.meshes[0].shape = {2, 0};
+       },
+       "meshes[0]: invalid mesh: mesh dim 1 has non-positive size 0"},
+      {[](Manifest &m) {
+         m.meshes[0].shape = {2, -2};
+       },
+       "meshes[0]: invalid mesh: mesh dim 1 has non-positive size -2"},
+      {[](Manifest &m) {
+         m.meshes[0].shape = {4, 2};
+         m.meshes[0].deviceIds = {0, 1, 2, 3, 4, 5, 6, 7};
+       },
+       "meshes[0].shape: the mesh has 8 devices, more than world_size (4)"},
+      {[](Manifest &m) {
+         m.meshes[0].shape = {int64_t(1) << 62, int64_t(1) << 62};
+       },
+       "meshes[0]: invalid mesh: mesh has more devices than int64_t can "
+       "count"},
+      {[](Manifest &m) { m.meshes[0].dimNames = {"dp"}; },
+       "meshes[0].dim_names: expected one name per mesh dim (2), got 1"},
+      {[](Manifest &m) {
+         m.meshes[0].dimNames = {"dp", "dp"};
+       },
+       "meshes[0].dim_names[1]: duplicate mesh dim name \"dp\""},
+      {[](Manifest &m) {
+         m.meshes[0].dimNames = {"", "tp"};
+       },
+       "meshes[0].dim_names[0]: expected a non-empty name"},
+      {[](Manifest &m) { m.meshes[0].deviceIds = {}; },
+       "meshes[0].device_ids: expected the device id of every mesh position, "
+       "got an empty list"},
+      {[](Manifest &m) {
+         m.meshes[0].deviceIds = {0, 1, 2};
+       },
+       "meshes[0]: invalid mesh: mesh has 4 devices but 3 device ids were "
+       "given"},
+      {[](Manifest &m) {
+         m.meshes[0].deviceIds = {0, 1, 2, 4};
+       },
+       "meshes[0]: invalid mesh: device id 4 out of range [0, 4)"},
+      {[](Manifest &m) {
+         m.meshes[0].deviceIds = {0, 2, 2, 1};
+       },
+       "meshes[0]: invalid mesh: device id 2 appears more than once"},
+      {[](Manifest &m) { m.meshes.push_back(m.meshes[0]); },
+       "meshes[1].name: duplicate mesh name \"mesh\""},
+      {[](Manifest &m) { m.groups[0].mesh = 1; },
+       "groups[0].mesh: expected a mesh index in [0, 1), got 1"},
+      {[](Manifest &m) { m.groups[0].meshDims = {2}; },
+       "groups[0].mesh_dims[0]: expected a dim of mesh 0 in [0, 2), got 2"},
+      {[](Manifest &m) {
+         m.groups[0].meshDims = {1, 1};
+       },
+       "groups[0].mesh_dims[1]: mesh dim 1 listed twice"},
+      {[](Manifest &m) { m.tensors[1].name.clear(); },
+       "tensors[1].name: expected a non-empty name"},
+      {[](Manifest &m) { m.tensors[2].name = "x"; },
+       "tensors[2].name: duplicate tensor name \"x\""},
+      {[](Manifest &m) {
+         m.tensors[0].shape = {8, -1};
+       },
+       "tensors[0].shape[1]: expected a non-negative integer, got -1"},
+      {[](Manifest &m) {
+         m.tensors[0].shape = {int64_t(1) << 31, int64_t(1) << 31};
+       },
+       "tensors[0].shape: the tensor's size in bytes overflows 64 bits"},
+      {[](Manifest &m) { m.tensors[0].mesh = 2; },
+       "tensors[0].mesh: expected a mesh index in [0, 1), got 2"},
+      {[](Manifest &m) { m.tensors[0].placements = {"S(0)"}; },
+       "tensors[0].placements: expected one placement per dim of mesh 0 (2), "
+       "got 1"},
+      {[](Manifest &m) { m.tensors[0].placements[1] = "Q"; },
+       "tensors[0].placements[1]: expected a placement (\"S(<dim>)\", \"R\", "
+       "\"P(sum|avg|max|min)\"), got \"Q\""},
+      {[](Manifest &m) { m.tensors[0].placements[1] = "P(prod)"; },
+       "tensors[0].placements[1]: expected a placement"},
+      {[](Manifest &m) { m.tensors[1].placements[1] = "S(-3)"; },
+       "tensors[1].placements[1]: shard dim -3 is out of range for a tensor "
+       "of rank 2"},
+      {[](Manifest &m) { std::swap(m.tensors[1], m.tensors[2]); },
+       "tensors[2].role: the weight \"w1\" comes after an output"},
+  };
+  for (const Case &c : cases) {
+    Manifest m = exampleManifest();
+    c.edit(m);
+    std::string error = validateManifest(m);
+    EXPECT_TRUE(contains(error, "manifest.json: " + c.message));
+    // The writer refuses it and leaves no manifest behind.
+    EXPECT_TRUE(contains(writeManifest(m, dir.path()), c.message));
+    EXPECT_FALSE(std::filesystem::exists(manifestPath()));
+  }
+}
+
+TEST_F(ManifestTest, ValidVariants) {
+  Manifest m = exampleManifest();
+  m.tensors[0].placements = {"P(avg)", "S(-1)"};
+  m.tensors[1].placements = {"Shard(1)", "Replicate()"};
+  m.tensors[2].shape = {};
+  m.tensors[2].placements = {"R", "P(max)"};
+  m.meshes.push_back({"row", {3}, {}, {2, 0, 1}});
+  m.worldSize = 5; // more ranks than the largest mesh
+  m.groups.push_back({1, {0}});
+  m.groups.push_back({0, {1, 0}});
+  EXPECT_EQ(validateManifest(m), "");
+  EXPECT_EQ(writeManifest(m, dir.path()), "");
+  Manifest read;
+  ASSERT_EQ(readManifest(dir.path(), read), "");
+  EXPECT_EQ(read.meshes[1].deviceIds, (std::vector<int64_t>{2, 0, 1}));
+  EXPECT_EQ(read.groups[2].meshDims, (std::vector<int64_t>{1, 0}));
+  EXPECT_TRUE(read.tensors[2].shape.empty());
+}
+
+TEST_F(ManifestTest, InvalidUtf8IsAnErrorNotACrash) {
+  Manifest m = exampleManifest();
+  m.tensors[0].name = "x\xff";
+  EXPECT_TRUE(contains(writeManifest(m, dir.path()),
+                       manifestPath() + ": cannot serialize the manifest"));
+}
+
+} // namespace
