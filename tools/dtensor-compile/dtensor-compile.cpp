@@ -96,7 +96,7 @@ int main(int argc, char **argv) {
       argc, argv,
       "dtensor-compile: compile a global program into a dtensor artifact\n");
 
-  driver::CompileOptions options;
+  dtensor::driver::CompileOptions options;
   options.target = target;
   options.entry = entry;
   options.worldSize = worldSize;
@@ -120,8 +120,8 @@ int main(int argc, char **argv) {
   options.cpu.optLevel = optLevel;
   options.dumpPerRank = dumpPerRank;
   for (const std::string &text : meshes) {
-    driver::MeshOverride override;
-    if (std::string error = driver::parseMeshOverride(text, override);
+    dtensor::driver::MeshOverride override;
+    if (std::string error = dtensor::driver::parseMeshOverride(text, override);
         !error.empty()) {
       llvm::errs() << "dtensor-compile: " << error << "\n";
       return 1;
@@ -149,7 +149,7 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
-  if (failed(driver::compileArtifact(*module, options, outputDir)))
+  if (failed(dtensor::driver::compileArtifact(*module, options, outputDir)))
     return 1;
   return 0;
 }
