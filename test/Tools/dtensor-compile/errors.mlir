@@ -13,7 +13,7 @@
 // RUN: not dtensor-compile %s -o %t/a.dtc --entry nope 2>&1 | FileCheck %s --check-prefix=ENTRY
 // ENTRY: error: no function @nope with a body to use as the entry point
 // RUN: not dtensor-compile %s -o %t/a.dtc --entry other 2>&1 | FileCheck %s --check-prefix=DTYPE
-// DTYPE: error: argument #0: element type index is not one the runtime supports
+// DTYPE: error: argument #0: element type 'index' is not one the runtime supports
 // RUN: not dtensor-compile %s -o %t/a.dtc --world-size 1 2>&1 | FileCheck %s --check-prefix=WORLD
 // WORLD: error: --world-size 1 is smaller than a mesh of 2 devices
 // RUN: not test -e %t/a.dtc
