@@ -171,16 +171,28 @@ TEST(RuntimeMpi, AllGatherUnevenStridedAndVariadic) {
     for (int64_t i = 0; i < 2; ++i)
       for (int64_t j = 0; j < mine.size(); ++j)
         b[i * mine.size() + j] = float(i * 100 + mine.begin + j);
+    std::vector<int64_t> c(mine.size());
+    for (int64_t i = 0; i < mine.size(); ++i)
+      c[i] = mine.begin + i;
     std::vector<float> gotA(rows * 3), gotB(2 * rows);
+    std::vector<int64_t> gotC(rows, -1);
     Memref aIn(a.data(), {mine.size(), 3}), bIn(b.data(), {2, mine.size()});
+    Memref cIn(c.data(), {mine.size()}), cOut(gotC.data(), {rows});
     Memref aOut(gotA.data(), {rows, 3});
     Memref bOut(gotB.data(), {2, rows}, {1, 2}); // column-major 2 x rows
+    // Two tensors of one dtype in one call (a bucket).
+    std::vector<float> cAsFloat(c.begin(), c.end()), gotCFloat(rows, -1);
+    Memref cfIn(cAsFloat.data(), {mine.size()}),
+        cfOut(gotCFloat.data(), {rows});
     runStep([&] {
       aIn.push();
-      bIn.push();
+      cfIn.push();
       aOut.push();
-      bOut.push();
+      cfOut.push();
       dtensor_rt_all_gather(kWorld, 0, DTENSOR_RT_F32, 2, 0);
+      cIn.push();
+      cOut.push();
+      dtensor_rt_all_gather(kWorld, 0, DTENSOR_RT_I64, 1, 0);
     });
     runStep([&] {
       bIn.push();
@@ -193,6 +205,10 @@ TEST(RuntimeMpi, AllGatherUnevenStridedAndVariadic) {
     for (int64_t i = 0; i < 2; ++i)
       for (int64_t j = 0; j < rows; ++j)
         EXPECT_EQ(gotB[j * 2 + i], float(i * 100 + j)) << rows;
+    for (int64_t i = 0; i < rows; ++i) {
+      EXPECT_EQ(gotC[i], i);
+      EXPECT_EQ(gotCFloat[i], float(i));
+    }
   }
 }
 
