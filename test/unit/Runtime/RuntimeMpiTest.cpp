@@ -55,25 +55,25 @@ public:
         manifest.groups.push_back({1, dims});
     }
     manifest.entry = "callback";
-    manifest.tensors = {
-        tensor("x", TensorRole::Input, {10, 3}, {"S(0)"}),
-        tensor("p", TensorRole::Input, {5, 2}, {"P(sum)"}),
-        tensor("q", TensorRole::Weight, {5, 2}, {"P(max)"}),
-        tensor("y", TensorRole::Output, {10, 3}, {"S(1)"})};
+    manifest.tensors = {tensor("x", TensorRole::Input, {10, 3}, {"S(0)"}),
+                        tensor("p", TensorRole::Input, {5, 2}, {"P(sum)"}),
+                        tensor("q", TensorRole::Weight, {5, 2}, {"P(max)"}),
+                        tensor("y", TensorRole::Output, {10, 3}, {"S(1)"})};
     if (rank == 0)
       artifact = writeArtifact(dir, "artifact", manifest);
     MPI_Barrier(MPI_COMM_WORLD);
     artifact = std::string(dir) + "/artifact";
-    ASSERT_EQ(dtensor_program_load(context, artifact.c_str(), nullptr,
-                                   &program),
-              DTENSOR_OK)
+    ASSERT_EQ(
+        dtensor_program_load(context, artifact.c_str(), nullptr, &program),
+        DTENSOR_OK)
         << dtensor_last_error();
   }
   void TearDown() override {
     EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
     EXPECT_EQ(dtensor_context_destroy(context), DTENSOR_OK);
     if (rank == 0)
-      std::filesystem::remove_all(std::filesystem::path(artifact).parent_path());
+      std::filesystem::remove_all(
+          std::filesystem::path(artifact).parent_path());
   }
 };
 
@@ -84,7 +84,9 @@ void runStep(std::function<void()> body) {
 }
 
 /// The value element `i` of rank `r` contributes in the reduction tests.
-double contribution(int r, int64_t i) { return double((r * 7 + i * 3) % 11) - 5; }
+double contribution(int r, int64_t i) {
+  return double((r * 7 + i * 3) % 11) - 5;
+}
 
 template <typename T> T encode(double value, int32_t dtype) {
   if (dtype == DTENSOR_RT_F16)
@@ -96,8 +98,7 @@ template <typename T> T encode(double value, int32_t dtype) {
   return static_cast<T>(value);
 }
 
-template <typename T>
-void checkAllReduce(int32_t dtype, int32_t reduction) {
+template <typename T> void checkAllReduce(int32_t dtype, int32_t reduction) {
   const int64_t n = 9;
   std::vector<T> in(n), out(n);
   for (int64_t i = 0; i < n; ++i)
@@ -351,8 +352,8 @@ TEST(RuntimeMpi, RandomFillIsTheSameGlobalTensorOnAnyWorld) {
   ASSERT_EQ(dtensor_program_fill(program, "x", DTENSOR_RANDN, 0, 1234),
             DTENSOR_OK);
   std::vector<float> global(30), expected(30);
-  ASSERT_EQ(dtensor_program_get(program, "x", DTENSOR_GLOBAL, -1,
-                                global.data(), sizeof(float) * 30),
+  ASSERT_EQ(dtensor_program_get(program, "x", DTENSOR_GLOBAL, -1, global.data(),
+                                sizeof(float) * 30),
             DTENSOR_OK);
   ASSERT_EQ(fillBox(Factory::Randn, 0, 1234, DType::F32, {10, 3}, {0, 0},
                     {10, 3}, expected.data()),
@@ -364,9 +365,9 @@ TEST(RuntimeMpi, OneRankFailingFailsEveryRank) {
   std::vector<float> x(30);
   int64_t shape[] = {10, 3}, wrong[] = {3, 10};
   bool failing = rank == size - 1;
-  dtensor_status status =
-      dtensor_program_set(program, "x", DTENSOR_GLOBAL, DTENSOR_F32, 2,
-                          failing ? wrong : shape, x.data(), sizeof(float) * 30);
+  dtensor_status status = dtensor_program_set(
+      program, "x", DTENSOR_GLOBAL, DTENSOR_F32, 2, failing ? wrong : shape,
+      x.data(), sizeof(float) * 30);
   std::string message = dtensor_last_error();
   if (failing) {
     EXPECT_EQ(status, DTENSOR_ERR_INVALID_ARGUMENT);

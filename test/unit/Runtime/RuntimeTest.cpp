@@ -187,16 +187,16 @@ TEST(RuntimeApi, SetChecksEveryArgument) {
   EXPECT_EQ(set("y", DTENSOR_F32, shape, 48, data.data()),
             DTENSOR_ERR_INVALID_ARGUMENT);
   EXPECT_NE(lastError().find("is an output"), std::string::npos);
-  EXPECT_EQ(dtensor_program_get(program, "x", DTENSOR_GLOBAL, 0, data.data(),
-                                47),
-            DTENSOR_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(dtensor_program_get(program, "x", DTENSOR_GLOBAL, 1, data.data(),
-                                48),
-            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      dtensor_program_get(program, "x", DTENSOR_GLOBAL, 0, data.data(), 47),
+      DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      dtensor_program_get(program, "x", DTENSOR_GLOBAL, 1, data.data(), 48),
+      DTENSOR_ERR_INVALID_ARGUMENT);
   EXPECT_NE(lastError().find("root 1"), std::string::npos);
-  EXPECT_EQ(dtensor_program_fill(program, "x", static_cast<dtensor_factory>(9),
-                                 0, 0),
-            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      dtensor_program_fill(program, "x", static_cast<dtensor_factory>(9), 0, 0),
+      DTENSOR_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(dtensor_program_load_weights(program, "/nonexistent.safetensors"),
             DTENSOR_ERR_IO);
   EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
@@ -270,8 +270,9 @@ TEST(RuntimeProgram, AllReduceOnOneRankIsTheIdentity) {
 
 TEST(RuntimeAbi, CallOutsideARunIsAnError) {
   dtensor_rt_matmul(DTENSOR_RT_F32, 0);
-  EXPECT_NE(std::string(dtensor_last_error()).find("outside dtensor_program_run"),
-            std::string::npos);
+  EXPECT_NE(
+      std::string(dtensor_last_error()).find("outside dtensor_program_run"),
+      std::string::npos);
 }
 
 TEST(RuntimeAbi, StepErrorsFailTheRun) {
@@ -315,14 +316,14 @@ template <typename T> struct Operand {
           bool batched)
       : batch(batch), rows(rows), cols(cols), storage(storage) {
     // Strided: every other column of a matrix twice as wide, padded rows.
-    int64_t rowStride = storage == Storage::RowMajor ? cols
+    int64_t rowStride = storage == Storage::RowMajor   ? cols
                         : storage == Storage::ColMajor ? 1
                                                        : 2 * cols + 3;
-    int64_t colStride = storage == Storage::RowMajor ? 1
+    int64_t colStride = storage == Storage::RowMajor   ? 1
                         : storage == Storage::ColMajor ? rows
                                                        : 2;
-    int64_t matrix = storage == Storage::Strided ? rows * (2 * cols + 3)
-                                                 : rows * cols;
+    int64_t matrix =
+        storage == Storage::Strided ? rows * (2 * cols + 3) : rows * cols;
     data.assign(batch * matrix + 1, T(-7));
     sizes = {rows, cols};
     strides = {rowStride, colStride};

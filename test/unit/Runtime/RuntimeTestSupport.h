@@ -18,8 +18,8 @@ namespace dtensor::rt::test {
 
 /// Writes an artifact in a new folder under `parent`: the test program as
 /// program.so (and reference.so) and the manifest.
-inline std::string writeArtifact(const std::string &parent, const std::string &name,
-                                 Manifest manifest) {
+inline std::string writeArtifact(const std::string &parent,
+                                 const std::string &name, Manifest manifest) {
   namespace fs = std::filesystem;
   fs::path dir = fs::path(parent) / name;
   fs::create_directories(dir);
@@ -61,8 +61,7 @@ inline std::function<void(void **)> &stepBody() {
 inline void setStepBody(const std::string &dir,
                         std::function<void(void **)> body) {
   stepBody() = std::move(body);
-  void *handle =
-      dlopen((dir + "/program.so").c_str(), RTLD_NOW | RTLD_NOLOAD);
+  void *handle = dlopen((dir + "/program.so").c_str(), RTLD_NOW | RTLD_NOLOAD);
   ASSERT_NE(handle, nullptr) << dlerror();
   auto set = reinterpret_cast<void (*)(void (*)(void **))>(
       dlsym(handle, "test_program_set_callback"));
