@@ -54,21 +54,45 @@ if ((${#unit_tests[@]} == 0)); then
   echo "gtest: no unit test binary in $build/test/unit" >&2
   failed=$((failed + 1))
 fi
+# *MpiTest binaries run under mpirun on 1 to 4 ranks; only rank 0 prints.
+mpi_flags=(--oversubscribe --mca btl self,vader)
+if [[ $(id -u) -eq 0 ]]; then
+  mpi_flags+=(--allow-run-as-root)
+fi
+runs=()
 for test in "${unit_tests[@]}"; do
-  "$test" --gtest_brief=1 2>&1 | tee "$log/gtest.txt"
+  if [[ $test == *MpiTest ]]; then
+    for ranks in 1 2 3 4; do
+      runs+=("$ranks:$test")
+    done
+  else
+    runs+=("0:$test")
+  fi
+done
+for run in "${runs[@]}"; do
+  ranks=${run%%:*}
+  test=${run#*:}
+  name=$(basename "$test")
+  if ((ranks > 0)); then
+    name="$name (mpirun -n $ranks)"
+    timeout 600 mpirun "${mpi_flags[@]}" -n "$ranks" "$test" --gtest_brief=1 \
+      --gtest_color=no 2>&1 | tee "$log/gtest.txt"
+  else
+    "$test" --gtest_brief=1 2>&1 | tee "$log/gtest.txt"
+  fi
   status=${PIPESTATUS[0]}
   ok=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?.*/\1/p' "$log/gtest.txt")
   bad=$(sed -nE 's/^\[  FAILED  \] ([0-9]+) tests?.*/\1/p' "$log/gtest.txt")
   ok=${ok:-0}
   bad=${bad:-0}
   if ((status != 0 && bad == 0)); then
-    echo "gtest: $(basename "$test") exited with status $status" >&2
+    echo "gtest: $name exited with status $status" >&2
     bad=1
   elif ((ok + bad == 0)); then
-    echo "gtest: $(basename "$test") ran no test" >&2
+    echo "gtest: $name ran no test" >&2
     bad=1
   fi
-  echo "$(basename "$test"): $ok passed, $bad failed"
+  echo "$name: $ok passed, $bad failed"
   passed=$((passed + ok))
   failed=$((failed + bad))
 done

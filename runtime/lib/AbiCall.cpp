@@ -43,8 +43,7 @@ void AbiCall::run(const char *op, int32_t dtype,
   if (!status.ok())
     program->stepError =
         Status(status.code(), std::string("dtensor_rt_") + op + " (" +
-                                  program->artifact + "): " +
-                                  status.message());
+                                  program->artifact + "): " + status.message());
 }
 
 Status AbiCall::takeViews(const char *op, int64_t count,

@@ -58,8 +58,8 @@ const OpenBlas &openBlas() {
       library.dgemm = reinterpret_cast<DgemmFn>(dlsym(handle, "cblas_dgemm"));
       library.setThreads = reinterpret_cast<SetThreadsFn>(
           dlsym(handle, "openblas_set_num_threads"));
-      library.coreName = reinterpret_cast<CoreNameFn>(
-          dlsym(handle, "openblas_get_corename"));
+      library.coreName =
+          reinterpret_cast<CoreNameFn>(dlsym(handle, "openblas_get_corename"));
     }
     if (!library.sgemm || !library.dgemm) {
       library = OpenBlas();
@@ -80,8 +80,8 @@ const OpenBlas &openBlas() {
 /// a panel of B stays in cache while rows of A stream by.
 template <typename T>
 void blockedGemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
-                 const T *a, int64_t lda, const T *b, int64_t ldb, T beta,
-                 T *c, int64_t ldc) {
+                 const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c,
+                 int64_t ldc) {
   int64_t aRow = transA ? 1 : lda, aCol = transA ? lda : 1;
   int64_t bRow = transB ? 1 : ldb, bCol = transB ? ldb : 1;
   for (int64_t i = 0; i < m; ++i)
@@ -130,8 +130,8 @@ void gemm(Fn blasFn, bool transA, bool transB, int64_t m, int64_t n, int64_t k,
     return;
   }
   constexpr int64_t kIntMax = 0x7fffffff;
-  bool fits = m <= kIntMax && n <= kIntMax && k <= kIntMax &&
-              lda <= kIntMax && ldb <= kIntMax && ldc <= kIntMax;
+  bool fits = m <= kIntMax && n <= kIntMax && k <= kIntMax && lda <= kIntMax &&
+              ldb <= kIntMax && ldc <= kIntMax;
   if (!blasFn || !fits)
     return blockedGemm(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc);
   blasFn(kCblasRowMajor, transA ? kCblasTrans : kCblasNoTrans,
@@ -152,8 +152,8 @@ std::string detectCoreType() {
   if (!osxsave || !avx)
     return "";
   uint64_t xcr0 = readXcr0();
-  bool osAvx = (xcr0 & 0x6) == 0x6;           // XMM and YMM state
-  bool osAvx512 = (xcr0 & 0xe6) == 0xe6;      // plus opmask, ZMM state
+  bool osAvx = (xcr0 & 0x6) == 0x6;      // XMM and YMM state
+  bool osAvx512 = (xcr0 & 0xe6) == 0xe6; // plus opmask, ZMM state
   if (!osAvx || !__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
     return "";
   bool avx2 = ebx & (1u << 5);
@@ -167,8 +167,8 @@ std::string detectCoreType() {
 }
 
 void sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
-           const float *a, int64_t lda, const float *b, int64_t ldb,
-           float beta, float *c, int64_t ldc) {
+           const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+           float *c, int64_t ldc) {
   gemm<float>(openBlas().sgemm, transA, transB, m, n, k, a, lda, b, ldb, beta,
               c, ldc);
 }

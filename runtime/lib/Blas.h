@@ -24,8 +24,8 @@ namespace dtensor::rt::blas {
 /// C = A x B + beta * C with A m x k, B k x n, C m x n; beta is 0 or 1 (0
 /// ignores C's old contents, NaNs included).
 void sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
-           const float *a, int64_t lda, const float *b, int64_t ldb,
-           float beta, float *c, int64_t ldc);
+           const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+           float *c, int64_t ldc);
 void dgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
            const double *a, int64_t lda, const double *b, int64_t ldb,
            double beta, double *c, int64_t ldc);

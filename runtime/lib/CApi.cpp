@@ -61,16 +61,16 @@ DTENSOR_EXPORT size_t dtensor_dtype_size(int32_t dtype) {
   return known ? dtypeSize(*known) : 0;
 }
 
-DTENSOR_EXPORT dtensor_status
-dtensor_context_create(const dtensor_context_options *options,
-                       dtensor_context **context) {
+DTENSOR_EXPORT dtensor_status dtensor_context_create(
+    const dtensor_context_options *options, dtensor_context **context) {
   if (!context)
     return report(invalidArgument("dtensor_context_create: context is NULL"));
   *context = nullptr;
   return report(guarded([&] { return createContext(options, *context); }));
 }
 
-DTENSOR_EXPORT dtensor_status dtensor_context_destroy(dtensor_context *context) {
+DTENSOR_EXPORT dtensor_status
+dtensor_context_destroy(dtensor_context *context) {
   return report(guarded([&] { return destroyContext(context); }));
 }
 
@@ -83,30 +83,28 @@ dtensor_context_rank(const dtensor_context *context, int32_t *rank) {
 }
 
 DTENSOR_EXPORT dtensor_status
-dtensor_context_world_size(const dtensor_context *context,
-                           int32_t *worldSize) {
+dtensor_context_world_size(const dtensor_context *context, int32_t *worldSize) {
   if (!context || !worldSize)
     return report(invalidArgument("dtensor_context_world_size: NULL argument"));
   *worldSize = context->world->size();
   return DTENSOR_OK;
 }
 
-DTENSOR_EXPORT dtensor_status
-dtensor_program_load(dtensor_context *context, const char *artifact,
-                     const dtensor_load_options *options,
-                     dtensor_program **program) {
+DTENSOR_EXPORT dtensor_status dtensor_program_load(
+    dtensor_context *context, const char *artifact,
+    const dtensor_load_options *options, dtensor_program **program) {
   if (!context || !program)
-    return report(invalidArgument(
-        std::string("dtensor_program_load: ") +
-        (context ? "program" : "context") + " is NULL"));
+    return report(invalidArgument(std::string("dtensor_program_load: ") +
+                                  (context ? "program" : "context") +
+                                  " is NULL"));
   *program = nullptr;
   // loadProgram agrees with the other ranks itself, before creating groups.
-  return report(guarded([&] {
-    return loadProgram(context, artifact, options, *program);
-  }));
+  return report(guarded(
+      [&] { return loadProgram(context, artifact, options, *program); }));
 }
 
-DTENSOR_EXPORT dtensor_status dtensor_program_destroy(dtensor_program *program) {
+DTENSOR_EXPORT dtensor_status
+dtensor_program_destroy(dtensor_program *program) {
   if (!program)
     return DTENSOR_OK;
   return report(guarded([&] {
@@ -122,16 +120,17 @@ DTENSOR_EXPORT dtensor_status dtensor_program_destroy(dtensor_program *program) 
 DTENSOR_EXPORT dtensor_status
 dtensor_program_num_tensors(const dtensor_program *program, int32_t *count) {
   if (!program || !count)
-    return report(invalidArgument("dtensor_program_num_tensors: NULL argument"));
+    return report(
+        invalidArgument("dtensor_program_num_tensors: NULL argument"));
   *count = static_cast<int32_t>(program->tensors.size());
   return DTENSOR_OK;
 }
 
-DTENSOR_EXPORT dtensor_status
-dtensor_program_tensor_info(const dtensor_program *program, int32_t index,
-                            dtensor_tensor_info *info) {
+DTENSOR_EXPORT dtensor_status dtensor_program_tensor_info(
+    const dtensor_program *program, int32_t index, dtensor_tensor_info *info) {
   if (!program || !info)
-    return report(invalidArgument("dtensor_program_tensor_info: NULL argument"));
+    return report(
+        invalidArgument("dtensor_program_tensor_info: NULL argument"));
   if (index < 0 || index >= static_cast<int32_t>(program->tensors.size()))
     return report(invalidArgument(
         "dtensor_program_tensor_info: index " + std::to_string(index) +
@@ -148,11 +147,11 @@ dtensor_program_tensor_info(const dtensor_program *program, int32_t index,
   return DTENSOR_OK;
 }
 
-DTENSOR_EXPORT dtensor_status
-dtensor_program_find_tensor(const dtensor_program *program, const char *name,
-                            int32_t *index) {
+DTENSOR_EXPORT dtensor_status dtensor_program_find_tensor(
+    const dtensor_program *program, const char *name, int32_t *index) {
   if (!program || !index)
-    return report(invalidArgument("dtensor_program_find_tensor: NULL argument"));
+    return report(
+        invalidArgument("dtensor_program_find_tensor: NULL argument"));
   return report(findTensor(*program, name, *index));
 }
 

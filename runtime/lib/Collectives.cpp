@@ -61,8 +61,8 @@ bool sameExcept(const StridedView &a, const StridedView &b, int64_t dim) {
   return true;
 }
 
-Status shapeError(const char *op, const StridedView &in,
-                  const StridedView &out, const std::string &why) {
+Status shapeError(const char *op, const StridedView &in, const StridedView &out,
+                  const std::string &why) {
   return runtimeError(std::string(op) + ": input " + in.shapeString() +
                       " and output " + out.shapeString() + " " + why);
 }
@@ -94,9 +94,9 @@ Status allReduce(AbiCall &call, int64_t groupId, int32_t reduction,
   layout::ReduceKind kind;
   if (Status s = reductionOf(reduction, kind))
     return s;
-  if (Status s = group->comm->allReduce(message.data(), message.data(),
-                                        total / call.elemSize, call.dtype,
-                                        kind))
+  if (Status s =
+          group->comm->allReduce(message.data(), message.data(),
+                                 total / call.elemSize, call.dtype, kind))
     return s;
   offset = 0;
   for (const StridedView &view : out) {
@@ -120,12 +120,11 @@ Status allGather(AbiCall &call, int64_t groupId, int64_t dim, int64_t count) {
     if (Status s = checkDim("all_gather", out[i], dim))
       return s;
     if (!sameExcept(in[i], out[i], dim) ||
-        in[i].sizes[dim] != pieceOf(call.program, *group, out[i].sizes[dim], me)
-                                .size())
+        in[i].sizes[dim] !=
+            pieceOf(call.program, *group, out[i].sizes[dim], me).size())
       return shapeError("all_gather", in[i], out[i],
-                        "do not match along gather dim " +
-                            std::to_string(dim) + " over a group of " +
-                            std::to_string(members));
+                        "do not match along gather dim " + std::to_string(dim) +
+                            " over a group of " + std::to_string(members));
     for (int j = 0; j < members; ++j)
       memberBytes[j] += bytesOf(out[i].slice(
           dim, 0, pieceOf(call.program, *group, out[i].sizes[dim], j).size()));
@@ -257,8 +256,8 @@ Status allToAll(AbiCall &call, int64_t groupId, int64_t splitDim,
     packView(sendPieces[j], send.data() + offset);
     offset += sendBytes[j];
   }
-  if (Status s = group->comm->allToAllV(send.data(), sendBytes,
-                                        received.data(), recvBytes))
+  if (Status s = group->comm->allToAllV(send.data(), sendBytes, received.data(),
+                                        recvBytes))
     return s;
   offset = 0;
   for (int j = 0; j < members; ++j) {
@@ -376,9 +375,8 @@ DTENSOR_EXPORT int64_t dtensor_rt_all_to_all(int64_t group, int64_t splitDim,
 
 DTENSOR_EXPORT int64_t dtensor_rt_broadcast(int64_t group, int64_t root,
                                             int32_t dtype, int32_t async) {
-  AbiCall::run("broadcast", dtype, [&](AbiCall &call) {
-    return broadcast(call, group, root);
-  });
+  AbiCall::run("broadcast", dtype,
+               [&](AbiCall &call) { return broadcast(call, group, root); });
   return 0;
 }
 

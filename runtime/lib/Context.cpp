@@ -40,8 +40,8 @@ Status defaultThreads(MPI_Comm comm, int &threads) {
   if (sched_getaffinity(0, sizeof(set), &set) == 0)
     cores = std::max(CPU_COUNT(&set), 1);
   MPI_Comm node = MPI_COMM_NULL;
-  int code = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                                 &node);
+  int code =
+      MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   if (code != MPI_SUCCESS)
     return mpiError("MPI_Comm_split_type", code);
   int ranksOnNode = 1;

@@ -64,8 +64,8 @@ StridedView matrixAt(const StridedView &view, int64_t batch) {
     return view;
   StridedView matrix;
   matrix.elemSize = view.elemSize;
-  matrix.data = view.data + batch * view.strides[0] *
-                                static_cast<int64_t>(view.elemSize);
+  matrix.data =
+      view.data + batch * view.strides[0] * static_cast<int64_t>(view.elemSize);
   matrix.sizes = {view.sizes[1], view.sizes[2]};
   matrix.strides = {view.strides[1], view.strides[2]};
   return matrix;
@@ -110,8 +110,8 @@ void multiply(const StridedView &aView, const StridedView &bView,
 
 Status matmul(AbiCall &call, int32_t beta) {
   if (call.dtype != DType::F32 && call.dtype != DType::F64)
-    return runtimeError(std::string("matmul: dtype ") +
-                        dtypeName(call.dtype) + " is not f32 or f64");
+    return runtimeError(std::string("matmul: dtype ") + dtypeName(call.dtype) +
+                        " is not f32 or f64");
   if (beta != 0 && beta != 1)
     return runtimeError("matmul: beta " + std::to_string(beta) +
                         " is not 0 or 1");
@@ -120,8 +120,8 @@ Status matmul(AbiCall &call, int32_t beta) {
     return s;
   const StridedView &a = views[0], &b = views[1], &c = views[2];
   int64_t rank = a.rank();
-  bool shapesMatch = (rank == 2 || rank == 3) && b.rank() == rank &&
-                     c.rank() == rank;
+  bool shapesMatch =
+      (rank == 2 || rank == 3) && b.rank() == rank && c.rank() == rank;
   int64_t batch = rank == 3 ? a.sizes[0] : 1;
   if (shapesMatch && rank == 3)
     shapesMatch = b.sizes[0] == batch && c.sizes[0] == batch;
@@ -150,8 +150,7 @@ Status matmul(AbiCall &call, int32_t beta) {
 } // namespace dtensor::rt
 
 extern "C" DTENSOR_EXPORT void dtensor_rt_matmul(int32_t dtype, int32_t beta) {
-  dtensor::rt::AbiCall::run("matmul", dtype,
-                            [&](dtensor::rt::AbiCall &call) {
-                              return dtensor::rt::matmul(call, beta);
-                            });
+  dtensor::rt::AbiCall::run("matmul", dtype, [&](dtensor::rt::AbiCall &call) {
+    return dtensor::rt::matmul(call, beta);
+  });
 }

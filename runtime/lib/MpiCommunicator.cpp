@@ -54,8 +54,8 @@ Status MpiCommunicator::create(MPI_Comm parent,
 Status MpiCommunicator::split(int color, int key,
                               std::unique_ptr<Communicator> &result) {
   MPI_Comm part = MPI_COMM_NULL;
-  DTENSOR_MPI_CALL(MPI_Comm_split, comm, color < 0 ? MPI_UNDEFINED : color,
-                   key, &part);
+  DTENSOR_MPI_CALL(MPI_Comm_split, comm, color < 0 ? MPI_UNDEFINED : color, key,
+                   &part);
   result.reset();
   if (part == MPI_COMM_NULL)
     return Status::success();
@@ -107,9 +107,7 @@ MPI_Op reductionOp(DType dtype, ReduceKind kind) {
   return MPI_OP_NULL;
 }
 
-bool isHalf(DType dtype) {
-  return dtype == DType::F16 || dtype == DType::BF16;
-}
+bool isHalf(DType dtype) { return dtype == DType::F16 || dtype == DType::BF16; }
 
 std::vector<float> widen(const void *data, size_t count, DType dtype) {
   std::vector<float> wide(count);
@@ -205,9 +203,9 @@ Status MpiCommunicator::allReduce(const void *send, void *recv, size_t count,
   const size_t piece = size_t(1) << 30;
   for (size_t done = 0; done < count; done += piece) {
     int n = static_cast<int>(std::min(piece, count - done));
-    const void *pieceIn =
-        in == MPI_IN_PLACE ? MPI_IN_PLACE
-                           : static_cast<const char *>(in) + done * typeSize;
+    const void *pieceIn = in == MPI_IN_PLACE
+                              ? MPI_IN_PLACE
+                              : static_cast<const char *>(in) + done * typeSize;
     DTENSOR_MPI_CALL(MPI_Allreduce, pieceIn,
                      static_cast<char *>(out) + done * typeSize, n, type, op,
                      comm);
@@ -333,6 +331,5 @@ Status MpiCommunicator::agree(const Status &local) {
   return Status(DTENSOR_ERR_PEER,
                 "rank " + std::to_string(first) + " failed: " + message);
 }
-
 
 } // namespace dtensor::rt

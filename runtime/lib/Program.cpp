@@ -83,15 +83,15 @@ Status loadLocally(dtensor_program &program, int worldSize) {
     if (manifest.referenceLibrary.empty())
       return artifactError(dir + ": the artifact has no reference_library");
     if (worldSize != 1)
-      return invalidArgument(dir + ": the reference program runs on one rank, "
-                                   "the context has " +
+      return invalidArgument(dir +
+                             ": the reference program runs on one rank, "
+                             "the context has " +
                              std::to_string(worldSize));
     libraryName = manifest.referenceLibrary;
   } else if (manifest.worldSize != worldSize) {
-    return artifactError(dir + ": built for " +
-                         std::to_string(manifest.worldSize) +
-                         " ranks, the context has " +
-                         std::to_string(worldSize));
+    return artifactError(
+        dir + ": built for " + std::to_string(manifest.worldSize) +
+        " ranks, the context has " + std::to_string(worldSize));
   }
   if (Status s = promoteRuntimeSymbols())
     return s;
@@ -100,8 +100,8 @@ Status loadLocally(dtensor_program &program, int worldSize) {
   if (!program.library)
     return artifactError(std::string("cannot load ") + path + ": " + dlerror());
   std::string symbol = "dtensor_entry_" + manifest.entry;
-  program.entry = reinterpret_cast<EntryFunction>(
-      dlsym(program.library, symbol.c_str()));
+  program.entry =
+      reinterpret_cast<EntryFunction>(dlsym(program.library, symbol.c_str()));
   if (!program.entry)
     return artifactError(path + " does not export " + symbol);
   return Status::success();
@@ -126,8 +126,8 @@ Status placeTensors(dtensor_program &program, int worldRank) {
                                       ? layout::Placement::replicate()
                                       : *layout::parsePlacement(text));
     int64_t rank = static_cast<int64_t>(info.shape.size());
-    if (std::string error = layout::normalizeAndValidate(
-            tensor.placements, place.mesh, rank);
+    if (std::string error =
+            layout::normalizeAndValidate(tensor.placements, place.mesh, rank);
         !error.empty())
       return artifactError(program.artifact + ": tensor \"" + info.name +
                            "\": " + error);
@@ -197,9 +197,9 @@ Status loadProgram(dtensor_context *context, const char *artifact,
                             std::to_string(options->struct_size));
   if (local.ok()) {
     loaded->reference =
-        options && options->struct_size >= offsetof(dtensor_load_options,
-                                                     reference) +
-                                                sizeof(int32_t)
+        options &&
+                options->struct_size >=
+                    offsetof(dtensor_load_options, reference) + sizeof(int32_t)
             ? options->reference != 0
             : false;
     local = loadLocally(*loaded, world.size());

@@ -94,15 +94,15 @@ dtensor_program *currentProgram();
 Status loadProgram(dtensor_context *context, const char *artifact,
                    const dtensor_load_options *options,
                    dtensor_program *&program);
-Status setTensor(dtensor_program &program, const char *name,
-                 dtensor_view view, dtensor_dtype dtype, int32_t ndim,
-                 const int64_t *shape, const void *data, size_t bytes);
+Status setTensor(dtensor_program &program, const char *name, dtensor_view view,
+                 dtensor_dtype dtype, int32_t ndim, const int64_t *shape,
+                 const void *data, size_t bytes);
 Status fillTensors(dtensor_program &program, const char *name,
                    dtensor_factory factory, double value, uint64_t seed);
 Status loadWeights(dtensor_program &program, const char *path);
 Status runProgram(dtensor_program &program);
-Status getTensor(dtensor_program &program, const char *name,
-                 dtensor_view view, int32_t root, void *data, size_t bytes);
+Status getTensor(dtensor_program &program, const char *name, dtensor_view view,
+                 int32_t root, void *data, size_t bytes);
 /// The index of tensor `name`, or an error naming the artifact.
 Status findTensor(const dtensor_program &program, const char *name,
                   int32_t &index);

@@ -24,10 +24,8 @@ bool StridedView::isContiguous() const {
   return true;
 }
 
-StridedView StridedView::slice(int64_t dim, int64_t begin,
-                               int64_t size) const {
-  assert(dim >= 0 && dim < rank() && begin >= 0 &&
-         begin + size <= sizes[dim]);
+StridedView StridedView::slice(int64_t dim, int64_t begin, int64_t size) const {
+  assert(dim >= 0 && dim < rank() && begin >= 0 && begin + size <= sizes[dim]);
   StridedView result = *this;
   if (size > 0)
     result.data += begin * strides[dim] * static_cast<int64_t>(elemSize);

@@ -93,17 +93,16 @@ RankBlock blockOfRank(const dtensor_program &program, const Tensor &tensor,
   for (size_t dim = 0; dim < tensor.placements.size(); ++dim)
     if (!tensor.placements[dim].isShard() && (*coord)[dim] != 0)
       block.sends = false;
-  block.shard =
-      layout::localShard(tensor.info.shape, tensor.placements, place.mesh,
-                         *coord);
+  block.shard = layout::localShard(tensor.info.shape, tensor.placements,
+                                   place.mesh, *coord);
   return block;
 }
 
 } // namespace
 
-Status setTensor(dtensor_program &program, const char *name,
-                 dtensor_view view, dtensor_dtype dtype, int32_t ndim,
-                 const int64_t *shape, const void *data, size_t bytes) {
+Status setTensor(dtensor_program &program, const char *name, dtensor_view view,
+                 dtensor_dtype dtype, int32_t ndim, const int64_t *shape,
+                 const void *data, size_t bytes) {
   Tensor *tensor = nullptr;
   if (Status s = lookup(program, name, tensor))
     return s;
@@ -171,13 +170,14 @@ Status fillTensors(dtensor_program &program, const char *name,
     // with the tensor's position.
     uint64_t tensorSeed = seed;
     if (!name) {
-      uint64_t position = static_cast<uint64_t>(tensor - program.tensors.data());
+      uint64_t position =
+          static_cast<uint64_t>(tensor - program.tensors.data());
       tensorSeed = seed ^ ((position + 1) * 0x9e3779b97f4a7c15ull);
       tensorSeed ^= tensorSeed >> 31;
     }
-    std::string error = fillBox(kind, value, tensorSeed, tensor->info.dtype,
-                                tensor->info.shape, tensor->localOffset,
-                                tensor->localShape, tensor->buffer.data());
+    std::string error =
+        fillBox(kind, value, tensorSeed, tensor->info.dtype, tensor->info.shape,
+                tensor->localOffset, tensor->localShape, tensor->buffer.data());
     if (!error.empty())
       return invalidArgument("fill " + quoted(*tensor) + ": " + error);
     zeroUnlessHolder(program, *tensor);
@@ -211,9 +211,9 @@ Status loadWeights(dtensor_program &program, const char *path) {
                         shapeText(tensor.info.shape));
     if (!tensor.held)
       continue;
-    if (std::string error = file.readBox(*entry, tensor.localOffset,
-                                         tensor.localShape,
-                                         tensor.buffer.data());
+    if (std::string error =
+            file.readBox(*entry, tensor.localOffset, tensor.localShape,
+                         tensor.buffer.data());
         !error.empty())
       return Status(DTENSOR_ERR_WEIGHTS, error);
     zeroUnlessHolder(program, tensor);
@@ -221,8 +221,8 @@ Status loadWeights(dtensor_program &program, const char *path) {
   return Status::success();
 }
 
-Status getTensor(dtensor_program &program, const char *name,
-                 dtensor_view view, int32_t root, void *data, size_t bytes) {
+Status getTensor(dtensor_program &program, const char *name, dtensor_view view,
+                 int32_t root, void *data, size_t bytes) {
   Communicator &world = *program.context->world;
   Tensor *tensor = nullptr;
   Status local = lookup(program, name, tensor);
@@ -243,10 +243,9 @@ Status getTensor(dtensor_program &program, const char *name,
                         : static_cast<size_t>(numElements(tensor->info.shape)) *
                               tensor->elemSize();
     if (receives && bytes != expectedBytes)
-      local = invalidArgument("get " + quoted(*tensor) + ": " +
-                              std::to_string(bytes) +
-                              " bytes given, expected " +
-                              std::to_string(expectedBytes));
+      local = invalidArgument(
+          "get " + quoted(*tensor) + ": " + std::to_string(bytes) +
+          " bytes given, expected " + std::to_string(expectedBytes));
     else if (receives && !data && bytes > 0)
       local = invalidArgument("get " + quoted(*tensor) + ": data is NULL");
   }
@@ -282,22 +281,20 @@ Status getTensor(dtensor_program &program, const char *name,
   size_t total = 0;
   for (int rank = 0; rank < world.size(); ++rank) {
     blocks.push_back(blockOfRank(program, *tensor, rank));
-    size_t size = blocks.back().sends
-                      ? static_cast<size_t>(
-                            numElements(blocks.back().shard.shape)) *
-                            tensor->elemSize()
-                      : 0;
+    size_t size =
+        blocks.back().sends
+            ? static_cast<size_t>(numElements(blocks.back().shard.shape)) *
+                  tensor->elemSize()
+            : 0;
     blockBytes.push_back(size);
     total += size;
   }
   std::vector<char> gathered(receives ? total : 0);
   const char *send = blocks[world.rank()].sends ? block.data() : nullptr;
-  Status status =
-      root == -1
-          ? world.allGatherV(send, blockBytes[world.rank()], gathered.data(),
-                             blockBytes)
-          : world.gatherV(send, blockBytes[world.rank()], gathered.data(),
-                          blockBytes, root);
+  Status status = root == -1 ? world.allGatherV(send, blockBytes[world.rank()],
+                                                gathered.data(), blockBytes)
+                             : world.gatherV(send, blockBytes[world.rank()],
+                                             gathered.data(), blockBytes, root);
   if (status || !receives)
     return status;
   size_t offset = 0;

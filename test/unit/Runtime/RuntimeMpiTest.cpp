@@ -1,0 +1,402 @@
+//===- RuntimeMpiTest.cpp - The runtime on several MPI ranks --------------===//
+//
+// Run under mpirun with any number of ranks (scripts/test.sh uses 1 to 4).
+// The collectives are called through the ABI inside a step of a test
+// artifact and checked against their definitions; GLOBAL set/get round
+// trips and the agreement of failures are checked through the C API. Only
+// rank 0 prints; a failure on any rank fails the binary.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeTestSupport.h"
+
+#include "DType.h"
+#include "Random.h"
+#include "dtensor/Layout/LayoutMath.h"
+
+#include <mpi.h>
+
+using namespace dtensor::rt;
+using namespace dtensor::rt::test;
+using dtensor::layout::chunkRange;
+using dtensor::layout::Mesh;
+
+namespace {
+
+dtensor_context *context = nullptr;
+dtensor_program *program = nullptr;
+std::string artifact;
+int rank = 0, size = 1;
+
+// Group ids of the test manifest.
+constexpr int64_t kWorld = 0;
+constexpr int64_t kFirst2D = 1; // 2x2 groups follow when size == 4
+
+class MpiEnvironment : public ::testing::Environment {
+public:
+  void SetUp() override {
+    ASSERT_EQ(dtensor_context_create(nullptr, &context), DTENSOR_OK)
+        << dtensor_last_error();
+    char dir[64] = "/tmp/dtensor-mpi-test-XXXXXX";
+    if (rank == 0)
+      ASSERT_NE(mkdtemp(dir), nullptr);
+    MPI_Bcast(dir, sizeof(dir), MPI_CHAR, 0, MPI_COMM_WORLD);
+    Manifest manifest;
+    manifest.worldSize = size;
+    std::vector<int64_t> ids(size);
+    for (int i = 0; i < size; ++i)
+      ids[i] = i;
+    manifest.meshes.push_back({"world", {size}, {}, ids});
+    manifest.groups.push_back({0, {0}});
+    if (size == 4) {
+      manifest.meshes.push_back({"grid", {2, 2}, {"dp", "tp"}, {3, 1, 0, 2}});
+      for (std::vector<int64_t> dims :
+           std::vector<std::vector<int64_t>>{{0}, {1}, {0, 1}, {1, 0}})
+        manifest.groups.push_back({1, dims});
+    }
+    manifest.entry = "callback";
+    manifest.tensors = {tensor("x", TensorRole::Input, {10, 3}, {"S(0)"}),
+                        tensor("p", TensorRole::Input, {5, 2}, {"P(sum)"}),
+                        tensor("q", TensorRole::Weight, {5, 2}, {"P(max)"}),
+                        tensor("y", TensorRole::Output, {10, 3}, {"S(1)"})};
+    if (rank == 0)
+      artifact = writeArtifact(dir, "artifact", manifest);
+    MPI_Barrier(MPI_COMM_WORLD);
+    artifact = std::string(dir) + "/artifact";
+    ASSERT_EQ(
+        dtensor_program_load(context, artifact.c_str(), nullptr, &program),
+        DTENSOR_OK)
+        << dtensor_last_error();
+  }
+  void TearDown() override {
+    EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+    EXPECT_EQ(dtensor_context_destroy(context), DTENSOR_OK);
+    if (rank == 0)
+      std::filesystem::remove_all(
+          std::filesystem::path(artifact).parent_path());
+  }
+};
+
+/// Runs `body` as the step of the test program; expects success.
+void runStep(std::function<void()> body) {
+  setStepBody(artifact, [&](void **) { body(); });
+  ASSERT_EQ(dtensor_program_run(program), DTENSOR_OK) << dtensor_last_error();
+}
+
+/// The value element `i` of rank `r` contributes in the reduction tests.
+double contribution(int r, int64_t i) {
+  return double((r * 7 + i * 3) % 11) - 5;
+}
+
+template <typename T> T encode(double value, int32_t dtype) {
+  if (dtype == DTENSOR_RT_F16)
+    return static_cast<T>(floatToHalf(static_cast<float>(value)));
+  if (dtype == DTENSOR_RT_BF16)
+    return static_cast<T>(floatToBf16(static_cast<float>(value)));
+  if (dtype == DTENSOR_RT_BOOL)
+    return static_cast<T>(value > 0);
+  return static_cast<T>(value);
+}
+
+template <typename T> void checkAllReduce(int32_t dtype, int32_t reduction) {
+  const int64_t n = 9;
+  std::vector<T> in(n), out(n);
+  for (int64_t i = 0; i < n; ++i)
+    in[i] = encode<T>(contribution(rank, i), dtype);
+  Memref inRef(in.data(), {3, 3}), outRef(out.data(), {3, 3});
+  runStep([&] {
+    inRef.push();
+    outRef.push();
+    dtensor_rt_all_reduce(kWorld, reduction, dtype, 1, 0);
+  });
+  for (int64_t i = 0; i < n; ++i) {
+    double expected = contribution(0, i);
+    double sum = 0;
+    for (int r = 0; r < size; ++r) {
+      double v = contribution(r, i);
+      if (dtype == DTENSOR_RT_BOOL)
+        v = v > 0;
+      sum += v;
+      expected = reduction == DTENSOR_RT_MAX   ? std::max(expected, v)
+                 : reduction == DTENSOR_RT_MIN ? std::min(expected, v)
+                                               : expected;
+    }
+    if (reduction == DTENSOR_RT_SUM)
+      expected = dtype == DTENSOR_RT_BOOL ? sum > 0 : sum;
+    if (reduction == DTENSOR_RT_AVG)
+      expected = dtype == DTENSOR_RT_I32 || dtype == DTENSOR_RT_I64 ||
+                         dtype == DTENSOR_RT_I8
+                     ? double(int64_t(sum) / size)
+                     : sum / size;
+    if (dtype == DTENSOR_RT_BOOL && reduction == DTENSOR_RT_MIN) {
+      bool all = true;
+      for (int r = 0; r < size; ++r)
+        all = all && contribution(r, i) > 0;
+      expected = all;
+    }
+    if (dtype == DTENSOR_RT_BOOL && reduction == DTENSOR_RT_MAX)
+      expected = sum > 0;
+    EXPECT_EQ(out[i], encode<T>(expected, dtype))
+        << "dtype " << dtype << " reduction " << reduction << " element " << i;
+  }
+}
+
+} // namespace
+
+TEST(RuntimeMpi, AllReduceEveryDtypeAndReduction) {
+  for (int32_t reduction : {0, 1, 2, 3}) {
+    checkAllReduce<float>(DTENSOR_RT_F32, reduction);
+    checkAllReduce<double>(DTENSOR_RT_F64, reduction);
+    checkAllReduce<int32_t>(DTENSOR_RT_I32, reduction);
+    checkAllReduce<int64_t>(DTENSOR_RT_I64, reduction);
+    checkAllReduce<int8_t>(DTENSOR_RT_I8, reduction);
+    if (reduction != DTENSOR_RT_AVG) {
+      checkAllReduce<uint8_t>(DTENSOR_RT_BOOL, reduction);
+    }
+    if (reduction != DTENSOR_RT_AVG || size == 1 || size == 2 || size == 4) {
+      checkAllReduce<uint16_t>(DTENSOR_RT_F16, reduction);
+      checkAllReduce<uint16_t>(DTENSOR_RT_BF16, reduction);
+    }
+  }
+}
+
+TEST(RuntimeMpi, AllGatherUnevenStridedAndVariadic) {
+  for (int64_t rows : {10, 2, 0, 7}) {
+    // Tensor a: rows x 3, gathered along 0; tensor b: 2 x rows gathered
+    // along 1, received into a transposed (column-major) buffer.
+    dtensor::layout::Range mine = chunkRange(rows, size, rank);
+    std::vector<float> a(mine.size() * 3), b(2 * mine.size());
+    for (int64_t i = 0; i < mine.size(); ++i)
+      for (int64_t j = 0; j < 3; ++j)
+        a[i * 3 + j] = float((mine.begin + i) * 10 + j);
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < mine.size(); ++j)
+        b[i * mine.size() + j] = float(i * 100 + mine.begin + j);
+    std::vector<int64_t> c(mine.size());
+    for (int64_t i = 0; i < mine.size(); ++i)
+      c[i] = mine.begin + i;
+    std::vector<float> gotA(rows * 3), gotB(2 * rows);
+    std::vector<int64_t> gotC(rows, -1);
+    Memref aIn(a.data(), {mine.size(), 3}), bIn(b.data(), {2, mine.size()});
+    Memref cIn(c.data(), {mine.size()}), cOut(gotC.data(), {rows});
+    Memref aOut(gotA.data(), {rows, 3});
+    Memref bOut(gotB.data(), {2, rows}, {1, 2}); // column-major 2 x rows
+    // Two tensors of one dtype in one call (a bucket).
+    std::vector<float> cAsFloat(c.begin(), c.end()), gotCFloat(rows, -1);
+    Memref cfIn(cAsFloat.data(), {mine.size()}),
+        cfOut(gotCFloat.data(), {rows});
+    runStep([&] {
+      aIn.push();
+      cfIn.push();
+      aOut.push();
+      cfOut.push();
+      dtensor_rt_all_gather(kWorld, 0, DTENSOR_RT_F32, 2, 0);
+      cIn.push();
+      cOut.push();
+      dtensor_rt_all_gather(kWorld, 0, DTENSOR_RT_I64, 1, 0);
+    });
+    runStep([&] {
+      bIn.push();
+      bOut.push();
+      dtensor_rt_all_gather(kWorld, 1, DTENSOR_RT_F32, 1, 0);
+    });
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < 3; ++j)
+        EXPECT_EQ(gotA[i * 3 + j], float(i * 10 + j)) << rows;
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < rows; ++j)
+        EXPECT_EQ(gotB[j * 2 + i], float(i * 100 + j)) << rows;
+    for (int64_t i = 0; i < rows; ++i) {
+      EXPECT_EQ(gotC[i], i);
+      EXPECT_EQ(gotCFloat[i], float(i));
+    }
+  }
+}
+
+TEST(RuntimeMpi, ReduceScatterUneven) {
+  for (int64_t rows : {10, 3, 0}) {
+    std::vector<double> in(rows * 2);
+    for (int64_t i = 0; i < rows * 2; ++i)
+      in[i] = double((rank + 1) * i);
+    dtensor::layout::Range mine = chunkRange(rows, size, rank);
+    std::vector<double> out(mine.size() * 2, -1);
+    Memref inRef(in.data(), {rows, 2}), outRef(out.data(), {mine.size(), 2});
+    runStep([&] {
+      inRef.push();
+      outRef.push();
+      dtensor_rt_reduce_scatter(kWorld, DTENSOR_RT_SUM, 0, DTENSOR_RT_F64, 1,
+                                0);
+    });
+    double factor = size * (size + 1) / 2.0;
+    for (int64_t i = 0; i < mine.size() * 2; ++i)
+      EXPECT_EQ(out[i], factor * double(mine.begin * 2 + i)) << rows;
+  }
+}
+
+TEST(RuntimeMpi, AllToAllMovesTheShardedDim) {
+  // Global G[r][c] = r * 100 + c, 10 x 7: rows sharded -> columns sharded.
+  const int64_t rows = 10, cols = 7;
+  dtensor::layout::Range myRows = chunkRange(rows, size, rank),
+                         myCols = chunkRange(cols, size, rank);
+  std::vector<int32_t> in(myRows.size() * cols), out(rows * myCols.size(), -1);
+  for (int64_t i = 0; i < myRows.size(); ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      in[i * cols + j] = int32_t((myRows.begin + i) * 100 + j);
+  Memref inRef(in.data(), {myRows.size(), cols}),
+      outRef(out.data(), {rows, myCols.size()});
+  runStep([&] {
+    inRef.push();
+    outRef.push();
+    dtensor_rt_all_to_all(kWorld, 1, 0, DTENSOR_RT_I32, 0);
+  });
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < myCols.size(); ++j)
+      EXPECT_EQ(out[i * myCols.size() + j],
+                int32_t(i * 100 + myCols.begin + j));
+}
+
+TEST(RuntimeMpi, BroadcastMeshCoordAndGroupSum) {
+  std::vector<int64_t> in(4, rank), out(4, -1);
+  Memref inRef(in.data(), {4}), outRef(out.data(), {4});
+  int64_t coord = -1, sum = -1;
+  runStep([&] {
+    inRef.push();
+    outRef.push();
+    dtensor_rt_broadcast(kWorld, size - 1, DTENSOR_RT_I64, 0);
+    coord = dtensor_rt_mesh_coord(0, 0);
+    sum = dtensor_rt_group_sum(kWorld, rank + 1);
+  });
+  EXPECT_EQ(out, std::vector<int64_t>(4, size - 1));
+  EXPECT_EQ(coord, rank);
+  EXPECT_EQ(sum, size * (size + 1) / 2);
+}
+
+TEST(RuntimeMpi, GroupsOfA2x2MeshWithDeviceIds) {
+  if (size != 4)
+    GTEST_SKIP() << "needs 4 ranks";
+  Mesh mesh({2, 2}, {3, 1, 0, 2});
+  std::vector<int64_t> coord = *mesh.coordOfDevice(rank);
+  std::vector<std::vector<int64_t>> groups = {{0}, {1}, {0, 1}, {1, 0}};
+  for (size_t g = 0; g < groups.size(); ++g) {
+    auto members = mesh.groupMembers(groups[g], coord);
+    std::vector<int32_t> in{rank}, out(members.size(), -1);
+    Memref inRef(in.data(), {1}),
+        outRef(out.data(), {static_cast<int64_t>(members.size())});
+    int64_t dp = -1, tp = -1;
+    runStep([&] {
+      inRef.push();
+      outRef.push();
+      dtensor_rt_all_gather(kFirst2D + g, 0, DTENSOR_RT_I32, 1, 0);
+      dp = dtensor_rt_mesh_coord(1, 0);
+      tp = dtensor_rt_mesh_coord(1, 1);
+    });
+    for (size_t j = 0; j < members.size(); ++j)
+      EXPECT_EQ(out[j], mesh.deviceAt(members[j])) << "group " << g;
+    EXPECT_EQ(dp, coord[0]);
+    EXPECT_EQ(tp, coord[1]);
+  }
+}
+
+TEST(RuntimeMpi, GlobalSetGetRoundTripsWithPartials) {
+  std::vector<float> x(30), p(10), q(10);
+  for (int i = 0; i < 30; ++i)
+    x[i] = float(i) * 0.5f;
+  for (int i = 0; i < 10; ++i)
+    p[i] = q[i] = float(i) - 3;
+  int64_t xShape[] = {10, 3}, pShape[] = {5, 2};
+  ASSERT_EQ(dtensor_program_set(program, "x", DTENSOR_GLOBAL, DTENSOR_F32, 2,
+                                xShape, x.data(), sizeof(float) * 30),
+            DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_set(program, "p", DTENSOR_GLOBAL, DTENSOR_F32, 2,
+                                pShape, p.data(), sizeof(float) * 10),
+            DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_set(program, "q", DTENSOR_GLOBAL, DTENSOR_F32, 2,
+                                pShape, q.data(), sizeof(float) * 10),
+            DTENSOR_OK);
+  for (int root : {-1, 0, size - 1}) {
+    bool receives = root == -1 || root == rank;
+    std::vector<float> gx(30, -1), gp(10, -1), gq(10, -1);
+    ASSERT_EQ(dtensor_program_get(program, "x", DTENSOR_GLOBAL, root,
+                                  receives ? gx.data() : nullptr,
+                                  receives ? sizeof(float) * 30 : 0),
+              DTENSOR_OK)
+        << dtensor_last_error();
+    ASSERT_EQ(dtensor_program_get(program, "p", DTENSOR_GLOBAL, root,
+                                  receives ? gp.data() : nullptr,
+                                  receives ? sizeof(float) * 10 : 0),
+              DTENSOR_OK);
+    ASSERT_EQ(dtensor_program_get(program, "q", DTENSOR_GLOBAL, root,
+                                  receives ? gq.data() : nullptr,
+                                  receives ? sizeof(float) * 10 : 0),
+              DTENSOR_OK);
+    if (receives) {
+      EXPECT_EQ(gx, x);
+      EXPECT_EQ(gp, p);
+      EXPECT_EQ(gq, q);
+    }
+  }
+  // Partial(sum): the first member holds the value, the others zeros.
+  std::vector<float> local(10, -1);
+  ASSERT_EQ(dtensor_program_get(program, "p", DTENSOR_LOCAL, 0, local.data(),
+                                sizeof(float) * 10),
+            DTENSOR_OK);
+  EXPECT_EQ(local, rank == 0 ? p : std::vector<float>(10, 0.0f));
+  dtensor_tensor_info info;
+  ASSERT_EQ(dtensor_program_tensor_info(program, 0, &info), DTENSOR_OK);
+  EXPECT_EQ(info.local_shape[0], chunkRange(10, size, rank).size());
+  EXPECT_EQ(info.local_offset[0], chunkRange(10, size, rank).begin);
+  EXPECT_STREQ(info.placements, "[S(0)]");
+}
+
+TEST(RuntimeMpi, RandomFillIsTheSameGlobalTensorOnAnyWorld) {
+  ASSERT_EQ(dtensor_program_fill(program, "x", DTENSOR_RANDN, 0, 1234),
+            DTENSOR_OK);
+  std::vector<float> global(30), expected(30);
+  ASSERT_EQ(dtensor_program_get(program, "x", DTENSOR_GLOBAL, -1, global.data(),
+                                sizeof(float) * 30),
+            DTENSOR_OK);
+  ASSERT_EQ(fillBox(Factory::Randn, 0, 1234, DType::F32, {10, 3}, {0, 0},
+                    {10, 3}, expected.data()),
+            "");
+  EXPECT_EQ(global, expected);
+}
+
+TEST(RuntimeMpi, OneRankFailingFailsEveryRank) {
+  std::vector<float> x(30);
+  int64_t shape[] = {10, 3}, wrong[] = {3, 10};
+  bool failing = rank == size - 1;
+  dtensor_status status = dtensor_program_set(
+      program, "x", DTENSOR_GLOBAL, DTENSOR_F32, 2, failing ? wrong : shape,
+      x.data(), sizeof(float) * 30);
+  std::string message = dtensor_last_error();
+  if (failing) {
+    EXPECT_EQ(status, DTENSOR_ERR_INVALID_ARGUMENT);
+  } else {
+    EXPECT_EQ(status, DTENSOR_ERR_PEER);
+    EXPECT_NE(message.find("rank " + std::to_string(size - 1) + " failed"),
+              std::string::npos)
+        << message;
+  }
+  EXPECT_NE(message.find("shape [3, 10] given, expected [10, 3]"),
+            std::string::npos)
+      << message;
+}
+
+int main(int argc, char **argv) {
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  ::testing::InitGoogleTest(&argc, argv);
+  ::testing::AddGlobalTestEnvironment(new MpiEnvironment);
+  if (rank != 0) {
+    auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  int failed = RUN_ALL_TESTS() != 0, anyFailed = 0;
+  MPI_Allreduce(&failed, &anyFailed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank == 0 && anyFailed && !failed)
+    std::fprintf(stderr, "RuntimeMpiTest: a test failed on another rank\n");
+  MPI_Finalize();
+  return anyFailed;
+}

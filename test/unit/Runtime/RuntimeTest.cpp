@@ -1,0 +1,441 @@
+//===- RuntimeTest.cpp - The runtime on one rank --------------------------===//
+//
+// The C API's checks and messages, artifact loading (hash, world size,
+// reference), a run end to end, and dtensor_rt_matmul on every kind of
+// strided operand, all on a world of one rank.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeTestSupport.h"
+
+#include "Safetensors.h"
+
+#include <cmath>
+#include <fstream>
+#include <random>
+
+using namespace dtensor::rt;
+using namespace dtensor::rt::test;
+
+namespace {
+
+dtensor_context *context = nullptr;
+std::string workDir;
+
+/// One context for the whole binary: MPI can be initialised only once per
+/// process, and the runtime finalises it with its last context.
+class ContextEnvironment : public ::testing::Environment {
+public:
+  void SetUp() override {
+    ASSERT_EQ(dtensor_context_create(nullptr, &context), DTENSOR_OK)
+        << dtensor_last_error();
+    char pattern[] = "/tmp/dtensor-runtime-test-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    workDir = pattern;
+  }
+  void TearDown() override {
+    EXPECT_EQ(dtensor_context_destroy(context), DTENSOR_OK);
+    std::filesystem::remove_all(workDir);
+  }
+};
+
+const auto *environment =
+    ::testing::AddGlobalTestEnvironment(new ContextEnvironment);
+
+Manifest oneRankManifest(const std::string &entry) {
+  Manifest manifest;
+  manifest.worldSize = 1;
+  manifest.meshes.push_back({"mesh", {1}, {}, {0}});
+  manifest.groups.push_back({0, {0}});
+  manifest.entry = entry;
+  manifest.tensors = {tensor("x", TensorRole::Input, {3, 4}, {"R"}),
+                      tensor("w", TensorRole::Weight, {3, 4}, {"R"}),
+                      tensor("y", TensorRole::Output, {3, 4}, {"R"})};
+  return manifest;
+}
+
+dtensor_program *load(const std::string &dir, int32_t reference = 0) {
+  dtensor_load_options options{sizeof(dtensor_load_options), reference};
+  dtensor_program *program = nullptr;
+  EXPECT_EQ(dtensor_program_load(context, dir.c_str(), &options, &program),
+            DTENSOR_OK)
+      << dtensor_last_error();
+  return program;
+}
+
+std::vector<float> iota(size_t n, float start) {
+  std::vector<float> values(n);
+  for (size_t i = 0; i < n; ++i)
+    values[i] = start + static_cast<float>(i);
+  return values;
+}
+
+} // namespace
+
+TEST(RuntimeApi, VersionsAndDtypeSizes) {
+  EXPECT_STREQ(dtensor_version(), "0.1.0");
+  EXPECT_EQ(dtensor_abi_version(), DTENSOR_RUNTIME_ABI_VERSION);
+  EXPECT_EQ(dtensor_dtype_size(DTENSOR_BF16), 2u);
+  EXPECT_EQ(dtensor_dtype_size(DTENSOR_I64), 8u);
+  EXPECT_EQ(dtensor_dtype_size(DTENSOR_BOOL), 1u);
+  EXPECT_EQ(dtensor_dtype_size(42), 0u);
+}
+
+TEST(RuntimeApi, NullArgumentsAreErrors) {
+  EXPECT_EQ(dtensor_context_create(nullptr, nullptr),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(dtensor_last_error()).find("context is NULL"),
+            std::string::npos);
+  int32_t rank = -1, size = -1;
+  EXPECT_EQ(dtensor_context_rank(nullptr, &rank), DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(dtensor_context_rank(context, &rank), DTENSOR_OK);
+  EXPECT_EQ(dtensor_context_world_size(context, &size), DTENSOR_OK);
+  EXPECT_EQ(rank, 0);
+  EXPECT_EQ(size, 1);
+  dtensor_program *program = nullptr;
+  EXPECT_EQ(dtensor_program_load(context, nullptr, nullptr, &program),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(dtensor_program_run(nullptr), DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(dtensor_program_destroy(nullptr), DTENSOR_OK);
+  EXPECT_EQ(dtensor_context_destroy(nullptr), DTENSOR_OK);
+}
+
+TEST(RuntimeApi, MissingArtifactIsAnIoError) {
+  dtensor_program *program = nullptr;
+  std::string dir = workDir + "/does-not-exist";
+  EXPECT_EQ(dtensor_program_load(context, dir.c_str(), nullptr, &program),
+            DTENSOR_ERR_IO);
+  EXPECT_NE(std::string(dtensor_last_error()).find(dir), std::string::npos)
+      << dtensor_last_error();
+  EXPECT_EQ(program, nullptr);
+}
+
+TEST(RuntimeApi, TamperedLibraryFailsTheHash) {
+  std::string dir = writeArtifact(workDir, "tampered", oneRankManifest("add"));
+  std::ofstream(dir + "/program.so", std::ios::app) << "x";
+  dtensor_program *program = nullptr;
+  EXPECT_EQ(dtensor_program_load(context, dir.c_str(), nullptr, &program),
+            DTENSOR_ERR_ARTIFACT);
+  EXPECT_NE(std::string(dtensor_last_error()).find("hash"), std::string::npos)
+      << dtensor_last_error();
+}
+
+TEST(RuntimeApi, OtherWorldSizeIsRejected) {
+  Manifest manifest = oneRankManifest("add");
+  manifest.worldSize = 2;
+  manifest.meshes[0].shape = {2};
+  manifest.meshes[0].deviceIds = {0, 1};
+  std::string dir = writeArtifact(workDir, "two-ranks", manifest);
+  dtensor_program *program = nullptr;
+  EXPECT_EQ(dtensor_program_load(context, dir.c_str(), nullptr, &program),
+            DTENSOR_ERR_ARTIFACT);
+  EXPECT_NE(std::string(dtensor_last_error()).find("built for 2 ranks"),
+            std::string::npos)
+      << dtensor_last_error();
+  // The reference program of the same artifact runs on one rank.
+  dtensor_program *reference = load(dir, /*reference=*/1);
+  ASSERT_NE(reference, nullptr);
+  dtensor_tensor_info info;
+  ASSERT_EQ(dtensor_program_tensor_info(reference, 0, &info), DTENSOR_OK);
+  EXPECT_EQ(info.local_shape[0], 3);
+  EXPECT_STREQ(info.placements, "[R]");
+  EXPECT_EQ(dtensor_program_destroy(reference), DTENSOR_OK);
+}
+
+TEST(RuntimeApi, MissingEntryIsAnArtifactError) {
+  std::string dir = writeArtifact(workDir, "no-entry", oneRankManifest("nope"));
+  dtensor_program *program = nullptr;
+  EXPECT_EQ(dtensor_program_load(context, dir.c_str(), nullptr, &program),
+            DTENSOR_ERR_ARTIFACT);
+  EXPECT_NE(std::string(dtensor_last_error()).find("dtensor_entry_nope"),
+            std::string::npos);
+}
+
+TEST(RuntimeApi, SetChecksEveryArgument) {
+  dtensor_program *program =
+      load(writeArtifact(workDir, "checks", oneRankManifest("add")));
+  ASSERT_NE(program, nullptr);
+  std::vector<float> data(12, 1.0f);
+  int64_t shape[] = {3, 4}, wrong[] = {4, 3};
+  auto set = [&](const char *name, dtensor_dtype dtype, const int64_t *dims,
+                 size_t bytes, const void *ptr) {
+    return dtensor_program_set(program, name, DTENSOR_GLOBAL, dtype, 2, dims,
+                               ptr, bytes);
+  };
+  auto lastError = [] { return std::string(dtensor_last_error()); };
+  EXPECT_EQ(set("x", DTENSOR_F32, shape, 48, data.data()), DTENSOR_OK);
+  EXPECT_EQ(set("nope", DTENSOR_F32, shape, 48, data.data()),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("no tensor named \"nope\""), std::string::npos);
+  EXPECT_EQ(set(nullptr, DTENSOR_F32, shape, 48, data.data()),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(set("x", DTENSOR_F64, shape, 48, data.data()),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("dtype f64 given, the tensor is f32"),
+            std::string::npos)
+      << lastError();
+  EXPECT_EQ(set("x", DTENSOR_F32, wrong, 48, data.data()),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("shape [4, 3] given, expected [3, 4]"),
+            std::string::npos)
+      << lastError();
+  EXPECT_EQ(set("x", DTENSOR_F32, shape, 40, data.data()),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("40 bytes given, expected 48"), std::string::npos);
+  EXPECT_EQ(set("x", DTENSOR_F32, shape, 48, nullptr),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(set("y", DTENSOR_F32, shape, 48, data.data()),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("is an output"), std::string::npos);
+  EXPECT_EQ(
+      dtensor_program_get(program, "x", DTENSOR_GLOBAL, 0, data.data(), 47),
+      DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      dtensor_program_get(program, "x", DTENSOR_GLOBAL, 1, data.data(), 48),
+      DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("root 1"), std::string::npos);
+  EXPECT_EQ(
+      dtensor_program_fill(program, "x", static_cast<dtensor_factory>(9), 0, 0),
+      DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(dtensor_program_load_weights(program, "/nonexistent.safetensors"),
+            DTENSOR_ERR_IO);
+  EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+}
+
+TEST(RuntimeProgram, AddRunsEndToEnd) {
+  dtensor_program *program =
+      load(writeArtifact(workDir, "add", oneRankManifest("add")));
+  ASSERT_NE(program, nullptr);
+  int32_t count = 0, index = -1;
+  ASSERT_EQ(dtensor_program_num_tensors(program, &count), DTENSOR_OK);
+  EXPECT_EQ(count, 3);
+  ASSERT_EQ(dtensor_program_find_tensor(program, "y", &index), DTENSOR_OK);
+  EXPECT_EQ(index, 2);
+  std::vector<float> x = iota(12, 0), y(12);
+  int64_t shape[] = {3, 4};
+  ASSERT_EQ(dtensor_program_set(program, "x", DTENSOR_LOCAL, DTENSOR_F32, 2,
+                                shape, x.data(), 48),
+            DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_fill(program, "w", DTENSOR_FULL, 0.5, 0),
+            DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_run(program), DTENSOR_OK) << dtensor_last_error();
+  ASSERT_EQ(dtensor_program_get(program, "y", DTENSOR_GLOBAL, -1, y.data(), 48),
+            DTENSOR_OK);
+  for (size_t i = 0; i < 12; ++i)
+    EXPECT_EQ(y[i], x[i] + 0.5f);
+  EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+}
+
+TEST(RuntimeProgram, WeightsLoadFromSafetensors) {
+  dtensor_program *program =
+      load(writeArtifact(workDir, "weights", oneRankManifest("add")));
+  ASSERT_NE(program, nullptr);
+  std::vector<float> w = iota(12, 100);
+  std::string path = workDir + "/w.safetensors";
+  ASSERT_EQ(writeSafetensors(path, {{"w", DType::F32, {3, 4}, w.data()}}), "");
+  ASSERT_EQ(dtensor_program_load_weights(program, path.c_str()), DTENSOR_OK)
+      << dtensor_last_error();
+  ASSERT_EQ(dtensor_program_run(program), DTENSOR_OK);
+  std::vector<float> y(12);
+  ASSERT_EQ(dtensor_program_get(program, "y", DTENSOR_LOCAL, 0, y.data(), 48),
+            DTENSOR_OK);
+  EXPECT_EQ(y, w);
+  std::string bad = workDir + "/bad.safetensors";
+  ASSERT_EQ(writeSafetensors(bad, {{"w", DType::F32, {4, 3}, w.data()}}), "");
+  EXPECT_EQ(dtensor_program_load_weights(program, bad.c_str()),
+            DTENSOR_ERR_WEIGHTS);
+  EXPECT_NE(std::string(dtensor_last_error()).find("f32[4, 3]"),
+            std::string::npos)
+      << dtensor_last_error();
+  EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+}
+
+TEST(RuntimeProgram, AllReduceOnOneRankIsTheIdentity) {
+  Manifest manifest = oneRankManifest("allreduce");
+  manifest.tensors.erase(manifest.tensors.begin() + 1);
+  dtensor_program *program =
+      load(writeArtifact(workDir, "allreduce", manifest));
+  ASSERT_NE(program, nullptr);
+  ASSERT_EQ(dtensor_program_fill(program, "x", DTENSOR_RANDN, 0, 7),
+            DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_run(program), DTENSOR_OK) << dtensor_last_error();
+  std::vector<float> x(12), y(12);
+  ASSERT_EQ(dtensor_program_get(program, "x", DTENSOR_GLOBAL, 0, x.data(), 48),
+            DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_get(program, "y", DTENSOR_GLOBAL, 0, y.data(), 48),
+            DTENSOR_OK);
+  EXPECT_EQ(x, y);
+  EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+}
+
+TEST(RuntimeAbi, CallOutsideARunIsAnError) {
+  dtensor_rt_matmul(DTENSOR_RT_F32, 0);
+  EXPECT_NE(
+      std::string(dtensor_last_error()).find("outside dtensor_program_run"),
+      std::string::npos);
+}
+
+TEST(RuntimeAbi, StepErrorsFailTheRun) {
+  Manifest manifest = oneRankManifest("callback");
+  std::string dir = writeArtifact(workDir, "errors", manifest);
+  dtensor_program *program = load(dir);
+  ASSERT_NE(program, nullptr);
+  setStepBody(dir, [](void **) {
+    dtensor_rt_all_reduce(5, DTENSOR_RT_SUM, DTENSOR_RT_F32, 1, 0);
+    dtensor_rt_matmul(DTENSOR_RT_I32, 0); // skipped: the step already failed
+  });
+  EXPECT_EQ(dtensor_program_run(program), DTENSOR_ERR_RUNTIME);
+  EXPECT_NE(std::string(dtensor_last_error()).find("group 5"),
+            std::string::npos)
+      << dtensor_last_error();
+  setStepBody(dir, [](void **) { dtensor_rt_matmul(DTENSOR_RT_I32, 0); });
+  EXPECT_EQ(dtensor_program_run(program), DTENSOR_ERR_RUNTIME);
+  EXPECT_NE(std::string(dtensor_last_error()).find("matmul: dtype i32"),
+            std::string::npos)
+      << dtensor_last_error();
+  EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+}
+
+//===----------------------------------------------------------------------===//
+// dtensor_rt_matmul against a naive product
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// How an operand of a test product is stored.
+enum class Storage { RowMajor, ColMajor, Strided };
+
+/// A matrix (or batch of matrices) stored in `data` as `storage` says.
+template <typename T> struct Operand {
+  int64_t batch, rows, cols;
+  Storage storage;
+  std::vector<T> data;
+  std::vector<int64_t> sizes, strides;
+
+  Operand(int64_t batch, int64_t rows, int64_t cols, Storage storage,
+          bool batched)
+      : batch(batch), rows(rows), cols(cols), storage(storage) {
+    // Strided: every other column of a matrix twice as wide, padded rows.
+    int64_t rowStride = storage == Storage::RowMajor   ? cols
+                        : storage == Storage::ColMajor ? 1
+                                                       : 2 * cols + 3;
+    int64_t colStride = storage == Storage::RowMajor   ? 1
+                        : storage == Storage::ColMajor ? rows
+                                                       : 2;
+    int64_t matrix =
+        storage == Storage::Strided ? rows * (2 * cols + 3) : rows * cols;
+    data.assign(batch * matrix + 1, T(-7));
+    sizes = {rows, cols};
+    strides = {rowStride, colStride};
+    if (batched) {
+      sizes.insert(sizes.begin(), batch);
+      strides.insert(strides.begin(), matrix);
+    }
+  }
+  T &at(int64_t b, int64_t i, int64_t j) {
+    int64_t matrix = sizes.size() == 3 ? strides[0] : 0;
+    return data[b * matrix + i * strides[strides.size() - 2] +
+                j * strides.back()];
+  }
+  Memref memref() { return Memref(data.data(), sizes, strides); }
+};
+
+/// One artifact for every product (a loaded library is never rewritten).
+const std::string &matmulArtifact() {
+  static std::string dir =
+      writeArtifact(workDir, "matmul", oneRankManifest("callback"));
+  return dir;
+}
+
+dtensor_program *matmulProgram() {
+  static dtensor_program *program = load(matmulArtifact());
+  return program;
+}
+
+template <typename T>
+void checkMatmul(int64_t batch, int64_t m, int64_t n, int64_t k, Storage sa,
+                 Storage sb, Storage sc, int32_t beta, bool batched,
+                 int32_t dtype) {
+  std::mt19937 random(42);
+  std::uniform_int_distribution<int> small(-3, 3);
+  Operand<T> a(batch, m, k, sa, batched), b(batch, k, n, sb, batched),
+      c(batch, m, n, sc, batched);
+  for (int64_t t = 0; t < batch; ++t) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p)
+        a.at(t, i, p) = T(small(random));
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j)
+        b.at(t, p, j) = T(small(random));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        c.at(t, i, j) = beta ? T(small(random)) : T(NAN);
+  }
+  Operand<T> expected = c;
+  for (int64_t t = 0; t < batch; ++t)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        T sum = beta ? c.at(t, i, j) : T(0);
+        for (int64_t p = 0; p < k; ++p)
+          sum += a.at(t, i, p) * b.at(t, p, j);
+        expected.at(t, i, j) = sum;
+      }
+  Memref am = a.memref(), bm = b.memref(), cm = c.memref();
+  const std::string &dir = matmulArtifact();
+  dtensor_program *program = matmulProgram();
+  ASSERT_NE(program, nullptr);
+  setStepBody(dir, [&](void **) {
+    am.push();
+    bm.push();
+    cm.push();
+    dtensor_rt_matmul(dtype, beta);
+  });
+  ASSERT_EQ(dtensor_program_run(program), DTENSOR_OK) << dtensor_last_error();
+  EXPECT_EQ(c.data, expected.data);
+}
+
+const Storage storages[] = {Storage::RowMajor, Storage::ColMajor,
+                            Storage::Strided};
+
+} // namespace
+
+TEST(RuntimeMatmul, EveryStorageF32AndF64) {
+  for (Storage sa : storages)
+    for (Storage sb : storages)
+      for (Storage sc : storages)
+        for (int32_t beta : {0, 1}) {
+          SCOPED_TRACE(::testing::Message()
+                       << int(sa) << int(sb) << int(sc) << " beta " << beta);
+          checkMatmul<float>(1, 5, 7, 6, sa, sb, sc, beta, false,
+                             DTENSOR_RT_F32);
+          checkMatmul<double>(1, 4, 3, 9, sa, sb, sc, beta, false,
+                              DTENSOR_RT_F64);
+        }
+}
+
+TEST(RuntimeMatmul, LargeProductMatchesNaive) {
+  checkMatmul<float>(1, 70, 90, 130, Storage::RowMajor, Storage::ColMajor,
+                     Storage::RowMajor, 1, false, DTENSOR_RT_F32);
+  checkMatmul<double>(1, 65, 33, 300, Storage::ColMajor, Storage::RowMajor,
+                      Storage::ColMajor, 0, false, DTENSOR_RT_F64);
+}
+
+TEST(RuntimeMatmul, BatchedAndVectorShapes) {
+  for (Storage s : storages) {
+    checkMatmul<float>(3, 4, 5, 6, s, Storage::RowMajor, s, 1, true,
+                       DTENSOR_RT_F32);
+    checkMatmul<double>(2, 1, 5, 6, Storage::RowMajor, s, s, 0, true,
+                        DTENSOR_RT_F64);
+    checkMatmul<float>(1, 6, 1, 4, s, s, s, 0, false, DTENSOR_RT_F32);
+  }
+}
+
+TEST(RuntimeMatmul, EmptyDims) {
+  for (Storage s : storages) {
+    checkMatmul<float>(1, 0, 5, 6, s, s, s, 0, false, DTENSOR_RT_F32);
+    checkMatmul<float>(1, 4, 0, 6, s, s, s, 1, false, DTENSOR_RT_F32);
+    checkMatmul<double>(1, 4, 5, 0, s, s, s, 0, false, DTENSOR_RT_F64);
+    checkMatmul<double>(1, 4, 5, 0, s, s, s, 1, false, DTENSOR_RT_F64);
+    checkMatmul<float>(0, 4, 5, 3, s, s, s, 0, true, DTENSOR_RT_F32);
+  }
+}
