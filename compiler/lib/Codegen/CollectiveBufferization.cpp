@@ -16,6 +16,7 @@
 #include "dtensor/Codegen/Passes.h"
 
 #include "../Transforms/ShardIndex.h"
+#include "DynamicChunk.h"
 #include "RuntimeCalls.h"
 
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
@@ -108,19 +109,13 @@ FailureOr<Value> getContiguousBuffer(RewriterBase &rewriter, Location loc,
 /// The size of a dim split over `op`'s group like dtensor.chunk.
 FailureOr<Value> getChunkSize(OpBuilder &builder, Operation *op,
                               Value inputBuffer, int64_t dim) {
-  auto type = cast<MemRefType>(inputBuffer.getType());
-  if (type.isDynamicDim(dim))
-    return op->emitOpError("splitting a dynamic dim is not supported by the "
-                           "CPU code generator");
+  Location loc = op->getLoc();
   auto mesh = lookupMesh(op, op->getAttrOfType<FlatSymbolRefAttr>("mesh"));
-  auto func = op->getParentOfType<FunctionOpInterface>();
-  ShardIndex index(mesh, func.getFunctionBody().front());
-  ShardExtent extent = index.getExtent(
-      type.getDimSize(dim),
-      op->getAttrOfType<DenseI64ArrayAttr>("mesh_dims").asArrayRef());
-  Value size = extent.size;
-  index.eraseUnused();
-  return size;
+  Value size = memref::DimOp::create(builder, loc, inputBuffer, dim);
+  return buildDynamicChunk(
+             builder, loc, mesh, size,
+             op->getAttrOfType<DenseI64ArrayAttr>("mesh_dims").asArrayRef())
+      .size;
 }
 
 /// The sum of the dim over the group: the size of a gathered dim.

@@ -38,6 +38,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   if (options.matmulToRuntime)
     pm.addPass(createCpuMatmulToRuntime());
   bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createCpuStridedCopiesToLoops());
 
   // Loops, then the LLVM dialect.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

@@ -11,6 +11,7 @@
 #include "dtensor/Codegen/Passes.h"
 
 #include "../Transforms/ShardIndex.h"
+#include "DynamicChunk.h"
 #include "RuntimeCalls.h"
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
@@ -99,7 +100,10 @@ void makeCollectivesSynchronous(ModuleOp module) {
     SmallVector<Value> values(yield.getValues());
     for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
       op.moveBefore(start);
-    for (Operation *user : llvm::make_early_inc_range(start->getUsers())) {
+    // A wait on several futures of the start is one user per future.
+    llvm::SetVector<Operation *> waits;
+    waits.insert(start->user_begin(), start->user_end());
+    for (Operation *user : waits) {
       auto wait = cast<WaitOp>(user);
       for (auto [future, result] :
            llvm::zip(wait.getFutures(), wait.getResults()))
@@ -122,9 +126,30 @@ LogicalResult lowerChunks(func::FuncOp func) {
   for (ChunkOp chunk : chunks) {
     auto inputType = cast<RankedTensorType>(chunk.getInput().getType());
     int64_t dim = chunk.getDim();
-    if (inputType.isDynamicDim(dim))
-      return chunk.emitOpError(
-          "chunk of a dynamic dim is not supported by the CPU code generator");
+    OpBuilder builder(chunk);
+    Location loc = chunk.getLoc();
+    int64_t rank = inputType.getRank();
+    SmallVector<OpFoldResult> offsets(rank, builder.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(builder, loc, chunk.getInput());
+    SmallVector<OpFoldResult> strides(rank, builder.getIndexAttr(1));
+    if (inputType.isDynamicDim(dim)) {
+      // A piece of an uneven shard split again: sizes known at run time.
+      auto mesh = SymbolTable::lookupNearestSymbolFrom<MeshOp>(
+          chunk, chunk.getMeshAttr());
+      DynamicChunk piece = buildDynamicChunk(
+          builder, loc, mesh, tensor::DimOp::create(builder, loc,
+                                                    chunk.getInput(), dim),
+          getMeshDims(chunk));
+      offsets[dim] = piece.offset;
+      sizes[dim] = piece.size;
+      auto slice = tensor::ExtractSliceOp::create(
+          builder, loc, chunk.getType(), chunk.getInput(), offsets, sizes,
+          strides);
+      chunk.replaceAllUsesWith(slice.getResult());
+      chunk.erase();
+      continue;
+    }
     std::string meshName = getMeshName(chunk).str();
     std::unique_ptr<ShardIndex> &index = indices[meshName];
     if (!index) {
@@ -134,14 +159,6 @@ LogicalResult lowerChunks(func::FuncOp func) {
     }
     ShardExtent extent =
         index->getExtent(inputType.getDimSize(dim), getMeshDims(chunk));
-
-    OpBuilder builder(chunk);
-    Location loc = chunk.getLoc();
-    int64_t rank = inputType.getRank();
-    SmallVector<OpFoldResult> offsets(rank, builder.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes =
-        tensor::getMixedSizes(builder, loc, chunk.getInput());
-    SmallVector<OpFoldResult> strides(rank, builder.getIndexAttr(1));
     offsets[dim] = extent.offset;
     sizes[dim] = extent.staticSize != ShapedType::kDynamic
                      ? OpFoldResult(builder.getIndexAttr(extent.staticSize))

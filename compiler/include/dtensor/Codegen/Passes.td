@@ -85,6 +85,18 @@ def CpuMatmulToRuntime : Pass<"dtensor-cpu-matmul-to-runtime",
                            "::mlir::memref::MemRefDialect"];
 }
 
+def CpuStridedCopiesToLoops : Pass<"dtensor-cpu-strided-copies-to-loops"> {
+  let summary = "Turn copies between strided memrefs into linalg.copy";
+  let description = [{
+    The LLVM lowering of `memref.copy` calls a support library function
+    (`memrefCopy`) unless both sides are contiguous. Compiled programs link
+    only the dtensor runtime, so such copies become `linalg.copy`, which the
+    rest of the pipeline turns into loops. Contiguous copies stay
+    `memref.copy` (a memcpy).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def CpuFinalizeAbi : Pass<"dtensor-cpu-finalize-abi", "::mlir::ModuleOp"> {
   let summary = "Export entry points and bind runtime symbols (LLVM dialect)";
   let description = [{
