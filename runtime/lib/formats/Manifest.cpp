@@ -9,6 +9,7 @@
 #include "Manifest.h"
 
 #include "AtomicFile.h"
+#include "JsonText.h"
 #include "Sha256.h"
 #include "dtensor/Layout/LayoutMath.h"
 
@@ -49,18 +50,6 @@ std::string keyPath(const std::string &path, const char *key) {
   return path.empty() ? std::string(key) : path + "." + key;
 }
 
-/// A short rendering of a JSON value for "got ..." in messages.
-std::string describe(const json &value) {
-  std::string text;
-  try {
-    text = value.dump();
-  } catch (const json::exception &) {
-    return "a string that is not valid UTF-8";
-  }
-  if (text.size() > 60)
-    text = text.substr(0, 57) + "...";
-  return text;
-}
 
 //===----------------------------------------------------------------------===//
 // Semantic checks
@@ -360,18 +349,18 @@ public:
   bool object(const json &value, const std::string &path) {
     if (value.is_object())
       return true;
-    return check.fail(path, "expected an object, got " + describe(value));
+    return check.fail(path, "expected an object, got " + describeJson(value));
   }
 
   bool array(const json &value, const std::string &path) {
     if (value.is_array())
       return true;
-    return check.fail(path, "expected an array, got " + describe(value));
+    return check.fail(path, "expected an array, got " + describeJson(value));
   }
 
   bool string(const json &value, const std::string &path, std::string &out) {
     if (!value.is_string())
-      return check.fail(path, "expected a string, got " + describe(value));
+      return check.fail(path, "expected a string, got " + describeJson(value));
     out = value.get<std::string>();
     return true;
   }
@@ -386,7 +375,7 @@ public:
                      uint64_t(std::numeric_limits<int64_t>::max()));
     if (!fits)
       return check.fail(path, std::string("expected ") + expectation +
-                                  ", got " + describe(value));
+                                  ", got " + describeJson(value));
     out = value.get<int64_t>();
     return true;
   }
@@ -668,7 +657,7 @@ std::string readManifest(const std::string &dir, Manifest &manifest) {
   Checker check(path);
   if (!root.is_object()) {
     check.fail("", "expected a JSON object at the top level, got " +
-                       describe(root));
+                       describeJson(root));
     return check.result();
   }
 

@@ -3,6 +3,7 @@
 #include "Safetensors.h"
 
 #include "AtomicFile.h"
+#include "JsonText.h"
 #include "Box.h"
 
 #include <nlohmann/json.hpp>
@@ -28,17 +29,6 @@ namespace {
 
 constexpr const char *kMetadataKey = "__metadata__";
 
-std::string describe(const json &value) {
-  std::string text;
-  try {
-    text = value.dump();
-  } catch (const json::exception &) {
-    return "a string that is not valid UTF-8";
-  }
-  if (text.size() > 60)
-    text = text.substr(0, 57) + "...";
-  return text;
-}
 
 /// Reads exactly `size` bytes at `offset`. "" or the error.
 std::string preadFully(int fd, void *dst, uint64_t size, uint64_t offset,
@@ -89,18 +79,18 @@ std::string decodeEntry(const std::string &path, const std::string &name,
                         uint64_t fileSize, SafetensorsEntry &entry) {
   std::string where = path + ": tensor \"" + name + "\": ";
   if (!value.is_object())
-    return where + "expected an object, got " + describe(value);
+    return where + "expected an object, got " + describeJson(value);
   entry.name = name;
 
   auto dtypeIt = value.find("dtype");
   if (dtypeIt == value.end())
     return where + "missing \"dtype\"";
   if (!dtypeIt->is_string())
-    return where + "dtype: expected a string, got " + describe(*dtypeIt);
+    return where + "dtype: expected a string, got " + describeJson(*dtypeIt);
   std::optional<DType> dtype =
       parseSafetensorsDType(dtypeIt->get<std::string>());
   if (!dtype)
-    return where + "unsupported dtype " + describe(*dtypeIt) +
+    return where + "unsupported dtype " + describeJson(*dtypeIt) +
            " (expected F32, F64, F16, BF16, I32, I64, I8 or BOOL)";
   entry.dtype = *dtype;
 
@@ -108,19 +98,19 @@ std::string decodeEntry(const std::string &path, const std::string &name,
   if (shapeIt == value.end())
     return where + "missing \"shape\"";
   if (!shapeIt->is_array())
-    return where + "shape: expected an array, got " + describe(*shapeIt);
+    return where + "shape: expected an array, got " + describeJson(*shapeIt);
   entry.shape.clear();
   for (size_t d = 0; d < shapeIt->size(); ++d) {
     std::optional<uint64_t> dim = nonNegative((*shapeIt)[d]);
     if (!dim || *dim > uint64_t(std::numeric_limits<int64_t>::max()))
       return where + "shape[" + std::to_string(d) +
              "]: expected a non-negative integer, got " +
-             describe((*shapeIt)[d]);
+             describeJson((*shapeIt)[d]);
     entry.shape.push_back(static_cast<int64_t>(*dim));
   }
   std::optional<uint64_t> bytes = byteSize(entry.dtype, entry.shape);
   if (!bytes)
-    return where + "the size of shape " + describe(*shapeIt) +
+    return where + "the size of shape " + describeJson(*shapeIt) +
            " overflows 64 bits";
 
   auto offsetsIt = value.find("data_offsets");
@@ -135,13 +125,13 @@ std::string decodeEntry(const std::string &path, const std::string &name,
     return where +
            "data_offsets: expected [begin, end] with 0 <= begin <= "
            "end, got " +
-           describe(*offsetsIt);
+           describeJson(*offsetsIt);
   if (*end - *begin != *bytes)
     return where + "data_offsets span " + std::to_string(*end - *begin) +
-           " bytes, but " + dtypeName(entry.dtype) + " " + describe(*shapeIt) +
+           " bytes, but " + dtypeName(entry.dtype) + " " + describeJson(*shapeIt) +
            " takes " + std::to_string(*bytes);
   if (*end > fileSize - dataStart)
-    return where + "data_offsets " + describe(*offsetsIt) +
+    return where + "data_offsets " + describeJson(*offsetsIt) +
            " run past the end of the file (" +
            std::to_string(fileSize - dataStart) +
            " data bytes; the file is truncated?)";
@@ -227,7 +217,7 @@ std::string SafetensorsFile::open(const std::string &path) {
   if (header.is_discarded())
     return path + ": the header is not valid JSON";
   if (!header.is_object())
-    return path + ": the header is not a JSON object, got " + describe(header);
+    return path + ": the header is not a JSON object, got " + describeJson(header);
 
   std::vector<SafetensorsEntry> entries;
   std::map<std::string, std::string> metadata;
@@ -237,11 +227,11 @@ std::string SafetensorsFile::open(const std::string &path) {
       if (it.key() == kMetadataKey) {
         if (!it->is_object())
           return path + ": __metadata__: expected an object, got " +
-                 describe(*it);
+                 describeJson(*it);
         for (auto meta = it->begin(); meta != it->end(); ++meta) {
           if (!meta->is_string())
             return path + ": __metadata__." + meta.key() +
-                   ": expected a string, got " + describe(*meta);
+                   ": expected a string, got " + describeJson(*meta);
           metadata[meta.key()] = meta->get<std::string>();
         }
         continue;
