@@ -106,8 +106,7 @@ FailureOr<Value> getContiguousBuffer(RewriterBase &rewriter, Location loc,
 }
 
 /// The size of a dim split over `op`'s group like dtensor.chunk.
-FailureOr<Value> getChunkSize(OpBuilder &builder, Operation *op,
-                              Value inputBuffer, int64_t dim) {
+FailureOr<Value> getChunkSize(Operation *op, Value inputBuffer, int64_t dim) {
   auto type = cast<MemRefType>(inputBuffer.getType());
   if (type.isDynamicDim(dim))
     return op->emitOpError("splitting a dynamic dim is not supported by the "
@@ -118,9 +117,10 @@ FailureOr<Value> getChunkSize(OpBuilder &builder, Operation *op,
   ShardExtent extent = index.getExtent(
       type.getDimSize(dim),
       op->getAttrOfType<DenseI64ArrayAttr>("mesh_dims").asArrayRef());
-  Value size = extent.size;
-  index.eraseUnused();
-  return size;
+  // The offset arithmetic built along with the size is left unused here;
+  // canonicalization erases it (eraseUnused would erase the size too, as
+  // nothing uses it yet).
+  return extent.size;
 }
 
 /// The sum of the dim over the group: the size of a gathered dim.
@@ -162,7 +162,7 @@ FailureOr<Value> allocateResult(RewriterBase &rewriter, Operation *op,
           getGroupSum(rewriter, loc, comm, inputBuffer, dim));
       break;
     case DimKind::Split: {
-      FailureOr<Value> size = getChunkSize(rewriter, op, inputBuffer, dim);
+      FailureOr<Value> size = getChunkSize(op, inputBuffer, dim);
       if (failed(size))
         return failure();
       dynamicSizes.push_back(*size);
