@@ -137,5 +137,14 @@ func.func @coords() -> index {
   return %c : index
 }
 
-// CHECK: func.func private @dtensor_rt_push_buffer__f32(memref<*xf32>)
-// CHECK: func.func private @dtensor_rt_all_reduce(i64, i32, i32, i64, i32) -> i64
+// The declarations, sorted by name.
+// CHECK: func.func private @dtensor_rt_all_gather(i64, i64, i32, i64, i32) -> i64
+// CHECK-NEXT: func.func private @dtensor_rt_all_reduce(i64, i32, i32, i64, i32) -> i64
+// CHECK-NEXT: func.func private @dtensor_rt_all_to_all(i64, i64, i64, i32, i32) -> i64
+// CHECK-NEXT: func.func private @dtensor_rt_broadcast(i64, i64, i32, i32) -> i64
+// CHECK-NEXT: func.func private @dtensor_rt_group_sum(i64, i64) -> i64
+// CHECK-NEXT: func.func private @dtensor_rt_mesh_coord(i64, i64) -> i64
+// CHECK-NEXT: func.func private @dtensor_rt_push_buffer__f32(memref<*xf32>)
+// CHECK-NEXT: func.func private @dtensor_rt_push_buffer__f64(memref<*xf64>)
+// CHECK-NEXT: func.func private @dtensor_rt_push_buffer__i32(memref<*xi32>)
+// CHECK-NEXT: func.func private @dtensor_rt_reduce_scatter(i64, i32, i64, i32, i64, i32) -> i64
