@@ -15,7 +15,6 @@
 
 #include "dtensor/Codegen/Passes.h"
 
-#include "../Transforms/ShardIndex.h"
 #include "DynamicChunk.h"
 #include "RuntimeCalls.h"
 
@@ -122,12 +121,12 @@ FailureOr<Value> getChunkSize(OpBuilder &builder, Operation *op,
 Value getGroupSum(OpBuilder &builder, Location loc, const CommContext &comm,
                   Value inputBuffer, int64_t dim) {
   Value local = memref::DimOp::create(builder, loc, inputBuffer, dim);
-  Value local64 = arith::IndexCastOp::create(builder, loc,
-                                             builder.getI64Type(), local);
-  Value sum = callRuntime(builder, loc, "dtensor_rt_group_sum",
-                          builder.getI64Type(),
-                          {createI64(builder, loc, comm.groupId), local64})
-                  .getResult(0);
+  Value local64 =
+      arith::IndexCastOp::create(builder, loc, builder.getI64Type(), local);
+  Value sum =
+      callRuntime(builder, loc, "dtensor_rt_group_sum", builder.getI64Type(),
+                  {createI64(builder, loc, comm.groupId), local64})
+          .getResult(0);
   return arith::IndexCastOp::create(builder, loc, builder.getIndexType(), sum);
 }
 
@@ -136,11 +135,11 @@ enum class DimKind { Same, Gathered, Split };
 
 /// Allocates the result buffer of `result`, whose dynamic dims are computed
 /// from `inputBuffer` according to `kindOf(dim)`.
-FailureOr<Value>
-allocateResult(RewriterBase &rewriter, Operation *op, const CommContext &comm,
-               Value result, Value inputBuffer,
-               llvm::function_ref<DimKind(int64_t)> kindOf,
-               const BufferizationOptions &options) {
+FailureOr<Value> allocateResult(RewriterBase &rewriter, Operation *op,
+                                const CommContext &comm, Value result,
+                                Value inputBuffer,
+                                llvm::function_ref<DimKind(int64_t)> kindOf,
+                                const BufferizationOptions &options) {
   Location loc = op->getLoc();
   MemRefType type = getIdentityBufferType(result);
   SmallVector<Value> dynamicSizes;
@@ -172,8 +171,7 @@ allocateResult(RewriterBase &rewriter, Operation *op, const CommContext &comm,
 /// also writes it (it reduces in place), the others write fresh buffers.
 template <typename ConcreteModel, typename ConcreteOp>
 struct CollectiveModelBase
-    : public BufferizableOpInterface::ExternalModel<ConcreteModel,
-                                                    ConcreteOp> {
+    : public BufferizableOpInterface::ExternalModel<ConcreteModel, ConcreteOp> {
   bool bufferizesToMemoryRead(Operation *, OpOperand &,
                               const AnalysisState &) const {
     return true;
@@ -187,9 +185,10 @@ struct CollectiveModelBase
     return {};
   }
   bool bufferizesToAllocation(Operation *, Value) const { return true; }
-  FailureOr<BufferLikeType>
-  getBufferType(Operation *, Value value, const BufferizationOptions &,
-                const BufferizationState &, SmallVector<Value> &) const {
+  FailureOr<BufferLikeType> getBufferType(Operation *, Value value,
+                                          const BufferizationOptions &,
+                                          const BufferizationState &,
+                                          SmallVector<Value> &) const {
     return cast<BufferLikeType>(getIdentityBufferType(value));
   }
 };
@@ -239,8 +238,7 @@ Value callCollective(OpBuilder &builder, Location loc, StringRef name,
       .getResult(0);
 }
 
-struct AllGatherModel
-    : CopyingCollectiveModel<AllGatherModel, AllGatherOp> {
+struct AllGatherModel : CopyingCollectiveModel<AllGatherModel, AllGatherOp> {
   static DimKind getDimKind(AllGatherOp op, int64_t dim) {
     return dim == static_cast<int64_t>(op.getGatherDim()) ? DimKind::Gathered
                                                           : DimKind::Same;
@@ -263,12 +261,12 @@ struct ReduceScatterModel
   }
   static void emitCall(OpBuilder &b, Location loc, ReduceScatterOp op,
                        const CommContext &comm, int64_t count) {
-    callCollective(
-        b, loc, "dtensor_rt_reduce_scatter",
-        {createI64(b, loc, comm.groupId),
-         createI32(b, loc, getReductionCode(op.getReduction())),
-         createI64(b, loc, op.getScatterDim()), createI32(b, loc, comm.dtype),
-         createI64(b, loc, count), createI32(b, loc, 0)});
+    callCollective(b, loc, "dtensor_rt_reduce_scatter",
+                   {createI64(b, loc, comm.groupId),
+                    createI32(b, loc, getReductionCode(op.getReduction())),
+                    createI64(b, loc, op.getScatterDim()),
+                    createI32(b, loc, comm.dtype), createI64(b, loc, count),
+                    createI32(b, loc, 0)});
   }
 };
 

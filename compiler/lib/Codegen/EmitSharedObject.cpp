@@ -84,9 +84,9 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine,
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, cgscc, modules);
   llvm::ModulePassManager pipeline =
-      level == 0 ? builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
-                 : builder.buildPerModuleDefaultPipeline(
-                       getOptimizationLevel(level));
+      level == 0
+          ? builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+          : builder.buildPerModuleDefaultPipeline(getOptimizationLevel(level));
   pipeline.run(module, modules);
 }
 
@@ -106,8 +106,8 @@ LogicalResult link(ModuleOp module, llvm::StringRef object,
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, std::nullopt,
                                                 llvm::StringRef(errorsPath)};
   std::string message;
-  int status = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, redirects,
-                                         0, 0, &message);
+  int status = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, redirects, 0,
+                                         0, &message);
   if (status == 0)
     return success();
 
@@ -138,7 +138,8 @@ LogicalResult emitCpuSharedObject(ModuleOp module,
 
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return module.emitError("no target for ") << triple.str() << ": " << error;
   std::string cpu =

@@ -26,6 +26,7 @@ using namespace dtensor::codegen;
 namespace {
 
 constexpr llvm::StringLiteral kCInterfacePrefix = "_mlir_ciface_";
+constexpr llvm::StringLiteral kEntryPrefix = "dtensor_entry_";
 
 /// Points every call of a typed push-buffer declaration at the one C symbol;
 /// all of them have its (i64 rank, ptr descriptor) signature by now.
@@ -44,8 +45,8 @@ LogicalResult bindPushBuffer(ModuleOp module) {
   auto push = module.lookupSymbol<LLVM::LLVMFuncOp>(kPushBufferSymbol);
   if (!push) {
     OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
-    push = LLVM::LLVMFuncOp::create(builder, module.getLoc(),
-                                    kPushBufferSymbol, pushType);
+    push = LLVM::LLVMFuncOp::create(builder, module.getLoc(), kPushBufferSymbol,
+                                    pushType);
   }
   for (LLVM::LLVMFuncOp decl : typed)
     if (decl.getFunctionType() != pushType)
@@ -81,17 +82,16 @@ LogicalResult exportEntry(ModuleOp module, LLVM::LLVMFuncOp func) {
   OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
   Location loc = func.getLoc();
   auto entry = LLVM::LLVMFuncOp::create(
-      builder, loc, ("dtensor_entry_" + func.getName()).str(),
-      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
-                                  {ptrType}));
+      builder, loc, (kEntryPrefix + func.getName()).str(),
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context), {ptrType}));
   Block *body = entry.addEntryBlock(builder);
   builder.setInsertionPointToStart(body);
   Value descriptors = body->getArgument(0);
   SmallVector<Value> args;
   for (unsigned i = 0; i < ciface.getNumArguments(); ++i) {
-    Value slot = LLVM::GEPOp::create(builder, loc, ptrType, ptrType,
-                                     descriptors,
-                                     ArrayRef<LLVM::GEPArg>{int32_t(i)});
+    Value slot =
+        LLVM::GEPOp::create(builder, loc, ptrType, ptrType, descriptors,
+                            ArrayRef<LLVM::GEPArg>{int32_t(i)});
     args.push_back(LLVM::LoadOp::create(builder, loc, ptrType, slot));
   }
   LLVM::CallOp::create(builder, loc, ciface, args);
@@ -114,6 +114,11 @@ struct CpuFinalizeAbi
     for (LLVM::LLVMFuncOp func : entries)
       if (failed(exportEntry(module, func)))
         return signalPassFailure();
+    // The entry points are the only exports. Anything else could interpose
+    // or be interposed by a symbol of the host (an entry named `main`!).
+    for (auto func : module.getOps<LLVM::LLVMFuncOp>())
+      if (!func.isExternal() && !func.getName().starts_with(kEntryPrefix))
+        func.setLinkage(LLVM::Linkage::Internal);
     // The ids recorded in dtensor.comm_meshes replace the meshes.
     for (auto mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))
       mesh.erase();

@@ -36,12 +36,11 @@ struct CpuLowerMeshCoords
       Location loc = op.getLoc();
       for (auto [meshDim, result] :
            llvm::zip(op.getMeshDims(), op.getCoords())) {
-        Value coord =
-            callRuntime(builder, loc, "dtensor_rt_mesh_coord",
-                        builder.getI64Type(),
-                        {createI64(builder, loc, *meshId),
-                         createI64(builder, loc, meshDim)})
-                .getResult(0);
+        Value coord = callRuntime(builder, loc, "dtensor_rt_mesh_coord",
+                                  builder.getI64Type(),
+                                  {createI64(builder, loc, *meshId),
+                                   createI64(builder, loc, meshDim)})
+                          .getResult(0);
         result.replaceAllUsesWith(arith::IndexCastOp::create(
             builder, loc, builder.getIndexType(), coord));
       }

@@ -50,12 +50,10 @@ std::optional<SmallVector<int64_t>> getPermutation(AffineMap map,
 /// A view of `buffer` with its dims in `permutation` order.
 Value createView(OpBuilder &builder, Location loc, Value buffer,
                  ArrayRef<int64_t> permutation) {
-  if (llvm::equal(permutation,
-                  llvm::seq<int64_t>(0, permutation.size())))
+  if (llvm::equal(permutation, llvm::seq<int64_t>(0, permutation.size())))
     return buffer;
   SmallVector<unsigned> dims(permutation.begin(), permutation.end());
-  AffineMap map =
-      AffineMap::getPermutationMap(dims, builder.getContext());
+  AffineMap map = AffineMap::getPermutationMap(dims, builder.getContext());
   return memref::TransposeOp::create(builder, loc, buffer,
                                      AffineMapAttr::get(map));
 }
@@ -135,8 +133,7 @@ struct CpuMatmulToRuntime
     : dtensor::codegen::impl::CpuMatmulToRuntimeBase<CpuMatmulToRuntime> {
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> candidates;
-    getOperation().walk(
-        [&](linalg::LinalgOp op) { candidates.push_back(op); });
+    getOperation().walk([&](linalg::LinalgOp op) { candidates.push_back(op); });
     for (linalg::LinalgOp op : candidates)
       (void)lowerMatmul(op);
   }

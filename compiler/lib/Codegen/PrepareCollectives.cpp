@@ -163,9 +163,9 @@ LogicalResult lowerChunks(func::FuncOp func) {
     sizes[dim] = extent.staticSize != ShapedType::kDynamic
                      ? OpFoldResult(builder.getIndexAttr(extent.staticSize))
                      : OpFoldResult(extent.size);
-    auto slice = tensor::ExtractSliceOp::create(
-        builder, loc, chunk.getType(), chunk.getInput(), offsets, sizes,
-        strides);
+    auto slice = tensor::ExtractSliceOp::create(builder, loc, chunk.getType(),
+                                                chunk.getInput(), offsets,
+                                                sizes, strides);
     chunk.replaceAllUsesWith(slice.getResult());
     chunk.erase();
   }
@@ -175,8 +175,7 @@ LogicalResult lowerChunks(func::FuncOp func) {
 }
 
 struct CpuPrepareCollectives
-    : dtensor::codegen::impl::CpuPrepareCollectivesBase<
-          CpuPrepareCollectives> {
+    : dtensor::codegen::impl::CpuPrepareCollectivesBase<CpuPrepareCollectives> {
   /// The bufferization that follows needs the models of the dtensor
   /// collectives and of the upstream ops; registering them here spares
   /// every driver of the pipeline from doing it.

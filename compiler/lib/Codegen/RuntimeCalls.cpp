@@ -36,7 +36,17 @@ func::FuncOp declareRuntimeFunction(ModuleOp module, StringRef name,
                                     FunctionType type) {
   if (auto existing = module.lookupSymbol<func::FuncOp>(name))
     return existing;
+  // Declarations stay sorted by name at the end of the module, so that the
+  // output does not depend on the order in which calls were created (one-shot
+  // bufferization visits functions in no fixed order).
   OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+  for (auto existing : module.getOps<func::FuncOp>())
+    if (existing.isExternal() &&
+        existing.getName().starts_with("dtensor_rt_") &&
+        existing.getName() > name) {
+      builder.setInsertionPoint(existing);
+      break;
+    }
   auto decl = func::FuncOp::create(builder, module.getLoc(), name, type);
   decl.setPrivate();
   return decl;

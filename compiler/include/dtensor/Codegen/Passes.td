@@ -104,7 +104,8 @@ def CpuFinalizeAbi : Pass<"dtensor-cpu-finalize-abi", "::mlir::ModuleOp"> {
     exports `void dtensor_entry_<name>(void **descriptors)`, which passes
     descriptor i to the function's C interface. Binds the typed
     push-buffer declarations (one per element type at the func level) to
-    the one C symbol `dtensor_rt_push_buffer`, and erases the `dtensor.mesh`
+    the one C symbol `dtensor_rt_push_buffer`, gives every other defined
+    function internal linkage (the entries are the only exports), and erases the `dtensor.mesh`
     ops, whose ids the module attributes keep.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
