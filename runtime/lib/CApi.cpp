@@ -11,6 +11,8 @@
 #include "Program.h"
 
 #include "DType.h"
+#include "dtensor/rt_abi.h"
+#include "dtensor/runtime.h"
 
 #include <algorithm>
 #include <functional>
@@ -196,3 +198,25 @@ DTENSOR_EXPORT dtensor_status dtensor_program_get(dtensor_program *program,
 }
 
 } // extern "C"
+
+// The public header, the generated-code ABI and the formats library each
+// spell the element types; their values must agree.
+static_assert(static_cast<int>(DTENSOR_F32) == DTENSOR_RT_F32 &&
+                  static_cast<int>(DTENSOR_F64) == DTENSOR_RT_F64 &&
+                  static_cast<int>(DTENSOR_F16) == DTENSOR_RT_F16 &&
+                  static_cast<int>(DTENSOR_BF16) == DTENSOR_RT_BF16 &&
+                  static_cast<int>(DTENSOR_I32) == DTENSOR_RT_I32 &&
+                  static_cast<int>(DTENSOR_I64) == DTENSOR_RT_I64 &&
+                  static_cast<int>(DTENSOR_I8) == DTENSOR_RT_I8 &&
+                  static_cast<int>(DTENSOR_BOOL) == DTENSOR_RT_BOOL,
+              "runtime.h and rt_abi.h disagree on dtype values");
+static_assert(static_cast<int>(dtensor::rt::DType::F32) == DTENSOR_RT_F32 &&
+                  static_cast<int>(dtensor::rt::DType::F64) == DTENSOR_RT_F64 &&
+                  static_cast<int>(dtensor::rt::DType::F16) == DTENSOR_RT_F16 &&
+                  static_cast<int>(dtensor::rt::DType::BF16) ==
+                      DTENSOR_RT_BF16 &&
+                  static_cast<int>(dtensor::rt::DType::I32) == DTENSOR_RT_I32 &&
+                  static_cast<int>(dtensor::rt::DType::I64) == DTENSOR_RT_I64 &&
+                  static_cast<int>(dtensor::rt::DType::I8) == DTENSOR_RT_I8 &&
+                  static_cast<int>(dtensor::rt::DType::Bool) == DTENSOR_RT_BOOL,
+              "formats/DType.h and rt_abi.h disagree on dtype values");

@@ -105,6 +105,22 @@ FailureOr<Value> getContiguousBuffer(RewriterBase &rewriter, Location loc,
   return copy;
 }
 
+/// The contiguous buffers of all of `op`'s tensor operands, in order.
+FailureOr<SmallVector<Value>>
+getContiguousOperandBuffers(RewriterBase &rewriter, Operation *op,
+                            const BufferizationOptions &options,
+                            BufferizationState &state) {
+  SmallVector<Value> buffers;
+  for (Value operand : op->getOperands()) {
+    FailureOr<Value> buffer =
+        getContiguousBuffer(rewriter, op->getLoc(), operand, options, state);
+    if (failed(buffer))
+      return failure();
+    buffers.push_back(*buffer);
+  }
+  return buffers;
+}
+
 /// The size of a dim split over `op`'s group like dtensor.chunk.
 FailureOr<Value> getChunkSize(OpBuilder &builder, Operation *op,
                               Value inputBuffer, int64_t dim) {
@@ -206,14 +222,11 @@ struct CopyingCollectiveModel
     if (failed(comm))
       return failure();
     Location loc = op->getLoc();
-    SmallVector<Value> inputs, outputs;
-    for (Value input : op->getOperands()) {
-      FailureOr<Value> buffer =
-          getContiguousBuffer(rewriter, loc, input, options, state);
-      if (failed(buffer))
-        return failure();
-      inputs.push_back(*buffer);
-    }
+    FailureOr<SmallVector<Value>> operandBuffers =
+        getContiguousOperandBuffers(rewriter, op, options, state);
+    if (failed(operandBuffers))
+      return failure();
+    SmallVector<Value> inputs = std::move(*operandBuffers), outputs;
     for (auto [input, result] : llvm::zip(inputs, op->getResults())) {
       FailureOr<Value> buffer = allocateResult(
           rewriter, op, *comm, result, input,
@@ -322,14 +335,11 @@ struct AllReduceModel : CollectiveModelBase<AllReduceModel, AllReduceOp> {
     if (failed(comm))
       return failure();
     Location loc = op->getLoc();
-    SmallVector<Value> buffers;
-    for (Value input : op->getOperands()) {
-      FailureOr<Value> buffer =
-          getContiguousBuffer(rewriter, loc, input, options, state);
-      if (failed(buffer))
-        return failure();
-      buffers.push_back(*buffer);
-    }
+    FailureOr<SmallVector<Value>> operandBuffers =
+        getContiguousOperandBuffers(rewriter, op, options, state);
+    if (failed(operandBuffers))
+      return failure();
+    SmallVector<Value> buffers = std::move(*operandBuffers);
     for (Value buffer : llvm::concat<Value>(buffers, buffers))
       pushBuffer(rewriter, loc, buffer);
     callCollective(
