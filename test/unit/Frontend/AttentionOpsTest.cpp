@@ -64,6 +64,11 @@ TEST_F(AttentionOpsTest, RotaryErrors) {
             "$.model.ops[0].seq_dim (rotary): seq_dim 2 is the last dim, which "
             "holds the rotated features");
   EXPECT_EQ(buildError(R"({"op": "rotary", "inputs": ["x"], "output": "y",
+                           "seq_dim": 0})",
+                       {noise(Dtype::F32, {4})}),
+            "$.model.ops[0].inputs[0] (rotary): input 'x' has shape [4]; "
+            "expected [..., S, H, D] (rank at least 2)");
+  EXPECT_EQ(buildError(R"({"op": "rotary", "inputs": ["x"], "output": "y",
                            "theta": 0})",
                        {noise(Dtype::F32, {2, 3, 4})}),
             "$.model.ops[0].theta (rotary): theta 0 must be positive");
@@ -175,6 +180,11 @@ TEST_F(AttentionOpsTest, SdpaErrors) {
                        {q, k, v, noise(Dtype::F32, {3, 5})}),
             "$.model.ops[0].is_causal (scaled_dot_product_attention): takes "
             "either a mask or is_causal, not both");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v"], "output": "y"})",
+                       {q, k, noise(Dtype::F32, {6})}),
+            "$.model.ops[0].inputs[2] (scaled_dot_product_attention): input "
+            "'v' has shape [6]; expected [..., S, Ev] (rank at least 2)");
   EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
                            "inputs": ["q", "k", "v"], "output": "y"})",
                        {q, k, noise(Dtype::F16, {2, 5, 6})}),

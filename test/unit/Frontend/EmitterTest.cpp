@@ -176,6 +176,91 @@ TEST_F(EmitterTest, DimOutOfRange) {
             "for a tensor of rank 0, which has no dims");
 }
 
+/// The accessors on their own, over an op without inputs.
+TEST_F(EmitterTest, Accessors) {
+  JsonParseError parseError;
+  std::optional<JsonNode> op = parseJson(
+      R"({"op": "x", "i": 3, "f": 2.5, "b": false, "e": "tanh",
+          "l": [1, -2], "n": 7})",
+      parseError);
+  ASSERT_TRUE(op);
+  JsonLocator locator(&context, "test.json");
+  mlir::OpBuilder builder(&context);
+  OpEmitter emitter(builder, builder.getUnknownLoc(), *op, {}, {}, 1, locator);
+  EXPECT_EQ(emitter.opName(), "x");
+  EXPECT_EQ(*emitter.getInt("i"), 3);
+  EXPECT_EQ(*emitter.getNumber("i"), 3.0);
+  EXPECT_EQ(*emitter.getNumber("f"), 2.5);
+  EXPECT_FALSE(*emitter.getBool("b", true));
+  EXPECT_EQ(*emitter.getEnum("e", {"none", "tanh"}), "tanh");
+  EXPECT_EQ(*emitter.getIntList("l"), (llvm::SmallVector<int64_t>{1, -2}));
+  EXPECT_EQ(*emitter.getIntList("i", /*allowScalar=*/true),
+            (llvm::SmallVector<int64_t>{3}));
+  EXPECT_TRUE(mlir::failed(emitter.getDim("n", 3, 0)));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].message, "$.n (x): n 7 is out of range for a tensor of "
+                               "rank 3 (expected -3 to 2)");
+  errors.clear();
+  EXPECT_EQ(*emitter.getDim("i", 4), 3);
+  EXPECT_EQ(*emitter.getDim("absent", 4, -1), 3);
+  EXPECT_TRUE(emitter.getNode("l")->isArray());
+  EXPECT_EQ(emitter.getNode("absent2"), nullptr);
+  EXPECT_TRUE(emitter.has("f"));
+  EXPECT_FALSE(emitter.has("absent3"));
+  // Defaults.
+  EXPECT_EQ(*emitter.getInt("d1", 5), 5);
+  EXPECT_EQ(*emitter.getNumber("d2", 0.5), 0.5);
+  EXPECT_TRUE(*emitter.getBool("d3", true));
+  EXPECT_EQ(*emitter.getEnum("d4", {"a", "b"}, llvm::StringRef("b")), "b");
+  EXPECT_EQ(*emitter.getIntList("d5", false, llvm::ArrayRef<int64_t>{4, 5}),
+            (llvm::SmallVector<int64_t>{4, 5}));
+  EXPECT_TRUE(errors.empty());
+  // Every key asked for is read, present or not.
+  for (llvm::StringRef key : {"i", "f", "b", "e", "l", "n", "absent", "d1",
+                              "d2", "d3", "d4", "d5", "absent2", "absent3"})
+    EXPECT_TRUE(emitter.getReadKeys().contains(key)) << key.str();
+  EXPECT_FALSE(emitter.getReadKeys().contains("op"));
+
+  // Missing without a default.
+  EXPECT_TRUE(mlir::failed(emitter.getNumber("m1")));
+  EXPECT_TRUE(mlir::failed(emitter.getBool("m2")));
+  EXPECT_TRUE(mlir::failed(emitter.getEnum("m3", {"a"})));
+  EXPECT_TRUE(mlir::failed(emitter.getInt("m4")));
+  EXPECT_TRUE(mlir::failed(emitter.getDim("m5", 2)));
+  ASSERT_EQ(errors.size(), 5u);
+  EXPECT_EQ(errors[0].message, "$ (x): missing attribute 'm1'");
+  EXPECT_EQ(errors[1].message, "$ (x): missing attribute 'm2'");
+  EXPECT_EQ(errors[2].message, "$ (x): missing attribute 'm3'");
+  EXPECT_EQ(errors[3].message, "$ (x): missing attribute 'm4'");
+  EXPECT_EQ(errors[4].message, "$ (x): missing attribute 'm5'");
+  errors.clear();
+  // Wrong kinds.
+  EXPECT_TRUE(mlir::failed(emitter.getInt("f")));
+  EXPECT_TRUE(mlir::failed(emitter.getNumber("e")));
+  EXPECT_TRUE(mlir::failed(emitter.getBool("l")));
+  EXPECT_TRUE(mlir::failed(emitter.getEnum("i", {"a", "b"})));
+  EXPECT_TRUE(mlir::failed(emitter.getIntList("i")));
+  ASSERT_EQ(errors.size(), 5u);
+  EXPECT_EQ(errors[0].message, "$.f: expected an integer, got the number 2.5");
+  EXPECT_EQ(errors[1].message,
+            "$.e: expected a number, got the string \"tanh\"");
+  EXPECT_EQ(errors[2].message, "$.l: expected true or false, got an array");
+  EXPECT_EQ(errors[3].message,
+            "$.i: expected one of \"a\", \"b\"; got a number");
+  EXPECT_EQ(errors[4].message,
+            "$.i: expected a list of integers, got a number");
+  // Errors of an op, an input and an attribute.
+  errors.clear();
+  (void)(emitter.emitError() << "a");
+  (void)(emitter.emitAttrError("l") << "b");
+  (void)(emitter.emitAttrError("absent") << "c");
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0].message, "$ (x): a");
+  EXPECT_EQ(errors[1].message, "$.l (x): b");
+  EXPECT_EQ(errors[2].message, "$ (x): c");
+  EXPECT_EQ(errors[1].line, 2u);
+}
+
 TEST_F(EmitterTest, NegativeDimsCountFromTheEnd) {
   ASSERT_TRUE(build(
       R"({"op": "transpose", "inputs": ["x"], "output": "y", "dim0": -1,

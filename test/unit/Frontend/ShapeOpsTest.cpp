@@ -193,6 +193,12 @@ TEST_F(ShapeOpsTest, SplitErrors) {
                        {x}),
             "$.model.ops[0] (split): sections [2, 3, 0] give 3 outputs, but "
             "the op lists 2");
+  EXPECT_EQ(buildError(R"({"op": "split", "inputs": ["x"],
+                           "outputs": ["a", "b"],
+                           "split_size_or_sections": [6, -1]})",
+                       {x}),
+            "$.model.ops[0].split_size_or_sections (split): sections [6, -1] "
+            "has a negative size");
   EXPECT_EQ(buildError(R"({"op": "split", "inputs": ["x"], "outputs": ["a"],
                            "split_size_or_sections": 0})",
                        {x}),
