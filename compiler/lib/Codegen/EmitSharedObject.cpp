@@ -14,6 +14,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -121,6 +122,40 @@ LogicalResult link(ModuleOp module, llvm::StringRef object,
   return failure();
 }
 
+/// LLVM's x86 lowering without native bf16 rounds some bf16 values through
+/// f32 (e.g. to materialise a bf16 constant) with the soft-float helper
+/// __truncsfbf2, which libgcc only has since GCC 13. Each program carries
+/// its own (hidden, so it never clashes): round to nearest even, NaNs stay
+/// quiet NaNs.
+void addBf16TruncationHelper(llvm::Module &module) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *f32 = llvm::Type::getFloatTy(context);
+  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+  llvm::Type *i16 = llvm::Type::getInt16Ty(context);
+  auto *type = llvm::FunctionType::get(llvm::Type::getBFloatTy(context), {f32},
+                                       /*isVarArg=*/false);
+  llvm::Function *helper = module.getFunction("__truncsfbf2");
+  if (helper && !helper->isDeclaration())
+    return;
+  if (!helper)
+    helper = llvm::Function::Create(type, llvm::GlobalValue::WeakAnyLinkage,
+                                    "__truncsfbf2", module);
+  helper->setLinkage(llvm::GlobalValue::WeakAnyLinkage);
+  helper->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", helper));
+  llvm::Value *value = helper->getArg(0);
+  llvm::Value *bits = b.CreateBitCast(value, i32);
+  llvm::Value *lsb = b.CreateAnd(b.CreateLShr(bits, 16), 1);
+  llvm::Value *rounded =
+      b.CreateAdd(bits, b.CreateAdd(lsb, b.getInt32(0x7FFF)));
+  llvm::Value *high = b.CreateTrunc(b.CreateLShr(rounded, 16), i16);
+  llvm::Value *quietNan =
+      b.CreateOr(b.CreateTrunc(b.CreateLShr(bits, 16), i16), 0x0040);
+  llvm::Value *isNan = b.CreateFCmpUNO(value, value);
+  b.CreateRet(b.CreateBitCast(b.CreateSelect(isNan, quietNan, high),
+                              type->getReturnType()));
+}
+
 } // namespace
 
 LogicalResult emitCpuSharedObject(ModuleOp module,
@@ -159,6 +194,7 @@ LogicalResult emitCpuSharedObject(ModuleOp module,
   llvmModule->setDataLayout(machine->createDataLayout());
 
   optimize(*llvmModule, *machine, options.optLevel);
+  addBf16TruncationHelper(*llvmModule);
 
   llvm::SmallString<0> objectCode;
   {

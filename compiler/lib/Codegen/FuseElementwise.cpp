@@ -59,12 +59,18 @@ struct CpuFuseElementwise
     }
 
     // Fuse a producer only into its single user: with several users the
-    // fused body would recompute it for each.
+    // fused body would recompute it for each. Never into a contraction
+    // (e.g. a linear written as a generic): its body would no longer be a
+    // product for matmul-to-runtime, and the producer would be recomputed
+    // for every output element that reads it.
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *fused) {
           Operation *producer = fused->get().getDefiningOp();
-          return producer && producer->hasOneUse();
+          if (!producer || !producer->hasOneUse())
+            return false;
+          auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
+          return !consumer || !linalg::isaContractionOpInterface(consumer);
         });
     if (failed(applyPatternsGreedily(func, std::move(patterns))))
       return signalPassFailure();

@@ -4,6 +4,7 @@
 #include "dtensor/Codegen/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,8 +19,9 @@ namespace dtensor::codegen {
 
 void buildCpuLoweringPipeline(OpPassManager &pm,
                               const CpuLoweringOptions &options) {
-  // Tensors: elementwise ops as fused linalg generics, collectives prepared,
-  // entry results as out-params.
+  // Tensors: gathers and elementwise ops as fused linalg generics,
+  // collectives prepared, entry results as out-params.
+  pm.addNestedPass<func::FuncOp>(createCpuLowerGather());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   if (options.fuseElementwise)
     pm.addNestedPass<func::FuncOp>(createCpuFuseElementwise());
@@ -47,6 +49,11 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // bf16 conversions as integer arithmetic: the system's libgcc may lack
+  // __truncsfbf2.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());

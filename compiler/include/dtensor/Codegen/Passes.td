@@ -18,6 +18,22 @@ def CpuFuseElementwise : Pass<"dtensor-cpu-fuse-elementwise",
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def CpuLowerGather : Pass<"dtensor-cpu-lower-gather", "::mlir::func::FuncOp"> {
+  let summary = "Turn tensor.gather into a linalg.generic with range checks";
+  let description = [{
+    `tensor.gather` has no bufferization model. Each one becomes a
+    `linalg.generic` over its result that reads the coordinates from the
+    indices and the element from the source with `tensor.extract`. A
+    coordinate outside `[0, size)` of its dim gives zero without reading the
+    source: the model plan's rule for an embedding id out of range, which
+    partitioning also follows for a table sharded on the gathered dim.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def CpuPrepareCollectives : Pass<"dtensor-cpu-prepare-collectives",
                                  "::mlir::ModuleOp"> {
   let summary = "Assign communication ids and lower local dtensor ops";

@@ -65,6 +65,8 @@ public:
   llvm::ArrayRef<mlir::Value> inputs() const { return inputValues; }
   mlir::Value input(unsigned i) const { return inputValues[i]; }
   mlir::RankedTensorType inputType(unsigned i) const;
+  /// The name input `i` has in the model (the string of `inputs[i]`).
+  llvm::StringRef inputName(unsigned i) const;
   /// How many outputs the op lists (ops with a variable count: `split`).
   unsigned numOutputs() const { return outputCount; }
   /// The op kind (`linear`, ...).
@@ -89,6 +91,9 @@ public:
   mlir::FailureOr<llvm::SmallVector<int64_t>>
   getIntList(llvm::StringRef key, bool allowScalar = false,
              std::optional<llvm::ArrayRef<int64_t>> defaultValue = {});
+  /// The raw value of `key` (marked as read), or null when absent: for
+  /// attributes whose meaning depends on their JSON kind (an int or a list).
+  const JsonNode *getNode(llvm::StringRef key);
   /// A tensor dim of rank `rank`: negative values count from the end
   /// (PyTorch); out of range is an error at the value.
   mlir::FailureOr<int64_t> getDim(llvm::StringRef key, int64_t rank,

@@ -1,0 +1,304 @@
+//===- AttentionOps.cpp - rotary, scaled_dot_product_attention ------------===//
+//
+// Both keep every batch dim (batch, heads, sequence) a parallel loop of each
+// op they emit, so heads or sequence may be sharded. Positions come from
+// linalg.index, which partition offsets by the rank's shard: a sharded
+// sequence still sees global positions and a global causal mask.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpKinds.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace dtensor::frontend;
+using namespace dtensor::frontend::ops;
+
+//===----------------------------------------------------------------------===//
+// rotary
+//===----------------------------------------------------------------------===//
+
+/// The inverse frequencies theta^(-2i/D), i < D/2, computed in f32 as
+/// Hugging Face's Llama does: 1 / theta ** (arange(0, D, 2).float() / D).
+static DenseElementsAttr getInverseFrequencies(OpBuilder &b, double theta,
+                                               int64_t headDim) {
+  SmallVector<float> values;
+  for (int64_t i = 0; i < headDim / 2; ++i) {
+    float exponent = static_cast<float>(2 * i) / static_cast<float>(headDim);
+    values.push_back(1.0f / std::pow(static_cast<float>(theta), exponent));
+  }
+  auto type = RankedTensorType::get({headDim / 2}, b.getF32Type());
+  return DenseElementsAttr::get(type, ArrayRef<float>(values));
+}
+
+EmitResult ops::emitRotary(OpEmitter &emitter) {
+  if (failed(checkFloatInput(emitter, 0)) ||
+      failed(checkMinRank(emitter, 0, 2, "[..., S, H, D]")))
+    return failure();
+  RankedTensorType type = emitter.inputType(0);
+  int64_t rank = type.getRank();
+  FailureOr<int64_t> seqDim = emitter.getDim("seq_dim", rank, -3);
+  FailureOr<double> theta = emitter.getNumber("theta", 10000.0);
+  FailureOr<int64_t> offset = emitter.getInt("position_offset", 0);
+  if (failed(seqDim) || failed(theta) || failed(offset))
+    return failure();
+  if (*seqDim == rank - 1)
+    return emitter.emitAttrError("seq_dim")
+           << "seq_dim " << *seqDim
+           << " is the last dim, which holds the rotated features";
+  if (*theta <= 0)
+    return emitter.emitAttrError("theta")
+           << "theta " << formatNumber(*theta) << " must be positive";
+  int64_t headDim = type.getShape().back();
+  if (headDim % 2 != 0)
+    return emitter.emitInputError(0)
+           << "input '" << emitter.inputName(0) << "' has shape "
+           << formatShape(type.getShape()) << "; its last dim " << headDim
+           << " must be even (it is rotated in two halves)";
+
+  // x[..., D] viewed as x[..., 2, D/2]: the two halves rotate_half swaps.
+  OpBuilder &b = emitter.builder;
+  MLIRContext *context = b.getContext();
+  Location loc = emitter.loc;
+  int64_t half = headDim / 2;
+  Type element = type.getElementType();
+  SmallVector<int64_t> shape(type.getShape().drop_back());
+  shape.append({2, half});
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t dim = 0; dim + 1 < rank; ++dim)
+    groups.push_back({dim});
+  groups.push_back({rank - 1, rank});
+  Value halves = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, element), emitter.input(0), groups);
+  Value frequencies = arith::ConstantOp::create(
+      b, loc, getInverseFrequencies(b, *theta, headDim));
+
+  // Loops (..., p, i): out[..., p, i] from x1 = x[..., 0, i] and
+  // x2 = x[..., 1, i]: x1 cos - x2 sin for p = 0, x2 cos + x1 sin for p = 1.
+  int64_t numLoops = rank + 1;
+  auto halfMap = [&](int64_t which) {
+    SmallVector<AffineExpr> results;
+    for (int64_t dim = 0; dim + 1 < rank; ++dim)
+      results.push_back(getAffineDimExpr(dim, context));
+    results.push_back(getAffineConstantExpr(which, context));
+    results.push_back(getAffineDimExpr(rank, context));
+    return AffineMap::get(numLoops, 0, results, context);
+  };
+  AffineMap frequencyMap =
+      AffineMap::get(numLoops, 0, getAffineDimExpr(rank, context));
+  Type f32 = b.getF32Type();
+  int64_t seqLoop = *seqDim;
+  int64_t positionOffset = *offset;
+  Value rotated = createMap(
+      b, loc, shape, element, {halves, halves, frequencies},
+      {halfMap(0), halfMap(1), frequencyMap},
+      [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+        Value seq = linalg::IndexOp::create(nested, bodyLoc, seqLoop);
+        Value position = arith::IndexCastOp::create(nested, bodyLoc,
+                                                    nested.getI64Type(), seq);
+        if (positionOffset != 0)
+          position = arith::AddIOp::create(
+              nested, bodyLoc, position,
+              arith::ConstantOp::create(
+                  nested, bodyLoc, nested.getI64IntegerAttr(positionOffset)));
+        Value positionF =
+            arith::SIToFPOp::create(nested, bodyLoc, f32, position);
+        Value angle =
+            arith::MulFOp::create(nested, bodyLoc, positionF, args[2]);
+        Value cos = math::CosOp::create(nested, bodyLoc, angle);
+        Value sin = math::SinOp::create(nested, bodyLoc, angle);
+        Value x1 = extend(nested, bodyLoc, args[0]);
+        Value x2 = extend(nested, bodyLoc, args[1]);
+        Value first = arith::SubFOp::create(
+            nested, bodyLoc, arith::MulFOp::create(nested, bodyLoc, x1, cos),
+            arith::MulFOp::create(nested, bodyLoc, x2, sin));
+        Value second = arith::AddFOp::create(
+            nested, bodyLoc, arith::MulFOp::create(nested, bodyLoc, x2, cos),
+            arith::MulFOp::create(nested, bodyLoc, x1, sin));
+        Value which = linalg::IndexOp::create(nested, bodyLoc, rank - 1);
+        Value isFirst = arith::CmpIOp::create(
+            nested, bodyLoc, arith::CmpIPredicate::eq, which,
+            arith::ConstantIndexOp::create(nested, bodyLoc, 0));
+        Value value =
+            arith::SelectOp::create(nested, bodyLoc, isFirst, first, second);
+        return SmallVector<Value>{round(nested, bodyLoc, value, element)};
+      });
+  return SmallVector<Value>{
+      tensor::CollapseShapeOp::create(b, loc, type, rotated, groups)};
+}
+
+//===----------------------------------------------------------------------===//
+// scaled_dot_product_attention
+//===----------------------------------------------------------------------===//
+
+/// The map reading dims `dims` (loop positions) after the `batch` leading
+/// batch loops, over `numLoops` loops.
+static AffineMap batchedMap(MLIRContext *context, unsigned numLoops,
+                            unsigned batch, ArrayRef<unsigned> dims) {
+  SmallVector<AffineExpr> results;
+  for (unsigned dim = 0; dim < batch; ++dim)
+    results.push_back(getAffineDimExpr(dim, context));
+  for (unsigned dim : dims)
+    results.push_back(getAffineDimExpr(dim, context));
+  return AffineMap::get(numLoops, 0, results, context);
+}
+
+/// Checks q, k, v (and the mask) against each other.
+static LogicalResult checkAttentionInputs(OpEmitter &emitter) {
+  static const char *const roles[] = {"query", "key", "value", "mask"};
+  static const char *const forms[] = {"[..., L, E]", "[..., S, E]",
+                                      "[..., S, Ev]"};
+  for (unsigned i = 0; i < emitter.inputs().size(); ++i)
+    if (failed(checkFloatInput(emitter, i)) ||
+        (i > 0 && failed(checkSameDtype(emitter, i, 0))))
+      return failure();
+  for (unsigned i = 0; i < 3; ++i)
+    if (failed(checkMinRank(emitter, i, 2, forms[i])))
+      return failure();
+  RankedTensorType q = emitter.inputType(0);
+  ArrayRef<int64_t> batch = q.getShape().drop_back(2);
+  auto mismatch = [&](unsigned i, StringRef what) {
+    RankedTensorType type = emitter.inputType(i);
+    return emitter.emitInputError(i)
+           << roles[i] << " '" << emitter.inputName(i) << "' has shape "
+           << formatShape(type.getShape()) << " but query '"
+           << emitter.inputName(0) << "' has " << formatShape(q.getShape())
+           << "; " << what;
+  };
+  for (unsigned i = 1; i < 3; ++i)
+    if (emitter.inputType(i).getShape().drop_back(2) != batch)
+      return mismatch(i, "their batch dims must be equal");
+  RankedTensorType k = emitter.inputType(1);
+  RankedTensorType v = emitter.inputType(2);
+  if (k.getShape().back() != q.getShape().back())
+    return mismatch(1, "key and query need the same last dim E");
+  if (v.getDimSize(v.getRank() - 2) != k.getDimSize(k.getRank() - 2))
+    return emitter.emitInputError(2)
+           << "value '" << emitter.inputName(2) << "' has shape "
+           << formatShape(v.getShape()) << " but key '" << emitter.inputName(1)
+           << "' has " << formatShape(k.getShape())
+           << "; they need the same sequence length S";
+  return success();
+}
+
+EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
+  if (failed(checkAttentionInputs(emitter)))
+    return failure();
+  RankedTensorType q = emitter.inputType(0);
+  RankedTensorType k = emitter.inputType(1);
+  RankedTensorType v = emitter.inputType(2);
+  int64_t rank = q.getRank();
+  unsigned batch = rank - 2;
+  int64_t queries = q.getDimSize(batch), keys = k.getDimSize(batch);
+  int64_t features = q.getShape().back(), values = v.getShape().back();
+  SmallVector<int64_t> scoresShape(q.getShape().drop_back());
+  scoresShape.push_back(keys);
+  bool hasMask = emitter.inputs().size() == 4;
+  if (hasMask && !broadcastsTo(emitter.inputType(3).getShape(), scoresShape))
+    return emitter.emitInputError(3)
+           << "mask '" << emitter.inputName(3) << "' has shape "
+           << formatShape(emitter.inputType(3).getShape())
+           << ", which does not broadcast to the scores "
+           << formatShape(scoresShape) << " ([..., L, S])";
+  FailureOr<bool> causal = emitter.getBool("is_causal", false);
+  FailureOr<double> scale = emitter.getNumber(
+      "scale", 1.0 / std::sqrt(static_cast<double>(features)));
+  if (failed(causal) || failed(scale))
+    return failure();
+  if (*causal && hasMask)
+    return emitter.emitAttrError("is_causal")
+           << "takes either a mask or is_causal, not both";
+
+  OpBuilder &b = emitter.builder;
+  MLIRContext *context = b.getContext();
+  Location loc = emitter.loc;
+  Type f32 = b.getF32Type();
+
+  // scores[..., l, s] = sum_e q[..., l, e] k[..., s, e], loops (..., l, s, e).
+  unsigned l = batch, s = batch + 1, e = batch + 2;
+  SmallVector<int64_t> loops(q.getShape().drop_back(2));
+  loops.append({queries, keys, features});
+  Value scores = createContraction(
+      b, loc, loops, {e}, emitter.input(0),
+      batchedMap(context, batch + 3, batch, {l, e}), emitter.input(1),
+      batchedMap(context, batch + 3, batch, {s, e}),
+      batchedMap(context, batch + 3, batch, {l, s}));
+
+  // Scaled, then masked: by the additive mask, or -inf above the diagonal.
+  AffineMap identity = identityMap(context, rank);
+  SmallVector<Value> inputs{scores};
+  SmallVector<AffineMap> maps{identity};
+  if (hasMask) {
+    inputs.push_back(emitter.input(3));
+    maps.push_back(
+        getBroadcastMap(context, emitter.inputType(3).getShape(), scoresShape));
+  }
+  double scaleValue = *scale;
+  bool isCausal = *causal;
+  Value logits = createMap(
+      b, loc, scoresShape, f32, inputs, maps,
+      [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+        Value value = arith::MulFOp::create(
+            nested, bodyLoc, args[0],
+            floatConstant(nested, bodyLoc, f32, scaleValue));
+        if (args.size() > 1)
+          value = arith::AddFOp::create(nested, bodyLoc, value,
+                                        extend(nested, bodyLoc, args[1]));
+        if (isCausal) {
+          Value row = linalg::IndexOp::create(nested, bodyLoc, batch);
+          Value column = linalg::IndexOp::create(nested, bodyLoc, batch + 1);
+          Value above = arith::CmpIOp::create(
+              nested, bodyLoc, arith::CmpIPredicate::ugt, column, row);
+          Value minusInf = arith::ConstantOp::create(
+              nested, bodyLoc, getNeutral(f32, Combiner::Max));
+          value =
+              arith::SelectOp::create(nested, bodyLoc, above, minusInf, value);
+        }
+        return SmallVector<Value>{value};
+      });
+
+  // Softmax over s as reductions, in f32.
+  AffineMap rowMap = dropDims(context, rank, {s});
+  Value max = createReduction(b, loc, {scoresShape, {s}, {f32}, Combiner::Max},
+                              logits, identity,
+                              [](OpBuilder &, Location, ValueRange args) {
+                                return SmallVector<Value>{args[0]};
+                              })
+                  .front();
+  auto shiftedExp = [&](OpBuilder &nested, Location bodyLoc, Value x,
+                        Value rowMax) -> Value {
+    Value shifted = arith::SubFOp::create(nested, bodyLoc, x, rowMax);
+    return math::ExpOp::create(nested, bodyLoc, shifted);
+  };
+  Value sum = createReduction(
+                  b, loc, {scoresShape, {s}, {f32}, Combiner::Sum},
+                  {logits, max}, {identity, rowMap},
+                  [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+                    return SmallVector<Value>{
+                        shiftedExp(nested, bodyLoc, args[0], args[1])};
+                  })
+                  .front();
+  Value weights = createMap(
+      b, loc, scoresShape, f32, {logits, max, sum}, {identity, rowMap, rowMap},
+      [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+        Value exp = shiftedExp(nested, bodyLoc, args[0], args[1]);
+        return SmallVector<Value>{
+            arith::DivFOp::create(nested, bodyLoc, exp, args[2])};
+      });
+
+  // out[..., l, ev] = sum_s weights[..., l, s] v[..., s, ev], loops
+  // (..., l, ev, s).
+  unsigned ev = batch + 1, sv = batch + 2;
+  SmallVector<int64_t> outLoops(q.getShape().drop_back(2));
+  outLoops.append({queries, values, keys});
+  Value out = createContraction(b, loc, outLoops, {sv}, weights,
+                                batchedMap(context, batch + 3, batch, {l, sv}),
+                                emitter.input(2),
+                                batchedMap(context, batch + 3, batch, {sv, ev}),
+                                batchedMap(context, batch + 3, batch, {l, ev}));
+  return SmallVector<Value>{roundTensor(b, loc, out, q.getElementType())};
+}

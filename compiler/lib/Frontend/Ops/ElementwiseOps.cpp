@@ -1,0 +1,254 @@
+//===- ElementwiseOps.cpp - arithmetic and activations --------------------===//
+//
+// Every elementwise op is one linalg.generic whose body computes f16/bf16 in
+// f32. Broadcasting follows NumPy: a missing leading dim is dropped from the
+// operand's indexing map and a size-1 dim stretched over a larger one is
+// read at the constant index 0, so the other dims keep their factors for
+// sharding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpKinds.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace dtensor::frontend;
+using namespace dtensor::frontend::ops;
+
+namespace {
+enum class BinaryKind { Add, Sub, Mul, Div };
+} // namespace
+
+/// `lhs kind rhs` on scalars of one compute type.
+static Value createBinary(OpBuilder &b, Location loc, BinaryKind kind,
+                          Value lhs, Value rhs) {
+  bool isFloat = isa<FloatType>(lhs.getType());
+  switch (kind) {
+  case BinaryKind::Add:
+    return isFloat ? arith::AddFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::AddIOp::create(b, loc, lhs, rhs).getResult();
+  case BinaryKind::Sub:
+    return isFloat ? arith::SubFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::SubIOp::create(b, loc, lhs, rhs).getResult();
+  case BinaryKind::Mul:
+    return isFloat ? arith::MulFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::MulIOp::create(b, loc, lhs, rhs).getResult();
+  case BinaryKind::Div:
+    assert(isFloat && "integer division is rejected before");
+    return arith::DivFOp::create(b, loc, lhs, rhs);
+  }
+  llvm_unreachable("unknown binary kind");
+}
+
+/// The NumPy broadcast of the shapes of inputs 0 and 1, or an error.
+static FailureOr<SmallVector<int64_t>> broadcastShapes(OpEmitter &emitter) {
+  ArrayRef<int64_t> lhs = emitter.inputType(0).getShape();
+  ArrayRef<int64_t> rhs = emitter.inputType(1).getShape();
+  size_t rank = std::max(lhs.size(), rhs.size());
+  SmallVector<int64_t> shape(rank);
+  for (size_t fromEnd = 1; fromEnd <= rank; ++fromEnd) {
+    int64_t l = fromEnd <= lhs.size() ? lhs[lhs.size() - fromEnd] : 1;
+    int64_t r = fromEnd <= rhs.size() ? rhs[rhs.size() - fromEnd] : 1;
+    if (l != r && l != 1 && r != 1)
+      return emitter.emitError()
+             << "inputs '" << emitter.inputName(0) << "' " << formatShape(lhs)
+             << " and '" << emitter.inputName(1) << "' " << formatShape(rhs)
+             << " cannot be broadcast together: dim -" << fromEnd << " is " << l
+             << " vs " << r;
+    shape[rank - fromEnd] = l == 1 ? r : l;
+  }
+  return shape;
+}
+
+/// `a kind b` with broadcasting, or `a kind scalar`.
+static EmitResult emitBinary(OpEmitter &emitter, BinaryKind kind) {
+  OpBuilder &b = emitter.builder;
+  MLIRContext *context = b.getContext();
+  RankedTensorType lhs = emitter.inputType(0);
+  Type element = lhs.getElementType();
+  bool isFloat = isFloatDtype(element);
+  if (kind == BinaryKind::Div && !isFloat)
+    return emitter.emitInputError(0)
+           << "input '" << emitter.inputName(0) << "' has dtype "
+           << formatDtype(element)
+           << "; div needs a floating-point tensor (PyTorch's true division "
+              "of integers gives floats, and there is no type promotion)";
+  bool hasScalar = emitter.has("scalar");
+  if (emitter.inputs().size() == 2) {
+    if (hasScalar)
+      return emitter.emitAttrError("scalar")
+             << "takes either a second input or 'scalar', not both";
+    if (failed(checkSameDtype(emitter, 1, 0)))
+      return failure();
+    FailureOr<SmallVector<int64_t>> shape = broadcastShapes(emitter);
+    if (failed(shape))
+      return failure();
+    RankedTensorType rhs = emitter.inputType(1);
+    Value result = createMap(
+        b, emitter.loc, *shape, element, emitter.inputs(),
+        {getBroadcastMap(context, lhs.getShape(), *shape),
+         getBroadcastMap(context, rhs.getShape(), *shape)},
+        [&](OpBuilder &nested, Location loc, ValueRange args) {
+          Value value =
+              createBinary(nested, loc, kind, extend(nested, loc, args[0]),
+                           extend(nested, loc, args[1]));
+          return SmallVector<Value>{round(nested, loc, value, element)};
+        });
+    return SmallVector<Value>{result};
+  }
+
+  if (!hasScalar)
+    return emitter.emitError() << "takes a second input or 'scalar'";
+  FailureOr<double> scalar = emitter.getNumber("scalar");
+  if (failed(scalar))
+    return failure();
+  Type compute = getComputeType(element);
+  TypedAttr scalarAttr;
+  if (isFloat) {
+    scalarAttr = b.getFloatAttr(compute, *scalar);
+  } else {
+    if (std::trunc(*scalar) != *scalar)
+      return emitter.emitAttrError("scalar")
+             << "input '" << emitter.inputName(0) << "' has dtype "
+             << formatDtype(element) << ", so 'scalar' must be an integer, not "
+             << formatNumber(*scalar)
+             << " (a float would promote the result to float; there is no "
+                "type promotion)";
+    scalarAttr = b.getIntegerAttr(element, static_cast<int64_t>(*scalar));
+  }
+  AffineMap identity = identityMap(context, lhs.getRank());
+  Value result = createMap(
+      b, emitter.loc, lhs.getShape(), element, emitter.input(0), identity,
+      [&](OpBuilder &nested, Location loc, ValueRange args) {
+        Value constant = arith::ConstantOp::create(nested, loc, scalarAttr);
+        Value value = createBinary(nested, loc, kind,
+                                   extend(nested, loc, args[0]), constant);
+        return SmallVector<Value>{round(nested, loc, value, element)};
+      });
+  return SmallVector<Value>{result};
+}
+
+EmitResult ops::emitAdd(OpEmitter &emitter) {
+  return emitBinary(emitter, BinaryKind::Add);
+}
+EmitResult ops::emitSub(OpEmitter &emitter) {
+  return emitBinary(emitter, BinaryKind::Sub);
+}
+EmitResult ops::emitMul(OpEmitter &emitter) {
+  return emitBinary(emitter, BinaryKind::Mul);
+}
+EmitResult ops::emitDiv(OpEmitter &emitter) {
+  return emitBinary(emitter, BinaryKind::Div);
+}
+
+//===----------------------------------------------------------------------===//
+// Unary ops
+//===----------------------------------------------------------------------===//
+
+using ScalarFn = function_ref<Value(OpBuilder &, Location, Value)>;
+
+/// `fn` applied to every element of input 0, in its compute type.
+static EmitResult emitUnary(OpEmitter &emitter, bool floatOnly, ScalarFn fn) {
+  if (floatOnly && failed(checkFloatInput(emitter, 0)))
+    return failure();
+  RankedTensorType type = emitter.inputType(0);
+  Type element = type.getElementType();
+  OpBuilder &b = emitter.builder;
+  Value result =
+      createMap(b, emitter.loc, type.getShape(), element, emitter.input(0),
+                identityMap(b.getContext(), type.getRank()),
+                [&](OpBuilder &nested, Location loc, ValueRange args) {
+                  Value value = fn(nested, loc, extend(nested, loc, args[0]));
+                  return SmallVector<Value>{round(nested, loc, value, element)};
+                });
+  return SmallVector<Value>{result};
+}
+
+EmitResult ops::emitNeg(OpEmitter &emitter) {
+  return emitUnary(emitter, /*floatOnly=*/false,
+                   [](OpBuilder &b, Location loc, Value x) -> Value {
+                     if (isa<FloatType>(x.getType()))
+                       return arith::NegFOp::create(b, loc, x);
+                     Value zero = arith::ConstantOp::create(
+                         b, loc, b.getIntegerAttr(x.getType(), 0));
+                     return arith::SubIOp::create(b, loc, zero, x);
+                   });
+}
+
+EmitResult ops::emitExp(OpEmitter &emitter) {
+  return emitUnary(emitter, /*floatOnly=*/true,
+                   [](OpBuilder &b, Location loc, Value x) -> Value {
+                     return math::ExpOp::create(b, loc, x);
+                   });
+}
+
+EmitResult ops::emitTanh(OpEmitter &emitter) {
+  return emitUnary(emitter, /*floatOnly=*/true,
+                   [](OpBuilder &b, Location loc, Value x) -> Value {
+                     return math::TanhOp::create(b, loc, x);
+                   });
+}
+
+EmitResult ops::emitRelu(OpEmitter &emitter) {
+  // max(x, 0); the float max propagates NaN, as torch.relu does.
+  return emitUnary(emitter, /*floatOnly=*/false,
+                   [](OpBuilder &b, Location loc, Value x) -> Value {
+                     if (isa<FloatType>(x.getType()))
+                       return arith::MaximumFOp::create(
+                           b, loc, x, floatConstant(b, loc, x.getType(), 0));
+                     Value zero = arith::ConstantOp::create(
+                         b, loc, b.getIntegerAttr(x.getType(), 0));
+                     return arith::MaxSIOp::create(b, loc, x, zero);
+                   });
+}
+
+EmitResult ops::emitSilu(OpEmitter &emitter) {
+  // x * sigmoid(x) = x / (1 + exp(-x)).
+  return emitUnary(emitter, /*floatOnly=*/true,
+                   [](OpBuilder &b, Location loc, Value x) -> Value {
+                     Value negated = arith::NegFOp::create(b, loc, x);
+                     Value exp = math::ExpOp::create(b, loc, negated);
+                     Value one = floatConstant(b, loc, x.getType(), 1);
+                     Value denominator =
+                         arith::AddFOp::create(b, loc, one, exp);
+                     return arith::DivFOp::create(b, loc, x, denominator);
+                   });
+}
+
+EmitResult ops::emitGelu(OpEmitter &emitter) {
+  FailureOr<std::string> approximate =
+      emitter.getEnum("approximate", {"none", "tanh"}, StringRef("none"));
+  if (failed(approximate))
+    return failure();
+  bool useTanh = *approximate == "tanh";
+  return emitUnary(
+      emitter, /*floatOnly=*/true,
+      [&](OpBuilder &b, Location loc, Value x) -> Value {
+        Type type = x.getType();
+        Value half = floatConstant(b, loc, type, 0.5);
+        Value one = floatConstant(b, loc, type, 1);
+        Value inner;
+        if (useTanh) {
+          // tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))
+          Value cube = arith::MulFOp::create(
+              b, loc, arith::MulFOp::create(b, loc, x, x), x);
+          Value scaled = arith::MulFOp::create(
+              b, loc, floatConstant(b, loc, type, 0.044715), cube);
+          Value sum = arith::AddFOp::create(b, loc, x, scaled);
+          Value arg = arith::MulFOp::create(
+              b, loc, floatConstant(b, loc, type, std::sqrt(2.0 / M_PI)), sum);
+          inner = math::TanhOp::create(b, loc, arg);
+        } else {
+          // erf(x / sqrt(2))
+          Value arg = arith::MulFOp::create(
+              b, loc, x, floatConstant(b, loc, type, M_SQRT1_2));
+          inner = math::ErfOp::create(b, loc, arg);
+        }
+        Value factor = arith::AddFOp::create(b, loc, one, inner);
+        Value halfX = arith::MulFOp::create(b, loc, half, x);
+        return arith::MulFOp::create(b, loc, halfX, factor);
+      });
+}

@@ -1,0 +1,70 @@
+//===- OpDefinitions.cpp - The op kinds of the model plan -----------------===//
+
+#include "OpKinds.h"
+
+#include <limits>
+
+using namespace dtensor::frontend;
+using namespace dtensor::frontend::ops;
+
+namespace {
+constexpr unsigned kAnyNumber = std::numeric_limits<unsigned>::max();
+
+/// Sorted by name (lookupOpDefinition searches it).
+const OpDefinition kDefinitions[] = {
+    {"add", 1, 2, 1, emitAdd},
+    {"argmax", 1, 1, 1, emitArgmax},
+    {"bmm", 2, 2, 1, emitBmm},
+    {"concat", 1, kAnyNumber, 1, emitConcat},
+    {"cross_entropy", 2, 2, 1, emitCrossEntropy},
+    {"div", 1, 2, 1, emitDiv},
+    {"embedding", 2, 2, 1, emitEmbedding},
+    {"exp", 1, 1, 1, emitExp},
+    {"gelu", 1, 1, 1, emitGelu},
+    {"layer_norm", 1, 3, 1, emitLayerNorm},
+    {"linear", 2, 3, 1, emitLinear},
+    {"log_softmax", 1, 1, 1, emitLogSoftmax},
+    {"matmul", 2, 2, 1, emitMatmul},
+    {"max", 1, 1, 1, emitMax},
+    {"mean", 1, 1, 1, emitMean},
+    {"mul", 1, 2, 1, emitMul},
+    {"neg", 1, 1, 1, emitNeg},
+    {"permute", 1, 1, 1, emitPermute},
+    {"relu", 1, 1, 1, emitRelu},
+    {"reshape", 1, 1, 1, emitReshape},
+    {"rms_norm", 1, 2, 1, emitRmsNorm},
+    {"rotary", 1, 1, 1, emitRotary},
+    {"scaled_dot_product_attention", 3, 4, 1, emitScaledDotProductAttention},
+    {"silu", 1, 1, 1, emitSilu},
+    {"slice", 1, 1, 1, emitSlice},
+    {"softmax", 1, 1, 1, emitSoftmax},
+    {"split", 1, 1, 0, emitSplit},
+    {"sub", 1, 2, 1, emitSub},
+    {"sum", 1, 1, 1, emitSum},
+    {"tanh", 1, 1, 1, emitTanh},
+    {"transpose", 1, 1, 1, emitTranspose},
+};
+
+/// Other names of op kinds (PyTorch spells some two ways).
+const std::pair<llvm::StringRef, llvm::StringRef> kAliases[] = {
+    {"view", "reshape"},
+};
+} // namespace
+
+llvm::ArrayRef<OpDefinition> dtensor::frontend::getOpDefinitions() {
+  return kDefinitions;
+}
+
+const OpDefinition *
+dtensor::frontend::lookupOpDefinition(llvm::StringRef name) {
+  for (const auto &[alias, target] : kAliases)
+    if (name == alias)
+      name = target;
+  const OpDefinition *it =
+      llvm::partition_point(kDefinitions, [&](const OpDefinition &definition) {
+        return definition.name < name;
+      });
+  if (it == std::end(kDefinitions) || it->name != name)
+    return nullptr;
+  return it;
+}

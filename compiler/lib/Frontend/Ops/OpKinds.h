@@ -1,0 +1,64 @@
+//===- OpKinds.h - The emit function of each op kind ------------*- C++ -*-===//
+//
+// One function per op kind of docs/model-plan.md; OpDefinitions.cpp lists
+// them with their input and output counts.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_LIB_FRONTEND_OPS_OPKINDS_H
+#define DTENSOR_LIB_FRONTEND_OPS_OPKINDS_H
+
+#include "EmitSupport.h"
+
+namespace dtensor::frontend::ops {
+
+// LinearOps.cpp
+EmitResult emitLinear(OpEmitter &emitter);
+EmitResult emitMatmul(OpEmitter &emitter);
+EmitResult emitBmm(OpEmitter &emitter);
+
+// ElementwiseOps.cpp
+EmitResult emitAdd(OpEmitter &emitter);
+EmitResult emitSub(OpEmitter &emitter);
+EmitResult emitMul(OpEmitter &emitter);
+EmitResult emitDiv(OpEmitter &emitter);
+EmitResult emitNeg(OpEmitter &emitter);
+EmitResult emitExp(OpEmitter &emitter);
+EmitResult emitTanh(OpEmitter &emitter);
+EmitResult emitRelu(OpEmitter &emitter);
+EmitResult emitSilu(OpEmitter &emitter);
+EmitResult emitGelu(OpEmitter &emitter);
+
+// NormOps.cpp
+EmitResult emitLayerNorm(OpEmitter &emitter);
+EmitResult emitRmsNorm(OpEmitter &emitter);
+
+// SoftmaxOps.cpp
+EmitResult emitSoftmax(OpEmitter &emitter);
+EmitResult emitLogSoftmax(OpEmitter &emitter);
+EmitResult emitCrossEntropy(OpEmitter &emitter);
+
+// ReductionOps.cpp
+EmitResult emitSum(OpEmitter &emitter);
+EmitResult emitMean(OpEmitter &emitter);
+EmitResult emitMax(OpEmitter &emitter);
+EmitResult emitArgmax(OpEmitter &emitter);
+
+// EmbeddingOps.cpp
+EmitResult emitEmbedding(OpEmitter &emitter);
+
+// ShapeOps.cpp
+EmitResult emitTranspose(OpEmitter &emitter);
+EmitResult emitPermute(OpEmitter &emitter);
+EmitResult emitReshape(OpEmitter &emitter);
+EmitResult emitConcat(OpEmitter &emitter);
+EmitResult emitSplit(OpEmitter &emitter);
+EmitResult emitSlice(OpEmitter &emitter);
+
+// AttentionOps.cpp
+EmitResult emitRotary(OpEmitter &emitter);
+EmitResult emitScaledDotProductAttention(OpEmitter &emitter);
+
+} // namespace dtensor::frontend::ops
+
+#endif // DTENSOR_LIB_FRONTEND_OPS_OPKINDS_H

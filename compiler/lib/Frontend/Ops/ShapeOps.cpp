@@ -1,0 +1,341 @@
+//===- ShapeOps.cpp - transpose, permute, reshape, concat, split, slice ---===//
+//
+// Data movement as the ops the sharding rules know: linalg.transpose,
+// tensor.collapse_shape / expand_shape, tensor.concat and
+// tensor.extract_slice.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpKinds.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace dtensor::frontend;
+using namespace dtensor::frontend::ops;
+
+/// Input 0 with its dims in `permutation` order (result dim i is input dim
+/// permutation[i]).
+static Value createTranspose(OpBuilder &b, Location loc, Value input,
+                             ArrayRef<int64_t> permutation) {
+  if (llvm::equal(permutation, llvm::seq<int64_t>(0, permutation.size())))
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation)
+    shape.push_back(type.getDimSize(dim));
+  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, input, init, permutation)
+      .getResult()
+      .front();
+}
+
+EmitResult ops::emitTranspose(OpEmitter &emitter) {
+  int64_t rank = emitter.inputType(0).getRank();
+  FailureOr<int64_t> dim0 = emitter.getDim("dim0", rank);
+  if (failed(dim0))
+    return failure();
+  FailureOr<int64_t> dim1 = emitter.getDim("dim1", rank);
+  if (failed(dim1))
+    return failure();
+  SmallVector<int64_t> permutation =
+      llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(permutation[*dim0], permutation[*dim1]);
+  return SmallVector<Value>{createTranspose(emitter.builder, emitter.loc,
+                                            emitter.input(0), permutation)};
+}
+
+EmitResult ops::emitPermute(OpEmitter &emitter) {
+  int64_t rank = emitter.inputType(0).getRank();
+  FailureOr<SmallVector<int64_t>> dims = emitter.getIntList("dims");
+  if (failed(dims))
+    return failure();
+  SmallVector<int64_t> permutation;
+  SmallVector<bool> seen(rank, false);
+  bool valid = static_cast<int64_t>(dims->size()) == rank;
+  for (int64_t dim : *dims) {
+    if (!valid || dim < -rank || dim >= rank) {
+      valid = false;
+      break;
+    }
+    int64_t normalized = dim < 0 ? dim + rank : dim;
+    valid = !seen[normalized];
+    seen[normalized] = true;
+    permutation.push_back(normalized);
+  }
+  if (!valid)
+    return emitter.emitAttrError("dims")
+           << "dims " << formatShape(*dims)
+           << " is not a permutation of the dims of input '"
+           << emitter.inputName(0) << "' "
+           << formatShape(emitter.inputType(0).getShape()) << " (rank " << rank
+           << ")";
+  return SmallVector<Value>{createTranspose(emitter.builder, emitter.loc,
+                                            emitter.input(0), permutation)};
+}
+
+//===----------------------------------------------------------------------===//
+// reshape
+//===----------------------------------------------------------------------===//
+
+static int64_t product(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t size : shape)
+    count *= size;
+  return count;
+}
+
+namespace {
+/// A reshape as a collapse of `source` groups into one dim each, then an
+/// expansion of each such dim into a `target` group.
+struct ReshapeGroups {
+  SmallVector<ReassociationIndices> source;
+  SmallVector<ReassociationIndices> target;
+};
+} // namespace
+
+/// The finest grouping of both shapes into runs of equal element counts
+/// (size-1 dims join the run before them). With zero-size dims, counts do
+/// not tell runs apart, and everything is one group.
+static ReshapeGroups groupReshape(ArrayRef<int64_t> from,
+                                  ArrayRef<int64_t> to) {
+  ReshapeGroups groups;
+  auto everything = [](int64_t rank) {
+    ReassociationIndices all;
+    for (int64_t dim = 0; dim < rank; ++dim)
+      all.push_back(dim);
+    return all;
+  };
+  if (llvm::is_contained(from, 0) || llvm::is_contained(to, 0)) {
+    groups.source.push_back(everything(from.size()));
+    groups.target.push_back(everything(to.size()));
+    return groups;
+  }
+  size_t i = 0, j = 0;
+  while (i < from.size() && j < to.size()) {
+    ReassociationIndices source{static_cast<int64_t>(i)};
+    ReassociationIndices target{static_cast<int64_t>(j)};
+    int64_t p = from[i++], q = to[j++];
+    while (p != q) {
+      if (p < q) {
+        source.push_back(i);
+        p *= from[i++];
+      } else {
+        target.push_back(j);
+        q *= to[j++];
+      }
+    }
+    groups.source.push_back(source);
+    groups.target.push_back(target);
+  }
+  // Trailing size-1 dims join the last group.
+  for (; i < from.size(); ++i)
+    if (!groups.source.empty())
+      groups.source.back().push_back(i);
+  for (; j < to.size(); ++j)
+    if (!groups.target.empty())
+      groups.target.back().push_back(j);
+  return groups;
+}
+
+/// True when every group has one dim: no reshape is needed on that side.
+static bool isTrivial(ArrayRef<ReassociationIndices> groups, int64_t rank) {
+  return static_cast<int64_t>(groups.size()) == rank &&
+         llvm::all_of(groups, [](const ReassociationIndices &group) {
+           return group.size() == 1;
+         });
+}
+
+EmitResult ops::emitReshape(OpEmitter &emitter) {
+  RankedTensorType type = emitter.inputType(0);
+  FailureOr<SmallVector<int64_t>> requested = emitter.getIntList("shape");
+  if (failed(requested))
+    return failure();
+  SmallVector<int64_t> shape = *requested;
+  std::optional<size_t> inferred;
+  int64_t known = 1;
+  for (auto [position, size] : llvm::enumerate(shape)) {
+    if (size == -1 && !inferred) {
+      inferred = position;
+      continue;
+    }
+    if (size < 0)
+      return emitter.emitAttrError("shape")
+             << "shape " << formatShape(shape)
+             << (size == -1 ? " has more than one -1" : " has a negative size");
+    known *= size;
+  }
+  int64_t count = product(type.getShape());
+  if (inferred) {
+    if (known == 0)
+      return emitter.emitAttrError("shape")
+             << "the -1 in shape " << formatShape(shape)
+             << " is ambiguous: the other sizes have 0 elements";
+    if (count % known != 0)
+      return emitter.emitAttrError("shape")
+             << "shape " << formatShape(shape) << " cannot hold the " << count
+             << " elements of input '" << emitter.inputName(0) << "' "
+             << formatShape(type.getShape());
+    shape[*inferred] = count / known;
+  } else if (known != count) {
+    return emitter.emitAttrError("shape")
+           << "shape " << formatShape(shape) << " has " << known
+           << " elements but input '" << emitter.inputName(0) << "' "
+           << formatShape(type.getShape()) << " has " << count;
+  }
+
+  // Collapse the groups of the input, then expand them to the new shape.
+  OpBuilder &b = emitter.builder;
+  Location loc = emitter.loc;
+  ReshapeGroups groups = groupReshape(type.getShape(), shape);
+  Value value = emitter.input(0);
+  Type element = type.getElementType();
+  if (!isTrivial(groups.source, type.getRank())) {
+    SmallVector<int64_t> collapsed;
+    for (const ReassociationIndices &group : groups.source) {
+      int64_t size = 1;
+      for (int64_t dim : group)
+        size *= type.getDimSize(dim);
+      collapsed.push_back(size);
+    }
+    value = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get(collapsed, element), value,
+        groups.source);
+  }
+  if (!isTrivial(groups.target, shape.size()))
+    value = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(shape, element), value, groups.target);
+  return SmallVector<Value>{value};
+}
+
+//===----------------------------------------------------------------------===//
+// concat, split, slice
+//===----------------------------------------------------------------------===//
+
+EmitResult ops::emitConcat(OpEmitter &emitter) {
+  RankedTensorType first = emitter.inputType(0);
+  FailureOr<int64_t> dim = emitter.getDim("dim", first.getRank(), 0);
+  if (failed(dim))
+    return failure();
+  for (unsigned i = 1; i < emitter.inputs().size(); ++i) {
+    if (failed(checkSameDtype(emitter, i, 0)))
+      return failure();
+    RankedTensorType type = emitter.inputType(i);
+    bool matches = type.getRank() == first.getRank();
+    for (int64_t d = 0; matches && d < first.getRank(); ++d)
+      matches = d == *dim || type.getDimSize(d) == first.getDimSize(d);
+    if (!matches)
+      return emitter.emitInputError(i)
+             << "input '" << emitter.inputName(i) << "' has shape "
+             << formatShape(type.getShape()) << " but '" << emitter.inputName(0)
+             << "' has " << formatShape(first.getShape())
+             << "; inputs must have equal sizes except in dim " << *dim;
+  }
+  if (emitter.inputs().size() == 1)
+    return SmallVector<Value>{emitter.input(0)};
+  return SmallVector<Value>{tensor::ConcatOp::create(
+      emitter.builder, emitter.loc, *dim, emitter.inputs())};
+}
+
+/// The slice [offset, offset + size) of `dim` of `input`, every `stride`.
+static Value createSlice(OpBuilder &b, Location loc, Value input, int64_t dim,
+                         int64_t offset, int64_t size, int64_t stride) {
+  auto type = cast<RankedTensorType>(input.getType());
+  if (offset == 0 && size == type.getDimSize(dim) && stride == 1)
+    return input;
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  offsets[dim] = b.getIndexAttr(offset);
+  sizes[dim] = b.getIndexAttr(size);
+  strides[dim] = b.getIndexAttr(stride);
+  return tensor::ExtractSliceOp::create(b, loc, input, offsets, sizes, strides);
+}
+
+EmitResult ops::emitSplit(OpEmitter &emitter) {
+  RankedTensorType type = emitter.inputType(0);
+  FailureOr<SmallVector<int64_t>> sections =
+      emitter.getIntList("split_size_or_sections", /*allowScalar=*/true);
+  if (failed(sections))
+    return failure();
+  FailureOr<int64_t> dim = emitter.getDim("dim", type.getRank(), 0);
+  if (failed(dim))
+    return failure();
+  int64_t size = type.getDimSize(*dim);
+  unsigned outputs = emitter.numOutputs();
+  // An int is a chunk size; the last chunk may be smaller.
+  bool isList = emitter.getNode("split_size_or_sections")->isArray();
+  SmallVector<int64_t> sizes;
+  if (!isList) {
+    int64_t chunk = sections->front();
+    if (chunk <= 0)
+      return emitter.emitAttrError("split_size_or_sections")
+             << "split size " << chunk << " must be positive";
+    for (int64_t offset = 0; offset < size; offset += chunk)
+      sizes.push_back(std::min(chunk, size - offset));
+    if (sizes.empty())
+      sizes.push_back(0);
+    if (sizes.size() != outputs)
+      return emitter.emitError()
+             << "splitting dim " << *dim << " of size " << size
+             << " into pieces of " << chunk << " gives " << sizes.size()
+             << " outputs, but the op lists " << outputs;
+  } else {
+    int64_t total = 0;
+    for (int64_t section : *sections) {
+      if (section < 0)
+        return emitter.emitAttrError("split_size_or_sections")
+               << "sections " << formatShape(*sections)
+               << " has a negative size";
+      total += section;
+    }
+    if (total != size)
+      return emitter.emitAttrError("split_size_or_sections")
+             << "sections " << formatShape(*sections) << " add up to " << total
+             << " but dim " << *dim << " of input '" << emitter.inputName(0)
+             << "' " << formatShape(type.getShape()) << " has size " << size;
+    if (sections->size() != outputs)
+      return emitter.emitError()
+             << "sections " << formatShape(*sections) << " give "
+             << sections->size() << " outputs, but the op lists " << outputs;
+    sizes = *sections;
+  }
+  SmallVector<Value> pieces;
+  int64_t offset = 0;
+  for (int64_t piece : sizes) {
+    pieces.push_back(createSlice(emitter.builder, emitter.loc, emitter.input(0),
+                                 *dim, piece == 0 ? 0 : offset, piece, 1));
+    offset += piece;
+  }
+  return pieces;
+}
+
+EmitResult ops::emitSlice(OpEmitter &emitter) {
+  RankedTensorType type = emitter.inputType(0);
+  FailureOr<int64_t> dim = emitter.getDim("dim", type.getRank(), 0);
+  if (failed(dim))
+    return failure();
+  int64_t size = type.getDimSize(*dim);
+  FailureOr<int64_t> start = emitter.getInt("start", 0);
+  FailureOr<int64_t> end = emitter.getInt("end", size);
+  FailureOr<int64_t> step = emitter.getInt("step", 1);
+  if (failed(start) || failed(end) || failed(step))
+    return failure();
+  if (*step < 1)
+    return emitter.emitAttrError("step")
+           << "step " << *step << " must be at least 1";
+  // Python: negative bounds count from the end; bounds are clamped.
+  auto clamp = [&](int64_t bound) {
+    if (bound < 0)
+      bound += size;
+    return std::clamp<int64_t>(bound, 0, size);
+  };
+  int64_t begin = clamp(*start), stop = clamp(*end);
+  int64_t count = stop > begin ? (stop - begin + *step - 1) / *step : 0;
+  return SmallVector<Value>{createSlice(emitter.builder, emitter.loc,
+                                        emitter.input(0), *dim,
+                                        count == 0 ? 0 : begin, count, *step)};
+}

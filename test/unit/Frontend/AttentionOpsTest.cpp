@@ -1,0 +1,196 @@
+//===- AttentionOpsTest.cpp - rotary, scaled_dot_product_attention --------===//
+
+#include "OpHarness.h"
+
+#include <cmath>
+
+using namespace dtensor::frontend::test;
+
+namespace {
+
+using AttentionOpsTest = OpTest;
+
+/// rotate_half RoPE of x[outer..., S, inner..., D] with the sequence at
+/// `seqDim`: `seqStride` elements apart, `seqLen` positions.
+std::vector<double> rotaryRef(const Tensor &x, int64_t seqDim, double theta,
+                              int64_t offset) {
+  int64_t d = x.shape.back(), half = d / 2;
+  int64_t inner = 1;
+  for (size_t dim = seqDim + 1; dim < x.shape.size(); ++dim)
+    inner *= x.shape[dim];
+  int64_t seqLen = x.shape[seqDim];
+  std::vector<double> y(x.values.size());
+  for (int64_t start = 0; start < x.size(); start += d) {
+    int64_t s = (start / inner) % seqLen;
+    for (int64_t i = 0; i < half; ++i) {
+      double angle = (offset + s) * std::pow(theta, -2.0 * i / d);
+      double x1 = x.values[start + i], x2 = x.values[start + half + i];
+      y[start + i] = x1 * std::cos(angle) - x2 * std::sin(angle);
+      y[start + half + i] = x2 * std::cos(angle) + x1 * std::sin(angle);
+    }
+  }
+  return y;
+}
+
+TEST_F(AttentionOpsTest, Rotary) {
+  Tensor x = noise(Dtype::F32, {2, 5, 3, 8});
+  expectNear(runOne(R"({"op": "rotary", "inputs": ["x"], "output": "y"})", {x}),
+             {2, 5, 3, 8}, rotaryRef(x, 1, 10000, 0), 1e-5);
+}
+
+TEST_F(AttentionOpsTest, RotaryOptions) {
+  // [B, H, S, D] with the sequence at dim 2, another theta, an offset.
+  Tensor x = noise(Dtype::F32, {1, 2, 4, 6}, 1, 3);
+  expectNear(runOne(R"({"op": "rotary", "inputs": ["x"], "output": "y",
+                        "seq_dim": 2, "theta": 500.0,
+                        "position_offset": 7})",
+                    {x}),
+             {1, 2, 4, 6}, rotaryRef(x, 2, 500, 7), 1e-5);
+  Tensor h = noise(Dtype::F16, {3, 4}, 1, 4);
+  expectNear(runOne(R"({"op": "rotary", "inputs": ["x"], "output": "y",
+                        "seq_dim": 0})",
+                    {h}),
+             {3, 4}, roundTo(Dtype::F16, rotaryRef(h, 0, 10000, 0)), 1e-3);
+}
+
+TEST_F(AttentionOpsTest, RotaryErrors) {
+  EXPECT_EQ(buildError(R"({"op": "rotary", "inputs": ["x"], "output": "y"})",
+                       {noise(Dtype::F32, {2, 3, 5})}),
+            "$.model.ops[0].inputs[0] (rotary): input 'x' has shape [2, 3, 5]; "
+            "its last dim 5 must be even (it is rotated in two halves)");
+  EXPECT_EQ(buildError(R"({"op": "rotary", "inputs": ["x"], "output": "y",
+                           "seq_dim": -1})",
+                       {noise(Dtype::F32, {2, 3, 4})}),
+            "$.model.ops[0].seq_dim (rotary): seq_dim 2 is the last dim, which "
+            "holds the rotated features");
+  EXPECT_EQ(buildError(R"({"op": "rotary", "inputs": ["x"], "output": "y",
+                           "seq_dim": 0})",
+                       {noise(Dtype::F32, {4})}),
+            "$.model.ops[0].inputs[0] (rotary): input 'x' has shape [4]; "
+            "expected [..., S, H, D] (rank at least 2)");
+  EXPECT_EQ(buildError(R"({"op": "rotary", "inputs": ["x"], "output": "y",
+                           "theta": 0})",
+                       {noise(Dtype::F32, {2, 3, 4})}),
+            "$.model.ops[0].theta (rotary): theta 0 must be positive");
+}
+
+/// Attention over [batch, L, E] x [batch, S, E] x [batch, S, Ev] with the
+/// batch dims flattened.
+std::vector<double> attentionRef(const Tensor &q, const Tensor &k,
+                                 const Tensor &v, const Tensor *mask,
+                                 bool causal, double scale) {
+  int64_t l = q.shape[q.shape.size() - 2], e = q.shape.back();
+  int64_t s = k.shape[k.shape.size() - 2], ev = v.shape.back();
+  int64_t batches = q.size() / (l * e);
+  std::vector<double> out;
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t i = 0; i < l; ++i) {
+      std::vector<double> logits(s);
+      double max = -INFINITY;
+      for (int64_t j = 0; j < s; ++j) {
+        double dot = 0;
+        for (int64_t f = 0; f < e; ++f)
+          dot += q.values[(b * l + i) * e + f] * k.values[(b * s + j) * e + f];
+        logits[j] = dot * scale;
+        if (mask)
+          logits[j] += mask->values[i * s + j];
+        if (causal && j > i)
+          logits[j] = -INFINITY;
+        max = std::max(max, logits[j]);
+      }
+      double sum = 0;
+      for (double &logit : logits)
+        sum += (logit = std::exp(logit - max));
+      for (int64_t f = 0; f < ev; ++f) {
+        double acc = 0;
+        for (int64_t j = 0; j < s; ++j)
+          acc += logits[j] / sum * v.values[(b * s + j) * ev + f];
+        out.push_back(acc);
+      }
+    }
+  return out;
+}
+
+TEST_F(AttentionOpsTest, Sdpa) {
+  Tensor q = noise(Dtype::F32, {2, 2, 3, 4}, 1, 1);
+  Tensor k = noise(Dtype::F32, {2, 2, 5, 4}, 1, 2);
+  Tensor v = noise(Dtype::F32, {2, 2, 5, 3}, 1, 3);
+  expectNear(runOne(R"({"op": "scaled_dot_product_attention",
+                        "inputs": ["q", "k", "v"], "output": "y"})",
+                    {q, k, v}),
+             {2, 2, 3, 3}, attentionRef(q, k, v, nullptr, false, 0.5), 1e-5);
+}
+
+TEST_F(AttentionOpsTest, SdpaCausalAndScale) {
+  Tensor q = noise(Dtype::F32, {2, 4, 4}, 1, 1);
+  Tensor k = noise(Dtype::F32, {2, 4, 4}, 1, 2);
+  Tensor v = noise(Dtype::F32, {2, 4, 2}, 1, 3);
+  expectNear(runOne(R"({"op": "scaled_dot_product_attention",
+                        "inputs": ["q", "k", "v"], "output": "y",
+                        "is_causal": true, "scale": 2})",
+                    {q, k, v}),
+             {2, 4, 2}, attentionRef(q, k, v, nullptr, true, 2), 1e-5);
+}
+
+TEST_F(AttentionOpsTest, SdpaMaskAndHalf) {
+  Tensor q = noise(Dtype::BF16, {2, 3, 4}, 1, 1);
+  Tensor k = noise(Dtype::BF16, {2, 2, 4}, 1, 2);
+  Tensor v = noise(Dtype::BF16, {2, 2, 4}, 1, 3);
+  // Broadcast over the batch.
+  Tensor mask = tensor(Dtype::BF16, {3, 2}, {0, -1, -INFINITY, 0, 0.5, 0});
+  Tensor y = runOne(R"({"op": "scaled_dot_product_attention",
+                        "inputs": ["q", "k", "v", "m"], "output": "y"})",
+                    {q, k, v, mask});
+  EXPECT_EQ(y.dtype, Dtype::BF16);
+  expectNear(y, {2, 3, 4},
+             roundTo(Dtype::BF16, attentionRef(q, k, v, &mask, false, 0.5)),
+             8e-3);
+}
+
+TEST_F(AttentionOpsTest, SdpaErrors) {
+  Tensor q = noise(Dtype::F32, {2, 3, 4}), k = noise(Dtype::F32, {2, 5, 4});
+  Tensor v = noise(Dtype::F32, {2, 5, 6});
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v"], "output": "y"})",
+                       {q, noise(Dtype::F32, {2, 5, 3}), v}),
+            "$.model.ops[0].inputs[1] (scaled_dot_product_attention): key 'k' "
+            "has shape [2, 5, 3] but query 'q' has [2, 3, 4]; key and query "
+            "need the same last dim E");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v"], "output": "y"})",
+                       {q, noise(Dtype::F32, {3, 5, 4}), v}),
+            "$.model.ops[0].inputs[1] (scaled_dot_product_attention): key 'k' "
+            "has shape [3, 5, 4] but query 'q' has [2, 3, 4]; their batch "
+            "dims must be equal");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v"], "output": "y"})",
+                       {q, k, noise(Dtype::F32, {2, 4, 6})}),
+            "$.model.ops[0].inputs[2] (scaled_dot_product_attention): value "
+            "'v' has shape [2, 4, 6] but key 'k' has [2, 5, 4]; they need the "
+            "same sequence length S");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v", "m"], "output": "y"})",
+                       {q, k, v, noise(Dtype::F32, {3, 4})}),
+            "$.model.ops[0].inputs[3] (scaled_dot_product_attention): mask 'm' "
+            "has shape [3, 4], which does not broadcast to the scores "
+            "[2, 3, 5] ([..., L, S])");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v", "m"], "output": "y",
+                           "is_causal": true})",
+                       {q, k, v, noise(Dtype::F32, {3, 5})}),
+            "$.model.ops[0].is_causal (scaled_dot_product_attention): takes "
+            "either a mask or is_causal, not both");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v"], "output": "y"})",
+                       {q, k, noise(Dtype::F32, {6})}),
+            "$.model.ops[0].inputs[2] (scaled_dot_product_attention): input "
+            "'v' has shape [6]; expected [..., S, Ev] (rank at least 2)");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v"], "output": "y"})",
+                       {q, k, noise(Dtype::F16, {2, 5, 6})}),
+            "$.model.ops[0].inputs[2] (scaled_dot_product_attention): input "
+            "'v' has dtype f16 but 'q' has f32; dtypes must be equal (there is "
+            "no type promotion)");
+}
+
+} // namespace

@@ -1,0 +1,199 @@
+//===- ElementwiseOpsTest.cpp - arithmetic and activations ----------------===//
+
+#include "OpHarness.h"
+
+#include <cmath>
+#include <functional>
+
+using namespace dtensor::frontend::test;
+
+namespace {
+
+using ElementwiseOpsTest = OpTest;
+
+/// `fn` of each value.
+std::vector<double> mapValues(const Tensor &x,
+                              const std::function<double(double)> &fn) {
+  std::vector<double> values;
+  for (double value : x.values)
+    values.push_back(fn(value));
+  return values;
+}
+
+TEST_F(ElementwiseOpsTest, BinarySameShape) {
+  Tensor a = noise(Dtype::F32, {2, 3}), b = noise(Dtype::F32, {2, 3}, 1, 2);
+  for (auto [name, fn] : std::initializer_list<
+           std::pair<const char *, std::function<double(double, double)>>>{
+           {"add", std::plus<double>()},
+           {"sub", std::minus<double>()},
+           {"mul", std::multiplies<double>()},
+           {"div", std::divides<double>()}}) {
+    SCOPED_TRACE(name);
+    std::string op = std::string(R"({"op": ")") + name +
+                     R"(", "inputs": ["a", "b"], "output": "y"})";
+    Tensor y = runOne(op, {a, b});
+    std::vector<double> expected;
+    for (size_t i = 0; i < a.values.size(); ++i)
+      expected.push_back(fn(a.values[i], b.values[i]));
+    expectNear(y, {2, 3}, expected, 1e-6);
+  }
+}
+
+TEST_F(ElementwiseOpsTest, Broadcast) {
+  // [2, 1, 3] + [4, 1] -> [2, 4, 3].
+  Tensor a = ramp(Dtype::F32, {2, 1, 3}, 1), b = ramp(Dtype::F32, {4, 1}, 10);
+  Tensor y =
+      runOne(R"({"op": "add", "inputs": ["a", "b"], "output": "y"})", {a, b});
+  std::vector<double> expected;
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 4; ++j)
+      for (int64_t k = 0; k < 3; ++k)
+        expected.push_back(a.at({i, 0, k}) + b.at({j, 0}));
+  expectNear(y, {2, 4, 3}, expected, 0);
+}
+
+TEST_F(ElementwiseOpsTest, BroadcastScalarTensor) {
+  Tensor a = ramp(Dtype::I64, {3}, 1), b = tensor(Dtype::I64, {}, {5});
+  Tensor y =
+      runOne(R"({"op": "mul", "inputs": ["a", "b"], "output": "y"})", {a, b});
+  expectNear(y, {3}, {0, 5, 10}, 0);
+  EXPECT_EQ(y.dtype, Dtype::I64);
+}
+
+TEST_F(ElementwiseOpsTest, Scalar) {
+  Tensor x = ramp(Dtype::F32, {4}, 0.5, -1);
+  expectNear(runOne(R"({"op": "sub", "inputs": ["x"], "output": "y",
+                        "scalar": 2})",
+                    {x}),
+             {4}, mapValues(x, [](double v) { return v - 2; }), 0);
+  expectNear(runOne(R"({"op": "div", "inputs": ["x"], "output": "y",
+                        "scalar": 0.25})",
+                    {x}),
+             {4}, mapValues(x, [](double v) { return v / 0.25; }), 0);
+  Tensor ids = ramp(Dtype::I32, {3}, 2);
+  Tensor y = runOne(R"({"op": "add", "inputs": ["x"], "output": "y",
+                        "scalar": -3})",
+                    {ids});
+  expectNear(y, {3}, {-3, -1, 1}, 0);
+  EXPECT_EQ(y.dtype, Dtype::I32);
+}
+
+TEST_F(ElementwiseOpsTest, HalfPrecisionRoundsOnce) {
+  // Computed in f32 and rounded to f16 once: 1 + 2^-11 is a tie between 1
+  // and 1 + 2^-10 and rounds to even (1); 3 + 0.5 is exact.
+  Tensor a = tensor(Dtype::F16, {2}, {1, 3}),
+         b = tensor(Dtype::F16, {2}, {0.00048828125, 0.5});
+  Tensor y =
+      runOne(R"({"op": "add", "inputs": ["a", "b"], "output": "y"})", {a, b});
+  expectNear(y, {2}, {1, 3.5}, 0);
+}
+
+TEST_F(ElementwiseOpsTest, BinaryErrors) {
+  Tensor a = noise(Dtype::F32, {8, 3});
+  EXPECT_EQ(buildError(R"({"op": "add", "inputs": ["a", "b"], "output": "y"})",
+                       {a, noise(Dtype::F32, {4})}),
+            "$.model.ops[0] (add): inputs 'a' [8, 3] and 'b' [4] cannot be "
+            "broadcast together: dim -1 is 3 vs 4");
+  EXPECT_EQ(
+      buildError(R"({"op": "add", "inputs": ["a", "b"], "output": "y"})",
+                 {a, noise(Dtype::BF16, {8, 3})}),
+      "$.model.ops[0].inputs[1] (add): input 'b' has dtype bf16 but 'a' has "
+      "f32; dtypes must be equal (there is no type promotion)");
+  EXPECT_EQ(
+      buildError(R"({"op": "add", "inputs": ["a", "b"], "output": "y",
+                     "scalar": 1})",
+                 {a, a}),
+      "$.model.ops[0].scalar (add): takes either a second input or 'scalar', "
+      "not both");
+  EXPECT_EQ(buildError(R"({"op": "mul", "inputs": ["a"], "output": "y"})", {a}),
+            "$.model.ops[0] (mul): takes a second input or 'scalar'");
+  EXPECT_EQ(buildError(R"({"op": "mul", "inputs": ["a"], "output": "y",
+                           "scalar": 1.5})",
+                       {ramp(Dtype::I32, {2}, 1)}),
+            "$.model.ops[0].scalar (mul): input 'a' has dtype i32, so 'scalar' "
+            "must be an integer, not 1.5 (a float would promote the result to "
+            "float; there is no type promotion)");
+  EXPECT_EQ(
+      buildError(R"({"op": "div", "inputs": ["a", "b"], "output": "y"})",
+                 {ramp(Dtype::I32, {2}, 1), ramp(Dtype::I32, {2}, 1)}),
+      "$.model.ops[0].inputs[0] (div): input 'a' has dtype i32; div needs a "
+      "floating-point tensor (PyTorch's true division of integers gives "
+      "floats, and there is no type promotion)");
+}
+
+double gelu(double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }
+
+double geluTanh(double x) {
+  return 0.5 * x *
+         (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+}
+
+TEST_F(ElementwiseOpsTest, Unary) {
+  Tensor x = ramp(Dtype::F32, {2, 5}, 0.45, -2.2);
+  struct Case {
+    const char *op;
+    std::function<double(double)> fn;
+  };
+  for (const Case &c : std::initializer_list<Case>{
+           {R"({"op": "neg", "inputs": ["x"], "output": "y"})",
+            [](double v) { return -v; }},
+           {R"({"op": "exp", "inputs": ["x"], "output": "y"})",
+            [](double v) { return std::exp(v); }},
+           {R"({"op": "tanh", "inputs": ["x"], "output": "y"})",
+            [](double v) { return std::tanh(v); }},
+           {R"({"op": "relu", "inputs": ["x"], "output": "y"})",
+            [](double v) { return v > 0 ? v : 0; }},
+           {R"({"op": "silu", "inputs": ["x"], "output": "y"})",
+            [](double v) { return v / (1 + std::exp(-v)); }},
+           {R"({"op": "gelu", "inputs": ["x"], "output": "y"})", gelu},
+           {R"({"op": "gelu", "inputs": ["x"], "output": "y",
+                "approximate": "none"})",
+            gelu},
+           {R"({"op": "gelu", "inputs": ["x"], "output": "y",
+                "approximate": "tanh"})",
+            geluTanh}}) {
+    SCOPED_TRACE(c.op);
+    expectNear(runOne(c.op, {x}), {2, 5}, mapValues(x, c.fn), 2e-6);
+  }
+}
+
+TEST_F(ElementwiseOpsTest, UnaryHalfPrecision) {
+  for (Dtype dtype : {Dtype::F16, Dtype::BF16}) {
+    Tensor x = ramp(dtype, {6}, 0.75, -2);
+    Tensor y = runOne(R"({"op": "gelu", "inputs": ["x"], "output": "y",
+                          "approximate": "tanh"})",
+                      {x});
+    EXPECT_EQ(y.dtype, dtype);
+    expectNear(y, {6}, roundTo(dtype, mapValues(x, geluTanh)),
+               dtype == Dtype::F16 ? 1e-3 : 8e-3);
+    Tensor e = runOne(R"({"op": "silu", "inputs": ["x"], "output": "y"})", {x});
+    expectNear(
+        e, {6},
+        roundTo(dtype,
+                mapValues(x, [](double v) { return v / (1 + std::exp(-v)); })),
+        dtype == Dtype::F16 ? 1e-3 : 8e-3);
+  }
+}
+
+TEST_F(ElementwiseOpsTest, IntegerNegAndRelu) {
+  Tensor x = ramp(Dtype::I32, {5}, 1, -2);
+  expectNear(runOne(R"({"op": "neg", "inputs": ["x"], "output": "y"})", {x}),
+             {5}, {2, 1, 0, -1, -2}, 0);
+  expectNear(runOne(R"({"op": "relu", "inputs": ["x"], "output": "y"})", {x}),
+             {5}, {0, 0, 0, 1, 2}, 0);
+}
+
+TEST_F(ElementwiseOpsTest, ReluPropagatesNan) {
+  Tensor x = tensor(Dtype::F32, {3}, {NAN, -1, 2});
+  expectNear(runOne(R"({"op": "relu", "inputs": ["x"], "output": "y"})", {x}),
+             {3}, {NAN, 0, 2}, 0);
+}
+
+TEST_F(ElementwiseOpsTest, UnaryErrors) {
+  EXPECT_EQ(buildError(R"({"op": "tanh", "inputs": ["t"], "output": "y"})",
+                       {ramp(Dtype::I64, {2}, 1)}),
+            "$.model.ops[0].inputs[0] (tanh): input 't' has dtype i64; tanh "
+            "needs a floating-point tensor (f32, f16 or bf16)");
+}
+
+} // namespace
