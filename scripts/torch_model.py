@@ -128,9 +128,14 @@ def binary(ins, a):
         lhs, rhs = ins
         if lhs.dtype != rhs.dtype:
             raise PlanError(f"{a.where}: dtypes differ: {lhs.dtype}, {rhs.dtype}")
-    if fn is torch.div and not lhs.is_floating_point():
-        # No type promotion: integer division truncates (C, arith.divsi).
-        return torch.div(lhs, rhs, rounding_mode="trunc").to(lhs.dtype)
+    # No type promotion: torch's true division of integers gives floats, an
+    # integer tensor and a fractional scalar too; both are errors.
+    if not lhs.is_floating_point():
+        if fn is torch.div:
+            raise PlanError(f"{a.where}: div needs a floating-point tensor")
+        if a.has("scalar") and float(rhs) != int(rhs):
+            raise PlanError(f"{a.where}: 'scalar' must be an integer for "
+                            f"{lhs.dtype}")
     return fn(lhs, rhs).to(lhs.dtype)
 
 
