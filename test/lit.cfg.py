@@ -20,6 +20,6 @@ config.substitutions.append(("%dtensor_obj_root", config.dtensor_obj_root))
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["dtensor-opt", "dtensor-compile", "dtensor-run"],
+    ["dtensor-opt", "dtensor-translate", "dtensor-compile", "dtensor-run"],
     [config.dtensor_tools_dir, config.llvm_tools_dir])
 config.substitutions.append(("%python", "python3"))

@@ -1,15 +1,19 @@
 //===- dtensor-compile.cpp - global program to artifact ---------*- C++ -*-===//
 //
 // dtensor-compile model.mlir -o model.dtc [--target cpu] [--mesh 2x2] ...
+// dtensor-compile model.json -o model.dtc ...
 //
-// Compiles a global-level program into an artifact directory that
-// dtensor-run (or a host through the runtime's C API) runs on every rank.
+// Compiles a global-level program, or a JSON model plan (a file whose name
+// ends in .json, imported as `dtensor-translate --import-json` does), into
+// an artifact directory that dtensor-run (or a host through the runtime's
+// C API) runs on every rank.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/Codegen/CpuCodegen.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Driver/CompileArtifact.h"
+#include "dtensor/Frontend/ImportJson.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -31,7 +35,7 @@ namespace cl = llvm::cl;
 static cl::OptionCategory category("dtensor-compile options");
 
 static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<global program .mlir>"),
+                                      cl::desc("<global program .mlir, or model plan .json>"),
                                       cl::Required, cl::cat(category));
 static cl::opt<std::string> outputDir("o", cl::desc("Artifact directory"),
                                       cl::value_desc("dir"), cl::Required,
@@ -146,7 +150,17 @@ int main(int argc, char **argv) {
     return 1;
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module;
+  if (llvm::StringRef(inputFile).ends_with(".json")) {
+    // A mesh given on the command line replaces the plan's, so the world
+    // size is checked against it later, by compileArtifact.
+    dtensor::frontend::ImportOptions import;
+    if (meshes.empty())
+      import.worldSize = worldSize;
+    module = dtensor::frontend::importModelPlan(sourceMgr, &context, import);
+  } else {
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  }
   if (!module)
     return 1;
   if (failed(dtensor::driver::compileArtifact(*module, options, outputDir)))

@@ -164,6 +164,13 @@ LogicalResult FunctionPropagation::collectAssertions() {
       if (failed(addAssertion(distribute.getInput(), layout, op.getLoc())) ||
           failed(addAssertion(distribute.getResult(), layout, op.getLoc())))
         return failure();
+    } else if (auto request = dyn_cast<ToLayoutOp>(op)) {
+      // Only the result: the input keeps its producer's choice.
+      int64_t rank = request.getInput().getType().getRank();
+      if (failed(addAssertion(request.getResult(),
+                              toLayout(request.getLayout(), rank),
+                              op.getLoc())))
+        return failure();
     } else if (auto redistribute = dyn_cast<RedistributeOp>(op)) {
       int64_t rank = redistribute.getInput().getType().getRank();
       if (failed(addAssertion(redistribute.getInput(),
@@ -243,9 +250,9 @@ void FunctionPropagation::addOpNode(Operation *op) {
     strategies.push_back(std::move(strategy));
   };
 
-  if (auto distribute = dyn_cast<DistributeOp>(op)) {
-    Layout layout = claimed(distribute.getResult());
-    addSlot(distribute.getInputMutable());
+  if (isa<DistributeOp, ToLayoutOp>(op)) {
+    Layout layout = claimed(op->getResult(0));
+    addSlot(op->getOpOperand(0));
     strategies.push_back(Strategy{{layout}, {layout}, 0.0});
   } else if (auto redistribute = dyn_cast<RedistributeOp>(op)) {
     addSlot(redistribute.getInputMutable());
@@ -399,7 +406,7 @@ void FunctionPropagation::materialize(const std::vector<int> &choice) {
                          getAttr(strategy.operands.front()));
       break;
     case NodeInfo::Kind::Op: {
-      if (isa<DistributeOp, RedistributeOp>(info.op))
+      if (isa<DistributeOp, RedistributeOp, ToLayoutOp>(info.op))
         break;
       if (info.missedClaim)
         info.op->emitRemark()
@@ -473,6 +480,19 @@ void FunctionPropagation::materialize(const std::vector<int> &choice) {
     if (rematerialize && producer->use_empty())
       producer->erase();
   }
+
+  // The input of each to_layout now has its layout: it is a distribute.
+  for (Operation &op : llvm::make_early_inc_range(body)) {
+    auto request = dyn_cast<ToLayoutOp>(op);
+    if (!request)
+      continue;
+    builder.setInsertionPoint(request);
+    auto distribute =
+        DistributeOp::create(builder, request.getLoc(), request.getInput(),
+                             request.getLayout());
+    request.replaceAllUsesWith(distribute.getResult());
+    request.erase();
+  }
 }
 
 LogicalResult FunctionPropagation::run(unsigned maxSweeps) {
@@ -529,6 +549,8 @@ FailureOr<FlatSymbolRefAttr> getFunctionMesh(func::FuncOp func) {
     LogicalResult result = success();
     if (auto distribute = dyn_cast<DistributeOp>(op))
       result = use(distribute.getLayout(), op->getLoc());
+    else if (auto request = dyn_cast<ToLayoutOp>(op))
+      result = use(request.getLayout(), op->getLoc());
     else if (auto redistribute = dyn_cast<RedistributeOp>(op))
       result = use(redistribute.getSource(), op->getLoc());
     else if (auto call = dyn_cast<func::CallOp>(op)) {
@@ -615,7 +637,8 @@ LogicalResult Propagate::propagate(func::FuncOp func) {
   assert(mesh && "layouts of a verified module name existing meshes");
   for (Operation &op : func.getBody().front()) {
     WalkResult nested = op.walk([&](Operation *inner) {
-      if (inner != &op && isa<DistributeOp, RedistributeOp>(inner)) {
+      if (inner != &op &&
+          isa<DistributeOp, RedistributeOp, ToLayoutOp>(inner)) {
         inner->emitError()
             << "layout constraints must be at the top level of a function";
         return WalkResult::interrupt();

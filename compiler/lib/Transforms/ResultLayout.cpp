@@ -12,6 +12,8 @@ LayoutAttr dtensor::getResultLayout(OpResult result) {
   Operation *op = result.getOwner();
   if (auto distribute = dyn_cast<DistributeOp>(op))
     return distribute.getLayout();
+  if (auto toLayout = dyn_cast<ToLayoutOp>(op))
+    return toLayout.getLayout();
   if (auto redistribute = dyn_cast<RedistributeOp>(op))
     return redistribute.getTarget();
   auto layouts =

@@ -40,7 +40,7 @@ struct StripLayoutsPass
       return signalPassFailure();
 
     module.walk([](Operation *op) {
-      if (isa<DistributeOp, RedistributeOp>(op)) {
+      if (isa<DistributeOp, RedistributeOp, ToLayoutOp>(op)) {
         op->getResult(0).replaceAllUsesWith(op->getOperand(0));
         op->erase();
         return;

@@ -128,6 +128,18 @@ OpFoldResult DistributeOp::fold(FoldAdaptor) {
   return {};
 }
 
+LogicalResult ToLayoutOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyLayoutUse(*this, "layout", getLayout(), getType(), tables);
+}
+
+OpFoldResult ToLayoutOp::fold(FoldAdaptor) {
+  // A request for a layout, kept until propagation resolves it.
+  if (normalizeInPlace(*this, getLayoutAttrName(), getLayout(),
+                       getType().getRank()))
+    return getResult();
+  return {};
+}
+
 LogicalResult RedistributeOp::verify() {
   if (getSource().getMesh() != getTarget().getMesh())
     return emitOpError() << "source layout is on " << getSource().getMesh()

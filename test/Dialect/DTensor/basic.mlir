@@ -51,7 +51,9 @@ func.func @global(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %1 = dtensor.redistribute %0 from <@mesh, [shard<0>, replicate]> to <@mesh, [replicate, partial<sum>]> : tensor<8x16xf32>
   // CHECK: dtensor.distribute %{{.*}} to <@tp, [shard<1>]> : tensor<8x16xf32>
   %2 = dtensor.distribute %1 to <@tp, [shard<1>]> : tensor<8x16xf32>
-  return %2 : tensor<8x16xf32>
+  // CHECK: dtensor.to_layout %{{.*}} to <@tp, [replicate]> : tensor<8x16xf32>
+  %3 = dtensor.to_layout %2 to <@tp, [replicate]> : tensor<8x16xf32>
+  return %3 : tensor<8x16xf32>
 }
 
 // Result layouts of ops, one entry per result; a unit entry stands for a

@@ -101,3 +101,15 @@ func.func @live_async_collective(%x: tensor<4xf32>) -> tensor<4xf32> {
   %1 = dtensor.wait %f : !dtensor.future<tensor<4xf32>>
   return %1 : tensor<4xf32>
 }
+
+// -----
+
+dtensor.mesh @m shape [2, 2]
+
+// dtensor.to_layout never folds away; its shard dims are normalised.
+// CHECK-LABEL: func.func @to_layout_kept
+// CHECK: dtensor.to_layout %{{.*}} to <@m, [shard<1>, replicate]> : tensor<4x8xf32>
+func.func @to_layout_kept(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = dtensor.to_layout %x to <@m, [shard<-1>, replicate]> : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

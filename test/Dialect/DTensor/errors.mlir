@@ -234,6 +234,23 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+dtensor.mesh @m shape [2]
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.to_layout' op layout shard dim 1 on mesh dim 0 is out of range for a rank-1 tensor}}
+  %0 = dtensor.to_layout %x to <@m, [shard<1>]> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.to_layout' op layout refers to @nowhere, which is not a dtensor.mesh}}
+  %0 = dtensor.to_layout %x to <@nowhere, [shard<0>]> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 dtensor.mesh @a shape [2]
 dtensor.mesh @b shape [2]
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {

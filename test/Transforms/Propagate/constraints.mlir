@@ -22,6 +22,48 @@ func.func @distribute_wins(%x: tensor<64x64xf32>, %w: tensor<64x64xf32> {dtensor
 
 dtensor.mesh @tp shape [2]
 
+// dtensor.to_layout asks for its result only: the row-parallel matmul keeps
+// its cheapest choice (a partial sum, inputs as they come) and is reduced
+// to the requested layout, where a distribute would have made it gather
+// both operands to produce a replicated result directly.
+// CHECK-LABEL: func.func @to_layout_redistributes
+// CHECK-NOT:   dtensor.redistribute %arg
+// CHECK:       %[[Y:.*]] = linalg.matmul {dtensor.layouts = [#dtensor.layout<@tp, [partial<sum>]>]}
+// CHECK-NEXT:  %[[R:.*]] = dtensor.redistribute %[[Y]] from <@tp, [partial<sum>]> to <@tp, [replicate]>
+// CHECK-NEXT:  %[[D:.*]] = dtensor.distribute %[[R]] to <@tp, [replicate]>
+// CHECK-NOT:   dtensor.to_layout
+// CHECK:       return %[[D]]
+func.func @to_layout_redistributes(%x: tensor<8x64xf32> {dtensor.layout = #dtensor.layout<@tp, [shard<1>]>}, %w: tensor<64x16xf32> {dtensor.layout = #dtensor.layout<@tp, [shard<0>]>}) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x64xf32>, tensor<64x16xf32>) outs(%acc : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %r = dtensor.to_layout %y to <@tp, [replicate]> : tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+// -----
+
+dtensor.mesh @tp shape [2]
+
+// The same with a distribute: the matmul itself must produce Replicate.
+// CHECK-LABEL: func.func @distribute_constrains_producer
+// CHECK:       dtensor.redistribute %arg0 from <@tp, [shard<1>]> to <@tp, [replicate]>
+// CHECK:       dtensor.redistribute %arg1 from <@tp, [shard<0>]> to <@tp, [replicate]>
+// CHECK:       linalg.matmul {dtensor.layouts = [#dtensor.layout<@tp, [replicate]>]}
+func.func @distribute_constrains_producer(%x: tensor<8x64xf32> {dtensor.layout = #dtensor.layout<@tp, [shard<1>]>}, %w: tensor<64x16xf32> {dtensor.layout = #dtensor.layout<@tp, [shard<0>]>}) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x64xf32>, tensor<64x16xf32>) outs(%acc : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %r = dtensor.distribute %y to <@tp, [replicate]> : tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+// -----
+
+dtensor.mesh @tp shape [2]
+
 // Arguments and results without a layout get the cheapest one, written on
 // the function; a distribute of an argument is that argument's layout.
 // CHECK-LABEL: func.func @free_boundaries

@@ -1,7 +1,7 @@
 // RUN: dtensor-opt %s --dtensor-strip-layouts | FileCheck %s
 
 // The single-device form: no mesh, no layouts, no (re)distribution; names
-// and weight marks stay.
+// and weight marks stay. (Re)distribution includes dtensor.to_layout.
 
 // CHECK-NOT: dtensor.mesh
 dtensor.mesh @mesh shape [2, 2]
@@ -24,6 +24,7 @@ func.func @mlp(%x: tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@mesh, [sh
   // CHECK-NOT: dtensor.redistribute
   %r = dtensor.redistribute %mm from <@mesh, [shard<0>, shard<1>]> to <@mesh, [shard<0>, replicate]> : tensor<8x32xf32>
   %d = dtensor.distribute %r to <@mesh, [shard<0>, replicate]> : tensor<8x32xf32>
+  %t = dtensor.to_layout %d to <@mesh, [shard<0>, replicate]> : tensor<8x32xf32>
   // CHECK: return %[[MM]]
-  return %d : tensor<8x32xf32>
+  return %t : tensor<8x32xf32>
 }

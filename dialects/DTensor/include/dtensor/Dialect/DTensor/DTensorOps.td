@@ -75,6 +75,27 @@ def DTensor_DistributeOp : DTensor_Op<"distribute", [Pure,
   let hasFolder = 1;
 }
 
+def DTensor_ToLayoutOp : DTensor_Op<"to_layout", [Pure,
+    SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "ask for a value in a layout, whatever layout it has";
+  let description = [{
+    The result is `input` laid out as `layout`, like PyTorch's
+    `DTensor.redistribute(placements)`. Unlike `dtensor.distribute`, it says
+    nothing about the layout of `input`: sharding propagation lets the
+    producer choose, redistributes from that choice to `layout` where they
+    differ, and then rewrites the op into a `dtensor.distribute`.
+
+    ```mlir
+    %r = dtensor.to_layout %y to <@tp, [replicate]> : tensor<8x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DTensor_LayoutAttr:$layout);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input `to` $layout attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
 def DTensor_RedistributeOp : DTensor_Op<"redistribute", [Pure,
     SameOperandsAndResultType,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {

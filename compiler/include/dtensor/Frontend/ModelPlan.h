@@ -1,0 +1,114 @@
+//===- ModelPlan.h - A JSON model plan, read and checked --------*- C++ -*-===//
+//
+// The structure of a model plan (docs/model-plan.md) after its JSON has been
+// read: every member checked for presence, kind and spelling, names resolved
+// to declarations, placements and styles parsed. Shapes and op attributes
+// are checked later, while the importer builds IR. Each piece keeps the JSON
+// node it came from, for diagnostics.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_FRONTEND_MODELPLAN_H
+#define DTENSOR_FRONTEND_MODELPLAN_H
+
+#include "dtensor/Dialect/DTensor/DTensorAttrs.h"
+#include "dtensor/Frontend/JsonTree.h"
+#include "dtensor/Frontend/OpEmitter.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtensor::frontend {
+
+struct MeshDecl {
+  llvm::SmallVector<int64_t> shape;
+  llvm::SmallVector<std::string> names;
+  const JsonNode *node = nullptr;
+};
+
+/// An entry of `model.inputs` or `model.parameters`.
+struct TensorDecl {
+  std::string name;
+  mlir::RankedTensorType type;
+  const JsonNode *node = nullptr;
+};
+
+/// An entry of `model.ops`.
+struct OpDecl {
+  const JsonNode *node = nullptr;
+  const OpDefinition *definition = nullptr;
+  /// Dotted module path; "" is the root module.
+  std::string module;
+  llvm::SmallVector<std::string> inputs;
+  llvm::SmallVector<const JsonNode *> inputNodes;
+  llvm::SmallVector<std::string> outputs;
+  llvm::SmallVector<const JsonNode *> outputNodes;
+};
+
+/// A placement of a style, or a skipped entry (`null`) of a layout list.
+using StylePlacement = std::optional<PlacementAttr>;
+
+struct StyleDecl {
+  enum class Kind {
+    Colwise,
+    Rowwise,
+    SequenceParallel,
+    PrepareModuleInput,
+    PrepareModuleOutput
+  };
+  Kind kind;
+  /// The module pattern (the key in `plan.styles`).
+  std::string pattern;
+  const JsonNode *node = nullptr;
+  int64_t meshDim = 0;
+  /// Given layouts; an empty list means the style's default.
+  std::vector<StylePlacement> inputLayouts;
+  std::vector<StylePlacement> desiredInputLayouts;
+  std::vector<StylePlacement> outputLayouts;
+  std::vector<StylePlacement> desiredOutputLayouts;
+  int64_t sequenceDim = 1;
+  bool useLocalOutput = true;
+};
+
+/// An entry of `plan.placements`: one placement per mesh dim.
+struct PlacementDecl {
+  std::string tensor;
+  llvm::SmallVector<PlacementAttr> placements;
+  const JsonNode *node = nullptr;
+};
+
+struct ModelPlan {
+  MeshDecl mesh;
+  std::string name = "main";
+  std::vector<TensorDecl> inputs;
+  std::vector<TensorDecl> parameters;
+  std::vector<OpDecl> ops;
+  llvm::SmallVector<std::string> outputs;
+  llvm::SmallVector<const JsonNode *> outputNodes;
+  /// The plan: the styles' default mesh dim, the data-parallel mesh dim.
+  int64_t styleMeshDim = 0;
+  std::optional<int64_t> dataParallelDim;
+  std::vector<StyleDecl> styles;
+  std::vector<PlacementDecl> placements;
+  const JsonNode *planNode = nullptr;
+};
+
+/// Reads `root`, which must outlive the result. Errors are emitted through
+/// `locator`.
+mlir::FailureOr<ModelPlan> readModelPlan(const JsonNode &root,
+                                         const JsonLocator &locator);
+
+/// Parses a placement string (`R`, `S(1)`, `Shard(-1)`, `P(max)`, ...).
+std::optional<PlacementAttr> parsePlacement(mlir::MLIRContext *context,
+                                            llvm::StringRef text);
+
+/// Style names as written in plans.
+llvm::StringRef stringifyStyleKind(StyleDecl::Kind kind);
+
+} // namespace dtensor::frontend
+
+#endif // DTENSOR_FRONTEND_MODELPLAN_H

@@ -1,0 +1,707 @@
+//===- ImportJson.cpp - JSON model plan to global IR ----------------------===//
+//
+// Walks the plan's ops in order, emitting each through its OpDefinition.
+// Values cross module boundaries through the styles of the modules they
+// leave and enter: a module output takes the output layouts of every styled
+// module it leaves (innermost first), a module input the input layouts of
+// every styled module it enters (outermost first). Both are emitted lazily,
+// where a reader needs them, so a layout nobody reads constrains nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Frontend/ImportJson.h"
+
+#include "ModuleTree.h"
+#include "dtensor/Dialect/DTensor/DTensorDialect.h"
+#include "dtensor/Dialect/DTensor/DTensorOps.h"
+#include "dtensor/Frontend/ModelPlan.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+
+using namespace mlir;
+using namespace dtensor;
+using namespace dtensor::frontend;
+
+namespace {
+
+/// Where one parameter's layout came from, for conflict messages.
+struct ParameterLayout {
+  SmallVector<PlacementAttr> placements;
+  const JsonNode *source = nullptr;
+};
+
+class Importer {
+public:
+  Importer(const ModelPlan &plan, const ModuleTree &tree,
+           const JsonLocator &locator, ModuleOp module)
+      : plan(plan), tree(tree), locator(locator), module(module),
+        context(module.getContext()), builder(context) {}
+
+  LogicalResult run();
+
+private:
+  const ModelPlan &plan;
+  const ModuleTree &tree;
+  const JsonLocator &locator;
+  ModuleOp module;
+  MLIRContext *context;
+  OpBuilder builder;
+  FlatSymbolRefAttr meshRef;
+
+  /// The value each name has where it is defined (after its raw-placement
+  /// claim, if any).
+  llvm::StringMap<Value> values;
+  /// The layout each value is claimed to have.
+  DenseMap<Value, LayoutAttr> claims;
+  /// Values after the output styles of the innermost `n` modules they
+  /// leave: key (name, n).
+  std::map<std::pair<std::string, unsigned>, Value> outputStages;
+  /// Values after the input style of a module: key (module path, name).
+  std::map<std::pair<std::string, std::string>, Value> inputStages;
+  llvm::StringSet<> parameterNames;
+  llvm::StringMap<const PlacementDecl *> rawPlacements;
+
+  Location getOpLocation(llvm::StringRef module, const JsonNode &node) const {
+    FileLineColLoc at = locator.get(node);
+    if (module.empty())
+      return at;
+    return NameLoc::get(StringAttr::get(context, module), at);
+  }
+
+  /// The layout of a `rank`-D tensor with `placement` over `meshDim`,
+  /// Shard(0) over the data-parallel dim (when the tensor has a dim) and
+  /// Replicate elsewhere. Errors at `at` when a shard dim is out of range.
+  FailureOr<LayoutAttr> getStyleLayout(PlacementAttr placement,
+                                       int64_t meshDim, int64_t rank,
+                                       bool activation, const JsonNode &at,
+                                       llvm::StringRef what);
+  FailureOr<SmallVector<PlacementAttr>>
+  normalizePlacements(llvm::ArrayRef<PlacementAttr> placements, int64_t rank,
+                      const JsonNode &at, llvm::StringRef what);
+  SmallVector<PlacementAttr> getDefaultPlacements(int64_t rank,
+                                                  bool activation) const;
+  LayoutAttr getLayout(llvm::ArrayRef<PlacementAttr> placements) const {
+    return LayoutAttr::get(context, meshRef, placements);
+  }
+
+  /// Claims that `value` has `layout` (a distribute), or redistributes it
+  /// when it is already claimed to have another layout.
+  Value claim(Value value, LayoutAttr layout, Location loc);
+  Value redistribute(Value value, LayoutAttr from, LayoutAttr to,
+                     Location loc);
+  /// Asks for `value` in `layout`, whatever layout it has (a to_layout).
+  Value request(Value value, LayoutAttr layout, Location loc);
+
+  LogicalResult computeParameterLayouts(
+      llvm::StringMap<ParameterLayout> &layouts);
+  /// The value of `name` as op `reader` of module `readerModule` sees it.
+  FailureOr<Value> getValueFor(llvm::StringRef name,
+                               std::optional<llvm::StringRef> readerModule);
+  FailureOr<Value> getOutputStage(llvm::StringRef name, unsigned stage);
+  FailureOr<Value> applyInputStyle(const StyledModule &styled,
+                                   llvm::StringRef name, Value value);
+  FailureOr<Value> applyOutputStyle(const StyledModule &styled,
+                                    llvm::StringRef name, Value value);
+  /// The styled modules `name` leaves, innermost first.
+  SmallVector<const StyledModule *> getOutputChain(llvm::StringRef name) const;
+  LogicalResult emitOp(const OpDecl &op);
+  LogicalResult checkStyledModules();
+};
+} // namespace
+
+SmallVector<PlacementAttr>
+Importer::getDefaultPlacements(int64_t rank, bool activation) const {
+  SmallVector<PlacementAttr> placements;
+  for (size_t dim = 0; dim < plan.mesh.shape.size(); ++dim) {
+    if (activation && rank > 0 && plan.dataParallelDim &&
+        static_cast<int64_t>(dim) == *plan.dataParallelDim)
+      placements.push_back(ShardAttr::get(context, 0));
+    else
+      placements.push_back(ReplicateAttr::get(context));
+  }
+  return placements;
+}
+
+FailureOr<SmallVector<PlacementAttr>>
+Importer::normalizePlacements(llvm::ArrayRef<PlacementAttr> placements,
+                              int64_t rank, const JsonNode &at,
+                              llvm::StringRef what) {
+  SmallVector<PlacementAttr> result;
+  for (PlacementAttr placement : placements) {
+    auto shard = dyn_cast<ShardAttr>(placement);
+    if (!shard) {
+      result.push_back(placement);
+      continue;
+    }
+    int64_t dim = shard.getDim();
+    if (dim < -rank || dim >= rank)
+      return locator.emitError(at)
+             << "Shard(" << dim << ") is out of range for " << what
+             << " of rank " << rank;
+    result.push_back(ShardAttr::get(context, dim < 0 ? dim + rank : dim));
+  }
+  return result;
+}
+
+FailureOr<LayoutAttr> Importer::getStyleLayout(PlacementAttr placement,
+                                               int64_t meshDim, int64_t rank,
+                                               bool activation,
+                                               const JsonNode &at,
+                                               llvm::StringRef what) {
+  SmallVector<PlacementAttr> placements =
+      getDefaultPlacements(rank, activation);
+  placements[meshDim] = placement;
+  FailureOr<SmallVector<PlacementAttr>> normalized =
+      normalizePlacements(placements, rank, at, what);
+  if (failed(normalized))
+    return failure();
+  return getLayout(*normalized);
+}
+
+Value Importer::claim(Value value, LayoutAttr layout, Location loc) {
+  auto it = claims.find(value);
+  if (it != claims.end()) {
+    if (it->second == layout)
+      return value;
+    return redistribute(value, it->second, layout, loc);
+  }
+  Value result = DistributeOp::create(builder, loc, value, layout);
+  claims[value] = layout;
+  claims[result] = layout;
+  return result;
+}
+
+Value Importer::redistribute(Value value, LayoutAttr from, LayoutAttr to,
+                             Location loc) {
+  if (from == to)
+    return value;
+  Value result = RedistributeOp::create(builder, loc, value, from, to);
+  claims[result] = to;
+  return result;
+}
+
+Value Importer::request(Value value, LayoutAttr layout, Location loc) {
+  auto it = claims.find(value);
+  if (it != claims.end())
+    return redistribute(value, it->second, layout, loc);
+  Value result = ToLayoutOp::create(builder, loc, value, layout);
+  claims[result] = layout;
+  return result;
+}
+
+/// The op kinds whose weights colwise/rowwise shard.
+static bool isShardableLeaf(const OpDecl &op) {
+  return op.definition->name == "linear" || op.definition->name == "embedding";
+}
+
+LogicalResult Importer::checkStyledModules() {
+  for (const StyledModule &styled : tree.getStyledModules()) {
+    const StyleDecl &style = *styled.style;
+    if (style.kind != StyleDecl::Kind::Colwise &&
+        style.kind != StyleDecl::Kind::Rowwise) {
+      size_t given = style.kind == StyleDecl::Kind::PrepareModuleInput
+                         ? style.inputLayouts.size()
+                         : style.outputLayouts.size();
+      size_t available = style.kind == StyleDecl::Kind::PrepareModuleInput
+                             ? styled.inputs.size()
+                             : styled.outputs.size();
+      if (style.kind != StyleDecl::Kind::SequenceParallel &&
+          given > available)
+        return locator.emitError(*style.node)
+               << "module '" << styled.path << "' has " << available
+               << (style.kind == StyleDecl::Kind::PrepareModuleInput
+                       ? " input(s)"
+                       : " output(s)")
+               << " but the style gives " << given << " layout(s)";
+      continue;
+    }
+    unsigned leaves = 0;
+    for (unsigned index : styled.ops)
+      leaves += isShardableLeaf(plan.ops[index]);
+    if (leaves != 1)
+      return locator.emitError(*style.node)
+             << stringifyStyleKind(style.kind) << " applies to a module with "
+             << "one linear or embedding op; module '" << styled.path
+             << "' has " << leaves;
+  }
+  return success();
+}
+
+LogicalResult Importer::computeParameterLayouts(
+    llvm::StringMap<ParameterLayout> &layouts) {
+  llvm::StringMap<RankedTensorType> types;
+  for (const TensorDecl &decl : plan.parameters)
+    types[decl.name] = decl.type;
+
+  auto setLayout = [&](llvm::StringRef name, int64_t meshDim,
+                       PlacementAttr placement,
+                       const StyledModule &styled) -> LogicalResult {
+    RankedTensorType type = types.lookup(name);
+    ParameterLayout &layout = layouts[name];
+    SmallVector<PlacementAttr> placements =
+        getDefaultPlacements(type.getRank(), /*activation=*/false);
+    placements[meshDim] = placement;
+    FailureOr<SmallVector<PlacementAttr>> normalized = normalizePlacements(
+        placements, type.getRank(), *styled.style->node,
+        ("parameter '" + name + "'").str());
+    if (failed(normalized))
+      return failure();
+    if (layout.source && layout.placements != *normalized) {
+      InFlightDiagnostic diag = locator.emitError(*styled.style->node);
+      diag << "parameter '" << name << "' of module '" << styled.path
+           << "' gets " << getLayout(*normalized) << " from this style but "
+           << getLayout(layout.placements) << " from another";
+      diag.attachNote(locator.get(*layout.source)) << "the other style";
+      return failure();
+    }
+    layout.placements = *normalized;
+    layout.source = styled.style->node;
+    return success();
+  };
+
+  for (const StyledModule &styled : tree.getStyledModules()) {
+    const StyleDecl &style = *styled.style;
+    if (style.kind != StyleDecl::Kind::Colwise &&
+        style.kind != StyleDecl::Kind::Rowwise)
+      continue;
+    bool colwise = style.kind == StyleDecl::Kind::Colwise;
+    for (unsigned index : styled.ops) {
+      const OpDecl &op = plan.ops[index];
+      if (!isShardableLeaf(op))
+        continue;
+      bool linear = op.definition->name == "linear";
+      for (size_t i = 1; i < op.inputs.size(); ++i) {
+        if (!parameterNames.contains(op.inputs[i]))
+          return locator.emitError(*op.inputNodes[i])
+                 << stringifyStyleKind(style.kind) << " of module '"
+                 << styled.path << "' shards the "
+                 << (i == 1 ? "weight" : "bias") << " of '"
+                 << op.definition->name << "', but '" << op.inputs[i]
+                 << "' is not a parameter";
+        // Linear weights are [out, in]; embedding tables [vocab, dim].
+        int64_t dim;
+        if (linear && i == 1)
+          dim = colwise ? 0 : 1;
+        else if (linear)
+          dim = colwise ? 0 : -1; // -1: the rowwise bias is replicated
+        else
+          dim = colwise ? 1 : 0;
+        PlacementAttr placement =
+            dim < 0 ? PlacementAttr(ReplicateAttr::get(context))
+                    : PlacementAttr(ShardAttr::get(context, dim));
+        if (failed(setLayout(op.inputs[i], style.meshDim, placement, styled)))
+          return failure();
+      }
+    }
+  }
+  return success();
+}
+
+SmallVector<const StyledModule *>
+Importer::getOutputChain(llvm::StringRef name) const {
+  SmallVector<const StyledModule *> chain;
+  std::optional<llvm::StringRef> definer = tree.getDefiningModule(name);
+  if (!definer)
+    return chain;
+  for (const StyledModule *styled : tree.getStyledAncestors(*definer))
+    if (llvm::is_contained(styled->outputs, name))
+      chain.push_back(styled);
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+FailureOr<Value> Importer::applyOutputStyle(const StyledModule &styled,
+                                            llvm::StringRef name,
+                                            Value value) {
+  const StyleDecl &style = *styled.style;
+  auto position = llvm::find(styled.outputs, name) - styled.outputs.begin();
+  int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+  Location loc = getOpLocation(styled.path, *style.node);
+  std::string what = ("output '" + name + "' of module '" + styled.path + "'")
+                         .str();
+  StylePlacement given, desired;
+  switch (style.kind) {
+  case StyleDecl::Kind::Colwise:
+  case StyleDecl::Kind::Rowwise:
+    if (position != 0)
+      return value;
+    if (!style.outputLayouts.empty())
+      given = style.outputLayouts.front();
+    else if (style.kind == StyleDecl::Kind::Colwise)
+      given = ShardAttr::get(context, -1);
+    else
+      given = ReplicateAttr::get(context);
+    break;
+  case StyleDecl::Kind::SequenceParallel:
+    given = ShardAttr::get(context, style.sequenceDim);
+    break;
+  case StyleDecl::Kind::PrepareModuleOutput:
+    if (static_cast<size_t>(position) >= style.outputLayouts.size())
+      return value;
+    given = style.outputLayouts[position];
+    desired = style.desiredOutputLayouts[position];
+    break;
+  case StyleDecl::Kind::PrepareModuleInput:
+    return value;
+  }
+  if (!given)
+    return value;
+  FailureOr<LayoutAttr> givenLayout =
+      getStyleLayout(*given, style.meshDim, rank, true, *style.node, what);
+  if (failed(givenLayout))
+    return failure();
+  // PyTorch redistributes the outputs of colwise, rowwise and sequence
+  // parallel modules to their output layouts: whatever layout the module
+  // computed, which is not claimed.
+  if (style.kind != StyleDecl::Kind::PrepareModuleOutput)
+    return request(value, *givenLayout, loc);
+  value = claim(value, *givenLayout, loc);
+  if (!desired)
+    return value;
+  FailureOr<LayoutAttr> desiredLayout =
+      getStyleLayout(*desired, style.meshDim, rank, true, *style.node, what);
+  if (failed(desiredLayout))
+    return failure();
+  return redistribute(value, *givenLayout, *desiredLayout, loc);
+}
+
+FailureOr<Value> Importer::applyInputStyle(const StyledModule &styled,
+                                           llvm::StringRef name, Value value) {
+  const StyleDecl &style = *styled.style;
+  auto position = llvm::find(styled.inputs, name) - styled.inputs.begin();
+  if (static_cast<size_t>(position) == styled.inputs.size())
+    return value;
+  int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+  Location loc = getOpLocation(styled.path, *style.node);
+  std::string what =
+      ("input '" + name + "' of module '" + styled.path + "'").str();
+  StylePlacement given, desired;
+  switch (style.kind) {
+  case StyleDecl::Kind::Colwise:
+  case StyleDecl::Kind::Rowwise: {
+    if (position != 0)
+      return value;
+    bool embedding = false;
+    for (unsigned index : styled.ops)
+      embedding |= plan.ops[index].definition->name == "embedding";
+    PlacementAttr replicate = ReplicateAttr::get(context);
+    PlacementAttr lastDim = ShardAttr::get(context, -1);
+    bool colwise = style.kind == StyleDecl::Kind::Colwise;
+    desired = colwise || embedding ? replicate : lastDim;
+    given = !style.inputLayouts.empty() ? style.inputLayouts.front()
+                                        : *desired;
+    break;
+  }
+  case StyleDecl::Kind::SequenceParallel:
+    given = ShardAttr::get(context, style.sequenceDim);
+    break;
+  case StyleDecl::Kind::PrepareModuleInput:
+    if (static_cast<size_t>(position) >= style.inputLayouts.size())
+      return value;
+    given = style.inputLayouts[position];
+    desired = style.desiredInputLayouts[position];
+    break;
+  case StyleDecl::Kind::PrepareModuleOutput:
+    return value;
+  }
+  if (!given)
+    return value;
+  FailureOr<LayoutAttr> givenLayout =
+      getStyleLayout(*given, style.meshDim, rank, true, *style.node, what);
+  if (failed(givenLayout))
+    return failure();
+  value = claim(value, *givenLayout, loc);
+  if (!desired)
+    return value;
+  FailureOr<LayoutAttr> desiredLayout =
+      getStyleLayout(*desired, style.meshDim, rank, true, *style.node, what);
+  if (failed(desiredLayout))
+    return failure();
+  return redistribute(value, *givenLayout, *desiredLayout, loc);
+}
+
+FailureOr<Value> Importer::getOutputStage(llvm::StringRef name,
+                                          unsigned stage) {
+  if (stage == 0)
+    return values.lookup(name);
+  auto key = std::make_pair(name.str(), stage);
+  if (auto it = outputStages.find(key); it != outputStages.end())
+    return it->second;
+  FailureOr<Value> previous = getOutputStage(name, stage - 1);
+  if (failed(previous))
+    return failure();
+  // Right after the previous stage, so that every reader is dominated.
+  OpBuilder::InsertionGuard guard(builder);
+  if (Operation *def = previous->getDefiningOp())
+    builder.setInsertionPointAfter(def);
+  else
+    builder.setInsertionPointToStart(previous->getParentBlock());
+  SmallVector<const StyledModule *> chain = getOutputChain(name);
+  FailureOr<Value> result =
+      applyOutputStyle(*chain[stage - 1], name, *previous);
+  if (failed(result))
+    return failure();
+  outputStages[key] = *result;
+  return result;
+}
+
+FailureOr<Value>
+Importer::getValueFor(llvm::StringRef name,
+                      std::optional<llvm::StringRef> readerModule) {
+  if (parameterNames.contains(name))
+    return values.lookup(name);
+  // Leave every styled module of the definer that the reader is not in
+  // (readerModule std::nullopt: the model's caller, outside everything).
+  SmallVector<const StyledModule *> chain = getOutputChain(name);
+  unsigned stage = 0;
+  while (stage < chain.size() &&
+         !(readerModule && moduleContains(chain[stage]->path, *readerModule)))
+    ++stage;
+  FailureOr<Value> value = getOutputStage(name, stage);
+  if (failed(value) || !readerModule)
+    return value;
+  // Enter every styled module of the reader that the definer is not in.
+  std::optional<llvm::StringRef> definer = tree.getDefiningModule(name);
+  for (const StyledModule *styled : tree.getStyledAncestors(*readerModule)) {
+    if (definer && moduleContains(styled->path, *definer))
+      continue;
+    auto key = std::make_pair(styled->path, name.str());
+    if (auto it = inputStages.find(key); it != inputStages.end()) {
+      value = it->second;
+      continue;
+    }
+    value = applyInputStyle(*styled, name, *value);
+    if (failed(value))
+      return failure();
+    inputStages[key] = *value;
+  }
+  return value;
+}
+
+LogicalResult Importer::emitOp(const OpDecl &op) {
+  SmallVector<Value> inputs;
+  for (const std::string &name : op.inputs) {
+    FailureOr<Value> value = getValueFor(name, llvm::StringRef(op.module));
+    if (failed(value))
+      return failure();
+    inputs.push_back(*value);
+  }
+  Location loc = getOpLocation(op.module, *op.node);
+  OpEmitter emitter(builder, loc, *op.node, inputs, op.inputNodes,
+                    op.outputs.size(), locator);
+  FailureOr<SmallVector<Value>> results = op.definition->emit(emitter);
+  if (failed(results))
+    return failure();
+  if (results->size() != op.outputs.size())
+    return locator.emitError(*op.node)
+           << "internal error: '" << op.definition->name << "' made "
+           << results->size() << " result(s) for " << op.outputs.size()
+           << " output(s)";
+  static constexpr llvm::StringLiteral kCommon[] = {"op", "module", "inputs",
+                                                    "output", "outputs"};
+  for (const auto &[key, value] : op.node->members) {
+    if (llvm::is_contained(kCommon, key) || emitter.getReadKeys().contains(key))
+      continue;
+    return locator.emitError(value)
+           << "unknown attribute '" << key << "' of op '"
+           << op.definition->name << "'";
+  }
+  for (auto [name, result] : llvm::zip(op.outputs, *results)) {
+    Value value = result;
+    if (const PlacementDecl *raw = rawPlacements.lookup(name)) {
+      int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+      FailureOr<SmallVector<PlacementAttr>> placements = normalizePlacements(
+          raw->placements, rank, *raw->node, "tensor '" + name + "'");
+      if (failed(placements))
+        return failure();
+      value = claim(value, getLayout(*placements), loc);
+    }
+    values[name] = value;
+  }
+  return success();
+}
+
+LogicalResult Importer::run() {
+  builder.setInsertionPointToEnd(module.getBody());
+  const MeshDecl &mesh = plan.mesh;
+  SmallVector<llvm::StringRef> names(mesh.names.begin(), mesh.names.end());
+  MeshOp::create(builder, locator.get(*mesh.node), "mesh", mesh.shape,
+                 builder.getStrArrayAttr(names), DenseI64ArrayAttr());
+  meshRef = FlatSymbolRefAttr::get(context, "mesh");
+
+  for (const TensorDecl &decl : plan.parameters)
+    parameterNames.insert(decl.name);
+  llvm::StringSet<> known = parameterNames;
+  for (const TensorDecl &decl : plan.inputs)
+    known.insert(decl.name);
+  for (const OpDecl &op : plan.ops)
+    for (const std::string &output : op.outputs)
+      known.insert(output);
+  for (const PlacementDecl &decl : plan.placements) {
+    if (!known.contains(decl.tensor))
+      return locator.emitError(*decl.node)
+             << "placements for unknown tensor '" << decl.tensor << "'";
+    rawPlacements[decl.tensor] = &decl;
+  }
+  if (failed(checkStyledModules()))
+    return failure();
+  llvm::StringMap<ParameterLayout> parameterLayouts;
+  if (failed(computeParameterLayouts(parameterLayouts)))
+    return failure();
+
+  // The function: model inputs, then parameters.
+  SmallVector<const TensorDecl *> arguments;
+  SmallVector<Type> argumentTypes;
+  for (const TensorDecl &decl : plan.inputs)
+    arguments.push_back(&decl);
+  for (const TensorDecl &decl : plan.parameters)
+    arguments.push_back(&decl);
+  for (const TensorDecl *decl : arguments)
+    argumentTypes.push_back(decl->type);
+  auto func = func::FuncOp::create(
+      builder, locator.get(plan.ops.empty() ? *plan.outputNodes.front()
+                                            : *plan.ops.front().node),
+      plan.name, builder.getFunctionType(argumentTypes, {}));
+  Block *body = func.addEntryBlock();
+  builder.setInsertionPointToStart(body);
+
+  for (auto [index, decl] : llvm::enumerate(arguments)) {
+    bool parameter = parameterNames.contains(decl->name);
+    int64_t rank = decl->type.getRank();
+    SmallVector<PlacementAttr> placements =
+        getDefaultPlacements(rank, /*activation=*/!parameter);
+    if (parameter && parameterLayouts.count(decl->name))
+      placements = parameterLayouts[decl->name].placements;
+    if (const PlacementDecl *raw = rawPlacements.lookup(decl->name)) {
+      FailureOr<SmallVector<PlacementAttr>> normalized = normalizePlacements(
+          raw->placements, rank, *raw->node,
+          (parameter ? "parameter '" : "input '") + decl->name + "'");
+      if (failed(normalized))
+        return failure();
+      placements = *normalized;
+    }
+    LayoutAttr layout = getLayout(placements);
+    func.setArgAttr(index, "dtensor.layout", layout);
+    func.setArgAttr(index, "dtensor.name", builder.getStringAttr(decl->name));
+    if (parameter)
+      func.setArgAttr(index, "dtensor.weight", builder.getUnitAttr());
+    Value argument = body->getArgument(index);
+    argument.setLoc(locator.get(*decl->node));
+    claims[argument] = layout;
+    values[decl->name] = argument;
+  }
+
+  for (const OpDecl &op : plan.ops)
+    if (failed(emitOp(op)))
+      return failure();
+
+  SmallVector<Value> results;
+  SmallVector<Type> resultTypes;
+  for (const std::string &name : plan.outputs) {
+    FailureOr<Value> value = getValueFor(name, std::nullopt);
+    if (failed(value))
+      return failure();
+    results.push_back(*value);
+    resultTypes.push_back(value->getType());
+  }
+  func::ReturnOp::create(builder, locator.get(*plan.outputNodes.front()),
+                         results);
+  func.setType(builder.getFunctionType(argumentTypes, resultTypes));
+  for (auto [index, name] : llvm::enumerate(plan.outputs)) {
+    int64_t rank = cast<RankedTensorType>(resultTypes[index]).getRank();
+    SmallVector<PlacementAttr> placements =
+        getDefaultPlacements(rank, /*activation=*/true);
+    if (const PlacementDecl *raw = rawPlacements.lookup(name)) {
+      FailureOr<SmallVector<PlacementAttr>> normalized = normalizePlacements(
+          raw->placements, rank, *raw->node, "output '" + name + "'");
+      if (failed(normalized))
+        return failure();
+      placements = *normalized;
+    }
+    func.setResultAttr(index, "dtensor.layout", getLayout(placements));
+    func.setResultAttr(index, "dtensor.name", builder.getStringAttr(name));
+  }
+  return success();
+}
+
+void dtensor::frontend::registerImportDialects(DialectRegistry &registry) {
+  registry.insert<arith::ArithDialect, DTensorDialect, func::FuncDialect,
+                  linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
+                  tensor::TensorDialect>();
+}
+
+OwningOpRef<ModuleOp>
+dtensor::frontend::importModelPlan(llvm::SourceMgr &sourceMgr,
+                                   MLIRContext *context,
+                                   const ImportOptions &options) {
+  DialectRegistry registry;
+  registerImportDialects(registry);
+  context->appendDialectRegistry(registry);
+  context->loadAllAvailableDialects();
+
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  llvm::StringRef filename = buffer->getBufferIdentifier();
+  JsonLocator locator(context, filename);
+
+  JsonParseError parseError;
+  std::optional<JsonNode> root = parseJson(buffer->getBuffer(), parseError);
+  if (!root) {
+    emitError(FileLineColLoc::get(context, filename, parseError.line,
+                                  parseError.column))
+        << "malformed JSON: " << parseError.message;
+    return nullptr;
+  }
+  FailureOr<ModelPlan> plan = readModelPlan(*root, locator);
+  if (failed(plan))
+    return nullptr;
+  int64_t devices = 1;
+  for (int64_t size : plan->mesh.shape)
+    devices *= size;
+  if (options.worldSize > 0 && devices > options.worldSize) {
+    locator.emitError(*plan->mesh.node->get("shape"))
+        << "the mesh has " << devices << " devices but the world has only "
+        << options.worldSize << " rank(s)";
+    return nullptr;
+  }
+  FailureOr<ModuleTree> tree = ModuleTree::build(*plan, locator);
+  if (failed(tree))
+    return nullptr;
+
+  OwningOpRef<ModuleOp> module =
+      ModuleOp::create(FileLineColLoc::get(context, filename, 1, 1));
+  Importer importer(*plan, *tree, locator, *module);
+  if (failed(importer.run()))
+    return nullptr;
+  if (failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+
+void dtensor::frontend::registerImportJsonTranslation() {
+  static llvm::cl::opt<int64_t> worldSize(
+      "import-world-size",
+      llvm::cl::desc("--import-json: ranks the program will run on; a larger "
+                     "mesh is an error (default: any)"),
+      llvm::cl::init(0));
+  TranslateToMLIRRegistration registration(
+      "import-json", "Import a JSON model plan (docs/model-plan.md)",
+      [](llvm::SourceMgr &sourceMgr, MLIRContext *context) {
+        ImportOptions options;
+        options.worldSize = worldSize;
+        return OwningOpRef<Operation *>(
+            importModelPlan(sourceMgr, context, options).release());
+      },
+      registerImportDialects);
+}

@@ -1,0 +1,745 @@
+//===- ModelPlan.cpp - A JSON model plan, read and checked ----------------===//
+
+#include "dtensor/Frontend/ModelPlan.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace dtensor;
+using namespace dtensor::frontend;
+
+static constexpr llvm::StringLiteral kFormat = "dtensor.model_plan";
+static constexpr int64_t kVersion = 1;
+
+llvm::StringRef dtensor::frontend::stringifyStyleKind(StyleDecl::Kind kind) {
+  switch (kind) {
+  case StyleDecl::Kind::Colwise:
+    return "colwise";
+  case StyleDecl::Kind::Rowwise:
+    return "rowwise";
+  case StyleDecl::Kind::SequenceParallel:
+    return "sequence_parallel";
+  case StyleDecl::Kind::PrepareModuleInput:
+    return "prepare_module_input";
+  case StyleDecl::Kind::PrepareModuleOutput:
+    return "prepare_module_output";
+  }
+  return "";
+}
+
+std::optional<PlacementAttr>
+dtensor::frontend::parsePlacement(MLIRContext *context, llvm::StringRef text) {
+  text = text.trim();
+  llvm::StringRef name = text, argument;
+  bool hasParens = false;
+  if (size_t open = text.find('('); open != llvm::StringRef::npos) {
+    if (!text.ends_with(")"))
+      return std::nullopt;
+    name = text.take_front(open).trim();
+    argument = text.slice(open + 1, text.size() - 1).trim();
+    hasParens = true;
+  }
+  if (name == "R" || name == "Replicate") {
+    if (!argument.empty())
+      return std::nullopt;
+    return ReplicateAttr::get(context);
+  }
+  if (name == "S" || name == "Shard") {
+    int64_t dim;
+    if (!hasParens || argument.getAsInteger(10, dim))
+      return std::nullopt;
+    return ShardAttr::get(context, dim);
+  }
+  if (name == "P" || name == "Partial") {
+    if (argument.empty())
+      return PartialAttr::get(context, ReductionKind::Sum);
+    std::optional<ReductionKind> kind = symbolizeReductionKind(argument);
+    if (!kind)
+      return std::nullopt;
+    return PartialAttr::get(context, *kind);
+  }
+  return std::nullopt;
+}
+
+namespace {
+/// Reads the plan, emitting an error at the first problem of each piece.
+class PlanReader {
+public:
+  PlanReader(const JsonLocator &locator) : locator(locator) {}
+
+  FailureOr<ModelPlan> read(const JsonNode &root);
+
+private:
+  const JsonLocator &locator;
+  MLIRContext *getContext() const { return locator.getContext(); }
+
+  InFlightDiagnostic error(const JsonNode &node) {
+    return locator.emitError(node);
+  }
+
+  /// `node` must be an object whose members are all in `allowed`.
+  LogicalResult checkObject(const JsonNode &node,
+                            llvm::ArrayRef<llvm::StringRef> allowed);
+  /// The member `key` of `object`, or an error when it is missing.
+  const JsonNode *require(const JsonNode &object, llvm::StringRef key);
+  LogicalResult expectKind(const JsonNode &node, JsonNode::Kind kind);
+  FailureOr<std::string> readString(const JsonNode &node);
+  FailureOr<int64_t> readInteger(const JsonNode &node);
+  FailureOr<bool> readBool(const JsonNode &node);
+  FailureOr<SmallVector<int64_t>> readShape(const JsonNode &node,
+                                            int64_t minimum);
+  FailureOr<std::string> readName(const JsonNode &node);
+  FailureOr<PlacementAttr> readPlacement(const JsonNode &node);
+  /// A single placement, a list of placements (entries may be null), or
+  /// null; at most `maxEntries` entries when given.
+  FailureOr<std::vector<StylePlacement>>
+  readStyleLayouts(const JsonNode &node, std::optional<size_t> maxEntries);
+  /// A mesh dim by name or index.
+  FailureOr<int64_t> readMeshDim(const JsonNode &node, const MeshDecl &mesh);
+
+  LogicalResult readMesh(const JsonNode &node, MeshDecl &mesh);
+  LogicalResult readTensorDecl(const JsonNode &node, TensorDecl &decl);
+  LogicalResult readModel(const JsonNode &node, ModelPlan &plan);
+  LogicalResult readOp(const JsonNode &node, OpDecl &op);
+  LogicalResult readPlan(const JsonNode &node, ModelPlan &plan);
+  LogicalResult readStyle(const JsonNode &key, llvm::StringRef pattern,
+                          const JsonNode &node, const ModelPlan &plan,
+                          StyleDecl &style);
+};
+} // namespace
+
+static std::string joinChoices(llvm::ArrayRef<llvm::StringRef> choices) {
+  return llvm::join(choices, ", ");
+}
+
+LogicalResult PlanReader::expectKind(const JsonNode &node,
+                                     JsonNode::Kind kind) {
+  if (node.kind == kind)
+    return success();
+  return error(node) << "expected " << JsonNode::describe(kind) << ", got "
+                     << node.describe();
+}
+
+LogicalResult PlanReader::checkObject(const JsonNode &node,
+                                      llvm::ArrayRef<llvm::StringRef> allowed) {
+  if (failed(expectKind(node, JsonNode::Kind::Object)))
+    return failure();
+  for (const auto &[key, value] : node.members)
+    if (!llvm::is_contained(allowed, key))
+      return error(value) << "unknown member '" << key << "'; expected one of: "
+                          << joinChoices(allowed);
+  return success();
+}
+
+const JsonNode *PlanReader::require(const JsonNode &object,
+                                    llvm::StringRef key) {
+  if (const JsonNode *member = object.get(key))
+    return member;
+  error(object) << "missing member '" << key << "'";
+  return nullptr;
+}
+
+FailureOr<std::string> PlanReader::readString(const JsonNode &node) {
+  if (failed(expectKind(node, JsonNode::Kind::String)))
+    return failure();
+  return node.string;
+}
+
+FailureOr<int64_t> PlanReader::readInteger(const JsonNode &node) {
+  if (!node.isInteger())
+    return error(node) << "expected an integer, got "
+                       << (node.isNumber() ? "a fractional number"
+                                           : node.describe());
+  return *node.integer;
+}
+
+FailureOr<bool> PlanReader::readBool(const JsonNode &node) {
+  if (failed(expectKind(node, JsonNode::Kind::Bool)))
+    return failure();
+  return node.boolean;
+}
+
+FailureOr<SmallVector<int64_t>> PlanReader::readShape(const JsonNode &node,
+                                                      int64_t minimum) {
+  if (failed(expectKind(node, JsonNode::Kind::Array)))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (const JsonNode &element : node.elements) {
+    FailureOr<int64_t> size = readInteger(element);
+    if (failed(size))
+      return failure();
+    if (*size < minimum)
+      return error(element) << "expected a size of at least " << minimum
+                            << ", got " << *size;
+    shape.push_back(*size);
+  }
+  return shape;
+}
+
+FailureOr<std::string> PlanReader::readName(const JsonNode &node) {
+  FailureOr<std::string> name = readString(node);
+  if (failed(name))
+    return failure();
+  if (name->empty())
+    return error(node) << "expected a non-empty name";
+  return name;
+}
+
+FailureOr<PlacementAttr> PlanReader::readPlacement(const JsonNode &node) {
+  FailureOr<std::string> text = readString(node);
+  if (failed(text))
+    return failure();
+  if (std::optional<PlacementAttr> placement =
+          parsePlacement(getContext(), *text))
+    return *placement;
+  return error(node) << "invalid placement '" << *text
+                     << "'; expected R, S(dim) or P(sum|avg|max|min) (also "
+                        "spelt Replicate(), Shard(dim), Partial(kind))";
+}
+
+FailureOr<std::vector<StylePlacement>>
+PlanReader::readStyleLayouts(const JsonNode &node,
+                             std::optional<size_t> maxEntries) {
+  std::vector<StylePlacement> layouts;
+  auto readEntry = [&](const JsonNode &entry) -> LogicalResult {
+    if (entry.isNull()) {
+      layouts.push_back(std::nullopt);
+      return success();
+    }
+    FailureOr<PlacementAttr> placement = readPlacement(entry);
+    if (failed(placement))
+      return failure();
+    layouts.push_back(*placement);
+    return success();
+  };
+  if (node.isArray()) {
+    if (maxEntries && node.elements.size() > *maxEntries)
+      return error(node) << "expected at most " << *maxEntries
+                         << " layout(s), got " << node.elements.size();
+    for (const JsonNode &entry : node.elements)
+      if (failed(readEntry(entry)))
+        return failure();
+    return layouts;
+  }
+  if (failed(readEntry(node)))
+    return failure();
+  return layouts;
+}
+
+FailureOr<int64_t> PlanReader::readMeshDim(const JsonNode &node,
+                                           const MeshDecl &mesh) {
+  if (node.isString()) {
+    for (auto [index, name] : llvm::enumerate(mesh.names))
+      if (name == node.string)
+        return static_cast<int64_t>(index);
+    return error(node) << "unknown mesh dim '" << node.string
+                       << "'; the mesh dims are: " << llvm::join(mesh.names, ", ");
+  }
+  FailureOr<int64_t> index = readInteger(node);
+  if (failed(index))
+    return failure();
+  int64_t rank = mesh.shape.size();
+  if (*index < 0 || *index >= rank)
+    return error(node) << "mesh dim " << *index
+                       << " is out of range for a mesh of rank " << rank;
+  return *index;
+}
+
+LogicalResult PlanReader::readMesh(const JsonNode &node, MeshDecl &mesh) {
+  mesh.node = &node;
+  if (failed(checkObject(node, {"shape", "names"})))
+    return failure();
+  const JsonNode *shape = require(node, "shape");
+  if (!shape)
+    return failure();
+  FailureOr<SmallVector<int64_t>> sizes = readShape(*shape, 1);
+  if (failed(sizes))
+    return failure();
+  if (sizes->empty())
+    return error(*shape) << "expected at least one mesh dim";
+  mesh.shape = *sizes;
+  if (const JsonNode *names = node.get("names")) {
+    if (failed(expectKind(*names, JsonNode::Kind::Array)))
+      return failure();
+    if (names->elements.size() != mesh.shape.size())
+      return error(*names) << "expected " << mesh.shape.size()
+                           << " name(s), one per mesh dim, got "
+                           << names->elements.size();
+    llvm::StringSet<> seen;
+    for (const JsonNode &name : names->elements) {
+      FailureOr<std::string> text = readName(name);
+      if (failed(text))
+        return failure();
+      if (!seen.insert(*text).second)
+        return error(name) << "mesh dim name '" << *text
+                           << "' is used twice";
+      mesh.names.push_back(*text);
+    }
+  } else {
+    for (size_t dim = 0; dim < mesh.shape.size(); ++dim)
+      mesh.names.push_back("d" + std::to_string(dim));
+  }
+  return success();
+}
+
+static std::optional<Type> parseElementType(MLIRContext *context,
+                                            llvm::StringRef name) {
+  Builder builder(context);
+  return llvm::StringSwitch<std::optional<Type>>(name)
+      .Case("f32", builder.getF32Type())
+      .Case("f16", builder.getF16Type())
+      .Case("bf16", builder.getBF16Type())
+      .Case("i32", builder.getI32Type())
+      .Case("i64", builder.getI64Type())
+      .Default(std::nullopt);
+}
+
+LogicalResult PlanReader::readTensorDecl(const JsonNode &node,
+                                         TensorDecl &decl) {
+  decl.node = &node;
+  if (failed(checkObject(node, {"name", "shape", "dtype"})))
+    return failure();
+  const JsonNode *name = require(node, "name");
+  const JsonNode *shape = name ? require(node, "shape") : nullptr;
+  const JsonNode *dtype = shape ? require(node, "dtype") : nullptr;
+  if (!dtype)
+    return failure();
+  FailureOr<std::string> nameText = readName(*name);
+  if (failed(nameText))
+    return failure();
+  FailureOr<SmallVector<int64_t>> sizes = readShape(*shape, 0);
+  if (failed(sizes))
+    return failure();
+  FailureOr<std::string> dtypeText = readString(*dtype);
+  if (failed(dtypeText))
+    return failure();
+  std::optional<Type> element = parseElementType(getContext(), *dtypeText);
+  if (!element)
+    return error(*dtype) << "unknown dtype '" << *dtypeText
+                         << "'; expected one of: f32, f16, bf16, i32, i64";
+  decl.name = *nameText;
+  decl.type = RankedTensorType::get(*sizes, *element);
+  return success();
+}
+
+static std::string listOpNames() {
+  SmallVector<llvm::StringRef> names;
+  for (const OpDefinition &definition : getOpDefinitions())
+    names.push_back(definition.name);
+  return llvm::join(names, ", ");
+}
+
+LogicalResult PlanReader::readOp(const JsonNode &node, OpDecl &op) {
+  op.node = &node;
+  if (failed(expectKind(node, JsonNode::Kind::Object)))
+    return failure();
+  const JsonNode *kind = require(node, "op");
+  if (!kind)
+    return failure();
+  FailureOr<std::string> kindText = readString(*kind);
+  if (failed(kindText))
+    return failure();
+  op.definition = lookupOpDefinition(*kindText);
+  if (!op.definition)
+    return error(*kind) << "unknown op '" << *kindText
+                        << "'; expected one of: " << listOpNames();
+
+  if (const JsonNode *module = node.get("module")) {
+    FailureOr<std::string> path = readString(*module);
+    if (failed(path))
+      return failure();
+    SmallVector<llvm::StringRef> segments;
+    llvm::StringRef(*path).split(segments, '.');
+    if (!path->empty() && llvm::is_contained(segments, ""))
+      return error(*module) << "invalid module path '" << *path
+                            << "': empty segment";
+    op.module = *path;
+  }
+
+  const JsonNode *inputs = require(node, "inputs");
+  if (!inputs || failed(expectKind(*inputs, JsonNode::Kind::Array)))
+    return failure();
+  for (const JsonNode &input : inputs->elements) {
+    FailureOr<std::string> name = readName(input);
+    if (failed(name))
+      return failure();
+    op.inputs.push_back(*name);
+    op.inputNodes.push_back(&input);
+  }
+  const OpDefinition &definition = *op.definition;
+  size_t count = op.inputs.size();
+  if (count < definition.minInputs || count > definition.maxInputs) {
+    InFlightDiagnostic diag = error(*inputs) << "'" << definition.name
+                                             << "' takes ";
+    if (definition.minInputs == definition.maxInputs)
+      diag << definition.minInputs;
+    else if (definition.maxInputs == ~0u)
+      diag << "at least " << definition.minInputs;
+    else
+      diag << definition.minInputs << " to " << definition.maxInputs;
+    return diag << " input(s), got " << count;
+  }
+
+  const JsonNode *output = node.get("output");
+  const JsonNode *outputs = node.get("outputs");
+  if (output && outputs)
+    return error(*outputs) << "give either 'output' or 'outputs', not both";
+  if (!output && !outputs)
+    return error(node) << "missing member 'output' (or 'outputs')";
+  if (output) {
+    FailureOr<std::string> name = readName(*output);
+    if (failed(name))
+      return failure();
+    op.outputs.push_back(*name);
+    op.outputNodes.push_back(output);
+  } else {
+    if (failed(expectKind(*outputs, JsonNode::Kind::Array)))
+      return failure();
+    for (const JsonNode &entry : outputs->elements) {
+      FailureOr<std::string> name = readName(entry);
+      if (failed(name))
+        return failure();
+      op.outputs.push_back(*name);
+      op.outputNodes.push_back(&entry);
+    }
+  }
+  const JsonNode &outputsAt = output ? *output : *outputs;
+  if (definition.numOutputs == 0 && op.outputs.empty())
+    return error(outputsAt) << "'" << definition.name
+                            << "' needs at least one output";
+  if (definition.numOutputs != 0 &&
+      op.outputs.size() != definition.numOutputs)
+    return error(outputsAt) << "'" << definition.name << "' has "
+                            << definition.numOutputs << " output(s), got "
+                            << op.outputs.size();
+  return success();
+}
+
+LogicalResult PlanReader::readModel(const JsonNode &node, ModelPlan &plan) {
+  if (failed(checkObject(node,
+                         {"name", "inputs", "parameters", "ops", "outputs"})))
+    return failure();
+  if (const JsonNode *name = node.get("name")) {
+    FailureOr<std::string> text = readName(*name);
+    if (failed(text))
+      return failure();
+    bool identifier =
+        !llvm::isDigit(text->front()) &&
+        llvm::all_of(*text, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+    if (!identifier)
+      return error(*name) << "model name '" << *text
+                          << "' must be an identifier (letters, digits, _)";
+    plan.name = *text;
+  }
+
+  // Names defined so far, for "defined before use" and uniqueness.
+  llvm::StringMap<const JsonNode *> defined;
+  auto define = [&](llvm::StringRef name, const JsonNode &at) {
+    auto [it, inserted] = defined.try_emplace(name, &at);
+    if (inserted)
+      return success();
+    InFlightDiagnostic diag = error(at)
+                              << "tensor '" << name << "' is defined twice";
+    diag.attachNote(locator.get(*it->second)) << "first defined here";
+    return failure();
+  };
+
+  auto readDecls = [&](const JsonNode *list, std::vector<TensorDecl> &decls) {
+    if (failed(expectKind(*list, JsonNode::Kind::Array)))
+      return failure();
+    for (const JsonNode &entry : list->elements) {
+      TensorDecl decl;
+      if (failed(readTensorDecl(entry, decl)) ||
+          failed(define(decl.name, *entry.get("name"))))
+        return failure();
+      decls.push_back(std::move(decl));
+    }
+    return success();
+  };
+  const JsonNode *inputs = require(node, "inputs");
+  if (!inputs || failed(readDecls(inputs, plan.inputs)))
+    return failure();
+  if (const JsonNode *parameters = node.get("parameters"))
+    if (failed(readDecls(parameters, plan.parameters)))
+      return failure();
+
+  const JsonNode *ops = require(node, "ops");
+  if (!ops || failed(expectKind(*ops, JsonNode::Kind::Array)))
+    return failure();
+  for (const JsonNode &entry : ops->elements) {
+    OpDecl op;
+    if (failed(readOp(entry, op)))
+      return failure();
+    for (auto [name, at] : llvm::zip(op.inputs, op.inputNodes)) {
+      if (defined.count(name))
+        continue;
+      return error(*at) << "unknown tensor '" << name
+                        << "'; an op reads inputs, parameters and the "
+                           "outputs of earlier ops";
+    }
+    for (auto [name, at] : llvm::zip(op.outputs, op.outputNodes))
+      if (failed(define(name, *at)))
+        return failure();
+    plan.ops.push_back(std::move(op));
+  }
+
+  const JsonNode *outputs = require(node, "outputs");
+  if (!outputs || failed(expectKind(*outputs, JsonNode::Kind::Array)))
+    return failure();
+  if (outputs->elements.empty())
+    return error(*outputs) << "expected at least one output";
+  llvm::StringSet<> returned;
+  for (const JsonNode &entry : outputs->elements) {
+    FailureOr<std::string> name = readName(entry);
+    if (failed(name))
+      return failure();
+    if (!defined.count(*name))
+      return error(entry) << "unknown tensor '" << *name << "'";
+    if (!returned.insert(*name).second)
+      return error(entry) << "tensor '" << *name << "' is returned twice";
+    plan.outputs.push_back(*name);
+    plan.outputNodes.push_back(&entry);
+  }
+  return success();
+}
+
+LogicalResult PlanReader::readStyle(const JsonNode &key,
+                                    llvm::StringRef pattern,
+                                    const JsonNode &node, const ModelPlan &plan,
+                                    StyleDecl &style) {
+  style.pattern = pattern.str();
+  style.node = &key;
+  style.meshDim = plan.styleMeshDim;
+  const JsonNode *kindNode = &node;
+  if (node.isObject()) {
+    kindNode = require(node, "style");
+    if (!kindNode)
+      return failure();
+  }
+  FailureOr<std::string> kindText = readString(*kindNode);
+  if (failed(kindText))
+    return failure();
+  using Kind = StyleDecl::Kind;
+  std::optional<Kind> kind =
+      llvm::StringSwitch<std::optional<Kind>>(*kindText)
+          .Case("colwise", Kind::Colwise)
+          .Case("rowwise", Kind::Rowwise)
+          .Case("sequence_parallel", Kind::SequenceParallel)
+          .Case("prepare_module_input", Kind::PrepareModuleInput)
+          .Case("prepare_module_output", Kind::PrepareModuleOutput)
+          .Default(std::nullopt);
+  if (!kind)
+    return error(*kindNode) << "unknown style '" << *kindText
+                            << "'; expected one of: colwise, rowwise, "
+                               "sequence_parallel, prepare_module_input, "
+                               "prepare_module_output";
+  style.kind = *kind;
+  style.useLocalOutput = *kind != Kind::SequenceParallel &&
+                         *kind != Kind::PrepareModuleInput;
+  if (!node.isObject())
+    return success();
+
+  SmallVector<llvm::StringRef> allowed = {"style", "mesh_dim",
+                                          "use_local_output"};
+  switch (*kind) {
+  case Kind::Colwise:
+  case Kind::Rowwise:
+    allowed.append({"input_layouts", "output_layouts"});
+    break;
+  case Kind::SequenceParallel:
+    allowed.push_back("sequence_dim");
+    break;
+  case Kind::PrepareModuleInput:
+    allowed.append({"input_layouts", "desired_input_layouts"});
+    break;
+  case Kind::PrepareModuleOutput:
+    allowed.append({"output_layouts", "desired_output_layouts"});
+    break;
+  }
+  if (failed(checkObject(node, allowed)))
+    return failure();
+  if (const JsonNode *dim = node.get("mesh_dim")) {
+    FailureOr<int64_t> meshDim = readMeshDim(*dim, plan.mesh);
+    if (failed(meshDim))
+      return failure();
+    style.meshDim = *meshDim;
+  }
+  if (const JsonNode *local = node.get("use_local_output")) {
+    FailureOr<bool> value = readBool(*local);
+    if (failed(value))
+      return failure();
+    style.useLocalOutput = *value;
+  }
+  if (const JsonNode *dim = node.get("sequence_dim")) {
+    FailureOr<int64_t> value = readInteger(*dim);
+    if (failed(value))
+      return failure();
+    style.sequenceDim = *value;
+  }
+  bool single = *kind == Kind::Colwise || *kind == Kind::Rowwise;
+  std::optional<size_t> limit =
+      single ? std::optional<size_t>(1) : std::nullopt;
+  auto readList = [&](llvm::StringRef key,
+                      std::vector<StylePlacement> &layouts) -> LogicalResult {
+    const JsonNode *list = node.get(key);
+    if (!list)
+      return success();
+    if (!single && !list->isArray())
+      return error(*list) << "expected a list of layouts (null skips one)";
+    FailureOr<std::vector<StylePlacement>> read =
+        readStyleLayouts(*list, limit);
+    if (failed(read))
+      return failure();
+    if (single && (read->empty() || !read->front()))
+      return error(*list) << "expected one placement";
+    layouts = std::move(*read);
+    return success();
+  };
+  if (failed(readList("input_layouts", style.inputLayouts)) ||
+      failed(readList("desired_input_layouts", style.desiredInputLayouts)) ||
+      failed(readList("output_layouts", style.outputLayouts)) ||
+      failed(readList("desired_output_layouts", style.desiredOutputLayouts)))
+    return failure();
+
+  auto checkPair = [&](llvm::StringRef given, llvm::StringRef desired,
+                       const std::vector<StylePlacement> &a,
+                       const std::vector<StylePlacement> &b) -> LogicalResult {
+    if (!node.get(given))
+      return error(node) << "missing member '" << given << "'";
+    if (!node.get(desired))
+      return error(node) << "missing member '" << desired << "'";
+    if (a.size() != b.size())
+      return error(*node.get(desired))
+             << "expected " << a.size() << " layout(s), as many as '" << given
+             << "', got " << b.size();
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i].has_value() != b[i].has_value())
+        return error(node.get(desired)->elements[i])
+               << "'" << given << "' and '" << desired
+               << "' must skip (null) the same entries";
+    return success();
+  };
+  if (*kind == Kind::PrepareModuleInput)
+    return checkPair("input_layouts", "desired_input_layouts",
+                     style.inputLayouts, style.desiredInputLayouts);
+  if (*kind == Kind::PrepareModuleOutput)
+    return checkPair("output_layouts", "desired_output_layouts",
+                     style.outputLayouts, style.desiredOutputLayouts);
+  return success();
+}
+
+LogicalResult PlanReader::readPlan(const JsonNode &node, ModelPlan &plan) {
+  plan.planNode = &node;
+  if (failed(checkObject(
+          node, {"mesh_dim", "data_parallel", "styles", "placements"})))
+    return failure();
+  // The styles' default mesh dim: `tp` if a dim has that name, else the last.
+  plan.styleMeshDim = plan.mesh.shape.size() - 1;
+  for (auto [index, name] : llvm::enumerate(plan.mesh.names))
+    if (name == "tp")
+      plan.styleMeshDim = index;
+  if (const JsonNode *dim = node.get("mesh_dim")) {
+    FailureOr<int64_t> meshDim = readMeshDim(*dim, plan.mesh);
+    if (failed(meshDim))
+      return failure();
+    plan.styleMeshDim = *meshDim;
+  }
+  if (const JsonNode *dim = node.get("data_parallel")) {
+    FailureOr<int64_t> meshDim = readMeshDim(*dim, plan.mesh);
+    if (failed(meshDim))
+      return failure();
+    plan.dataParallelDim = *meshDim;
+  }
+  if (const JsonNode *styles = node.get("styles")) {
+    if (failed(expectKind(*styles, JsonNode::Kind::Object)))
+      return failure();
+    for (const auto &[pattern, value] : styles->members) {
+      StyleDecl style;
+      if (failed(readStyle(value, pattern, value, plan, style)))
+        return failure();
+      if (plan.dataParallelDim && style.meshDim == *plan.dataParallelDim)
+        return error(value) << "style applies to mesh dim "
+                            << plan.mesh.names[style.meshDim]
+                            << ", which is the data-parallel dim";
+      plan.styles.push_back(std::move(style));
+    }
+  }
+  if (const JsonNode *placements = node.get("placements")) {
+    if (failed(expectKind(*placements, JsonNode::Kind::Object)))
+      return failure();
+    size_t meshRank = plan.mesh.shape.size();
+    for (const auto &[tensor, value] : placements->members) {
+      PlacementDecl decl;
+      decl.tensor = tensor;
+      decl.node = &value;
+      if (value.isString() && meshRank == 1) {
+        FailureOr<PlacementAttr> placement = readPlacement(value);
+        if (failed(placement))
+          return failure();
+        decl.placements.push_back(*placement);
+      } else {
+        if (!value.isArray())
+          return error(value) << "expected a list of " << meshRank
+                              << " placement(s), one per mesh dim"
+                              << (meshRank == 1 ? ", or one placement" : "");
+        if (value.elements.size() != meshRank)
+          return error(value) << "expected " << meshRank
+                              << " placement(s), one per mesh dim, got "
+                              << value.elements.size();
+        for (const JsonNode &entry : value.elements) {
+          FailureOr<PlacementAttr> placement = readPlacement(entry);
+          if (failed(placement))
+            return failure();
+          decl.placements.push_back(*placement);
+        }
+      }
+      plan.placements.push_back(std::move(decl));
+    }
+  }
+  return success();
+}
+
+FailureOr<ModelPlan> PlanReader::read(const JsonNode &root) {
+  ModelPlan plan;
+  if (failed(checkObject(root, {"format", "version", "mesh", "model", "plan"})))
+    return failure();
+  const JsonNode *format = require(root, "format");
+  if (!format)
+    return failure();
+  FailureOr<std::string> formatText = readString(*format);
+  if (failed(formatText))
+    return failure();
+  if (*formatText != kFormat)
+    return error(*format) << "expected \"" << kFormat << "\", got \""
+                          << *formatText << "\"";
+  const JsonNode *version = require(root, "version");
+  if (!version)
+    return failure();
+  FailureOr<int64_t> versionNumber = readInteger(*version);
+  if (failed(versionNumber))
+    return failure();
+  if (*versionNumber != kVersion)
+    return error(*version) << "unsupported format version " << *versionNumber
+                           << "; this compiler reads version " << kVersion;
+  const JsonNode *mesh = require(root, "mesh");
+  if (!mesh || failed(readMesh(*mesh, plan.mesh)))
+    return failure();
+  const JsonNode *model = require(root, "model");
+  if (!model || failed(readModel(*model, plan)))
+    return failure();
+  plan.styleMeshDim = plan.mesh.shape.size() - 1;
+  if (const JsonNode *planNode = root.get("plan"))
+    if (failed(readPlan(*planNode, plan)))
+      return failure();
+  return plan;
+}
+
+FailureOr<ModelPlan>
+dtensor::frontend::readModelPlan(const JsonNode &root,
+                                 const JsonLocator &locator) {
+  return PlanReader(locator).read(root);
+}
