@@ -2,6 +2,8 @@
 # lit configuration of the dtensor test suites.
 
 import os
+import subprocess
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -22,4 +24,17 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     ["dtensor-opt", "dtensor-translate", "dtensor-compile", "dtensor-run"],
     [config.dtensor_tools_dir, config.llvm_tools_dir])
-config.substitutions.append(("%python", "python3"))
+# %python is the interpreter running lit (Debian's /usr/bin/python3 for
+# /usr/lib/llvm-22/bin/lit), not whatever `python3` comes first on PATH (a
+# pyenv or virtualenv shim may hide the Debian packages): the features below
+# are probed with this interpreter, so the tests must run with it too.
+config.substitutions.append(("%python", sys.executable))
+
+# Python modules some tests need; a test that REQUIRES a missing one is
+# reported UNSUPPORTED. numpy and jsonschema come with scripts/setup.sh
+# (python3-numpy, python3-jsonschema); torch (python3-torch) is optional.
+for module in ("numpy", "jsonschema", "torch"):
+    if subprocess.run([sys.executable, "-c", "import " + module],
+                      stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode == 0:
+        config.available_features.add(module)

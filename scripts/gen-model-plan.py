@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+"""Writes a Llama-style JSON model plan (docs/model-plan.md) with a
+torchtitan-like tensor-parallel plan.
+
+  gen-model-plan.py [--preset tiny|7b] [--layers N] [--dim D] [--heads H]
+      [--ffn F] [--vocab V] [--batch B] [--seq S] [--dtype f32|f16|bf16]
+      [--plan none|tp|tp-sp|dp-tp] [--mesh 2 | 2x2] [--model llama|block]
+      [--loss] [--name NAME] [-o FILE]
+
+--model llama: tok_embeddings -> N decoder blocks -> norm -> output (the LM
+head) -> argmax over the vocabulary (the next token at every position);
+with --loss also a `targets` input and the mean cross-entropy `loss`.
+--model block: N decoder blocks from an input `x[B, S, D]` to the output
+`y`, no embedding or head; under tp-sp `x` and `y` are Shard(1), as the
+residual stream between blocks is.
+
+A decoder block (module `layers.<i>`, Meta/torchtitan names):
+  attention_norm (rms_norm) -> attention.wq/wk/wv (linear) -> view to heads
+  -> rotary -> transpose -> causal scaled_dot_product_attention -> transpose
+  back -> view -> attention.wo (linear) -> residual add -> ffn_norm
+  (rms_norm) -> feed_forward: w2(silu(w1(x)) * w3(x)) -> residual add.
+
+Plans (mesh dim `tp`; with dp-tp a 2-D mesh `dp` x `tp`):
+  none   no plan: everything replicated
+  tp     tok_embeddings rowwise (vocab parallel), wq/wk/wv/w1/w3 colwise,
+         wo/w2 rowwise, output colwise with output Shard(-1) and
+         use_local_output false (loss parallelism: argmax and cross_entropy
+         on vocab-sharded logits)
+  tp-sp  tp plus sequence parallelism: norms sequence_parallel, the
+         embedding's and wo/w2's outputs Shard(1), attention and
+         feed_forward take their input as Shard(1) and gather it
+         (prepare_module_input), output's input Shard(1)
+  dp-tp  the tp plan on mesh dim `tp` plus `data_parallel: "dp"` (the batch
+         sharded over `dp`)
+
+Defaults (--preset tiny): 2 layers, dim 64, 4 heads, ffn 128, vocab 256,
+batch 2, seq 16. --preset 7b: 32 layers, dim 4096, 32 heads, ffn 11008,
+vocab 32000 (batch 1, seq 2048 unless given).
+"""
+
+import argparse
+import json
+import sys
+
+PRESETS = {
+    "tiny": dict(layers=2, dim=64, heads=4, ffn=128, vocab=256, batch=2,
+                 seq=16),
+    "7b": dict(layers=32, dim=4096, heads=32, ffn=11008, vocab=32000,
+               batch=1, seq=2048),
+}
+
+
+class Builder:
+    """Collects the declarations and ops of one model."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+        self.inputs = []
+        self.parameters = []
+        self.ops = []
+
+    def input(self, name, shape, dtype=None):
+        self.inputs.append({"name": name, "shape": list(shape),
+                            "dtype": dtype or self.dtype})
+        return name
+
+    def param(self, name, shape):
+        self.parameters.append({"name": name, "shape": list(shape),
+                                "dtype": self.dtype})
+        return name
+
+    def op(self, kind, module, inputs, output, **attrs):
+        entry = {"op": kind}
+        if module:
+            entry["module"] = module
+        entry["inputs"] = list(inputs)
+        entry["output"] = output
+        entry.update(attrs)
+        self.ops.append(entry)
+        return output
+
+
+def decoder_block(b, a, i, h, out):
+    """Appends decoder block `i` reading the residual stream `h`; its output
+    is named `out`."""
+    dim, heads = a.dim, a.heads
+    head_dim = dim // heads
+    m = f"layers.{i}"
+    v = f"l{i}."  # value-name prefix
+    eps = a.eps
+
+    xn = b.op("rms_norm", f"{m}.attention_norm",
+              [h, b.param(f"{m}.attention_norm.weight", [dim])],
+              v + "xn", eps=eps)
+    att = f"{m}.attention"
+    proj = {}
+    for w in ("wq", "wk", "wv"):
+        proj[w] = b.op("linear", f"{att}.{w}",
+                       [xn, b.param(f"{att}.{w}.weight", [dim, dim])],
+                       v + w[1])
+    heads_of = {}
+    for w, name in proj.items():
+        heads_of[w] = b.op("view", att, [name], name + "4",
+                           shape=[a.batch, a.seq, -1, head_dim])
+    for w in ("wq", "wk"):
+        heads_of[w] = b.op("rotary", att, [heads_of[w]], proj[w] + "r",
+                           theta=a.theta)
+    t = {w: b.op("transpose", att, [heads_of[w]], proj[w] + "t",
+                 dim0=1, dim1=2)
+         for w in ("wq", "wk", "wv")}
+    o = b.op("scaled_dot_product_attention", att, [t["wq"], t["wk"], t["wv"]],
+             v + "attn", is_causal=True)
+    o = b.op("transpose", att, [o], v + "attn_t", dim0=1, dim1=2)
+    o = b.op("view", att, [o], v + "attn_flat", shape=[a.batch, a.seq, -1])
+    o = b.op("linear", f"{att}.wo",
+             [o, b.param(f"{att}.wo.weight", [dim, dim])], v + "attn_out")
+    h = b.op("add", m, [h, o], v + "h")
+
+    hn = b.op("rms_norm", f"{m}.ffn_norm",
+              [h, b.param(f"{m}.ffn_norm.weight", [dim])], v + "hn", eps=eps)
+    ff = f"{m}.feed_forward"
+    gate = b.op("linear", f"{ff}.w1",
+                [hn, b.param(f"{ff}.w1.weight", [a.ffn, dim])], v + "gate")
+    gate = b.op("silu", ff, [gate], v + "gate_act")
+    up = b.op("linear", f"{ff}.w3",
+              [hn, b.param(f"{ff}.w3.weight", [a.ffn, dim])], v + "up")
+    g = b.op("mul", ff, [gate, up], v + "gated")
+    o = b.op("linear", f"{ff}.w2",
+             [g, b.param(f"{ff}.w2.weight", [dim, a.ffn])], v + "ffn_out")
+    return b.op("add", m, [h, o], out)
+
+
+def build_model(a):
+    b = Builder(a.dtype)
+    if a.model == "llama":
+        tokens = b.input("tokens", [a.batch, a.seq], "i64")
+        h = b.op("embedding", "tok_embeddings",
+                 [tokens, b.param("tok_embeddings.weight", [a.vocab, a.dim])],
+                 "h")
+    else:
+        h = b.input("x", [a.batch, a.seq, a.dim])
+    for i in range(a.layers):
+        last = i == a.layers - 1 and a.model == "block"
+        h = decoder_block(b, a, i, h, "y" if last else f"l{i}.out")
+    outputs = [h]
+    if a.model == "llama":
+        hn = b.op("rms_norm", "norm", [h, b.param("norm.weight", [a.dim])],
+                  "hn", eps=a.eps)
+        logits = b.op("linear", "output",
+                      [hn, b.param("output.weight", [a.vocab, a.dim])],
+                      "logits")
+        outputs = [b.op("argmax", "", [logits], "next_token", dim=-1)]
+        if a.loss:
+            targets = b.input("targets", [a.batch, a.seq], "i64")
+            flat = b.op("view", "", [logits], "logits_flat",
+                        shape=[a.batch * a.seq, a.vocab])
+            tflat = b.op("view", "", [targets], "targets_flat",
+                         shape=[a.batch * a.seq])
+            outputs.append(b.op("cross_entropy", "", [flat, tflat], "loss"))
+    model = {"name": a.name or ("llama" if a.model == "llama" else "block"),
+             "inputs": b.inputs, "parameters": b.parameters, "ops": b.ops,
+             "outputs": outputs}
+    return model
+
+
+def build_plan(a):
+    if a.plan == "none":
+        return None
+    sp = a.plan == "tp-sp"
+    styles = {}
+    if a.model == "llama":
+        styles["tok_embeddings"] = (
+            {"style": "rowwise", "input_layouts": "R", "output_layouts": "S(1)"}
+            if sp else {"style": "rowwise", "input_layouts": "R"})
+    pre = "layers.*."
+    if sp:
+        styles[pre + "attention_norm"] = "sequence_parallel"
+        styles[pre + "attention"] = {
+            "style": "prepare_module_input", "input_layouts": ["S(1)"],
+            "desired_input_layouts": ["R"]}
+    for w in ("wq", "wk", "wv"):
+        styles[pre + "attention." + w] = "colwise"
+    styles[pre + "attention.wo"] = (
+        {"style": "rowwise", "output_layouts": "S(1)"} if sp else "rowwise")
+    if sp:
+        styles[pre + "ffn_norm"] = "sequence_parallel"
+        styles[pre + "feed_forward"] = {
+            "style": "prepare_module_input", "input_layouts": ["S(1)"],
+            "desired_input_layouts": ["R"]}
+    styles[pre + "feed_forward.w1"] = "colwise"
+    styles[pre + "feed_forward.w2"] = (
+        {"style": "rowwise", "output_layouts": "S(1)"} if sp else "rowwise")
+    styles[pre + "feed_forward.w3"] = "colwise"
+    if a.model == "llama":
+        if sp:
+            styles["norm"] = "sequence_parallel"
+        head = {"style": "colwise", "output_layouts": "S(-1)",
+                "use_local_output": False}
+        if sp:
+            head = {"style": "colwise", "input_layouts": "S(1)",
+                    "output_layouts": "S(-1)", "use_local_output": False}
+        styles["output"] = head
+    plan = {}
+    if a.plan == "dp-tp":
+        plan["data_parallel"] = "dp"
+    plan["styles"] = styles
+    if a.model == "block" and sp:
+        # The block's input and output are the residual stream between
+        # blocks: sharded over the sequence.
+        plan["placements"] = {"x": "S(1)", "y": "S(1)"}
+    return plan
+
+
+def parse_mesh(text, plan):
+    try:
+        shape = [int(s) for s in text.split("x")]
+    except ValueError:
+        sys.exit(f"gen-model-plan: --mesh {text}: expected sizes like 2 or 2x2")
+    if plan == "dp-tp" and len(shape) != 2:
+        sys.exit("gen-model-plan: --plan dp-tp needs a 2-D --mesh (DPxTP)")
+    if plan != "dp-tp" and len(shape) != 1:
+        sys.exit(f"gen-model-plan: --plan {plan} needs a 1-D --mesh")
+    names = ["dp", "tp"] if len(shape) == 2 else ["tp"]
+    return {"shape": shape, "names": names}
+
+
+def check_shapes(a):
+    errors = []
+    if a.dim % a.heads:
+        errors.append(f"--dim {a.dim} is not a multiple of --heads {a.heads}")
+    elif (a.dim // a.heads) % 2:
+        errors.append("the head dim (dim / heads) must be even (rotary)")
+    for key in ("layers", "dim", "heads", "ffn", "vocab", "batch", "seq"):
+        if getattr(a, key) < (0 if key == "layers" else 1):
+            errors.append(f"--{key} must be positive")
+    if a.model == "block" and a.layers < 1:
+        errors.append("--model block needs at least one layer")
+    if a.loss and a.model != "llama":
+        errors.append("--loss needs --model llama")
+    if errors:
+        sys.exit("gen-model-plan: " + "; ".join(errors))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--preset", choices=sorted(PRESETS), default="tiny")
+    for key in ("layers", "dim", "heads", "ffn", "vocab", "batch", "seq"):
+        p.add_argument("--" + key, type=int)
+    p.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="f32")
+    p.add_argument("--plan", choices=["none", "tp", "tp-sp", "dp-tp"],
+                   default="tp")
+    p.add_argument("--mesh", help="mesh shape, e.g. 2 or 2x2 (default: 2, "
+                   "or 2x2 with dp-tp)")
+    p.add_argument("--model", choices=["llama", "block"], default="llama")
+    p.add_argument("--loss", action="store_true",
+                   help="also a targets input and the cross-entropy loss")
+    p.add_argument("--theta", type=float, default=10000.0)
+    p.add_argument("--eps", type=float, default=1e-5)
+    p.add_argument("--name", help="the model's name (entry function)")
+    p.add_argument("-o", "--output", help="file to write (default stdout)")
+    a = p.parse_args(argv)
+    for key, value in PRESETS[a.preset].items():
+        if getattr(a, key) is None:
+            setattr(a, key, value)
+    check_shapes(a)
+    mesh = parse_mesh(a.mesh or ("2x2" if a.plan == "dp-tp" else "2"), a.plan)
+
+    doc = {"format": "dtensor.model_plan", "version": 1, "mesh": mesh,
+           "model": build_model(a)}
+    plan = build_plan(a)
+    if plan is not None:
+        doc["plan"] = plan
+    text = dump(doc) + "\n"
+    if a.output:
+        with open(a.output, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+def dump(value, indent=0):
+    """JSON with one op, declaration or style per line."""
+    flat = json.dumps(value)
+    if not isinstance(value, (dict, list)) or not value or (
+            indent >= 4 and len(flat) + indent <= 150) or len(flat) + indent <= 60:
+        return flat
+    pad = " " * (indent + 2)
+    if isinstance(value, list):
+        items = [pad + dump(v, indent + 2) for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+    items = [pad + json.dumps(k) + ": " + dump(v, indent + 2)
+             for k, v in value.items()]
+    return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,553 @@
+#!/usr/bin/env python3
+"""Runs a JSON model plan (docs/model-plan.md) in PyTorch eager mode on one
+device: the reference the compiled programs are checked against.
+
+  torch_model.py model.json [--input NAME=FILE.npy ...] [--weights W.safetensors]
+      [--output NAME=FILE.npy ...] [--threads N]
+
+Every input and parameter must be given. Outputs not written to a file are
+summarised (shape, dtype, min, max, mean). An input declared bf16 may come
+as an f32 .npy file (NumPy has no bf16) and is rounded to bf16; a bf16
+output is written as f32.
+
+As a library:
+
+  import torch_model
+  plan = torch_model.load_plan("model.json")
+  outputs = torch_model.run_plan(plan, {"x": x, "fc1.weight": w1, ...})
+
+The plan's `plan` member (how to parallelize) does not change the values and
+is ignored: this is the single-device semantics every parallel run must
+reproduce. Each op kind is one function of OPS, named after the torch
+function it follows.
+"""
+
+import argparse
+import json
+import math
+import struct
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
+          "i32": torch.int32, "i64": torch.int64}
+HALF = (torch.float16, torch.bfloat16)
+
+
+class PlanError(Exception):
+    """A plan or tensor this interpreter cannot run, with the place."""
+
+
+class Attrs:
+    """An op's attributes; every key must be one the op kind defines."""
+
+    def __init__(self, op, where, known):
+        self.op = op
+        self.where = where
+        self.dtype = None  # the declared dtype of the op's first input
+        unknown = sorted(set(op) - {"op", "inputs", "output", "outputs",
+                                    "module"} - set(known))
+        if unknown:
+            raise PlanError(f"{where}: unknown attribute(s) "
+                            f"{', '.join(unknown)} for '{op['op']}'")
+
+    def get(self, key, default=None):
+        return self.op.get(key, default)
+
+    def has(self, key):
+        return key in self.op
+
+    def require(self, key):
+        if key not in self.op:
+            raise PlanError(f"{self.where}: '{self.op['op']}' needs '{key}'")
+        return self.op[key]
+
+
+class OpKind:
+    def __init__(self, fn, attrs, inputs, float_compute, multi):
+        self.fn = fn
+        self.attrs = attrs
+        self.inputs = inputs  # (min, max); max None: any number
+        self.float_compute = float_compute
+        self.multi = multi
+
+
+OPS = {}
+
+
+def op(*kinds, attrs=(), inputs=(1, 1), float_compute=True, multi=False):
+    """Registers an op function. float_compute: f16/bf16 inputs are computed
+    in f32 and the result rounded back (docs/model-plan.md, Ops)."""
+    def register(fn):
+        for kind in kinds:
+            OPS[kind] = OpKind(fn, attrs, inputs, float_compute, multi)
+        return fn
+    return register
+
+
+def norm_dim(dim, rank):
+    if not -rank <= dim < max(rank, 1):
+        raise PlanError(f"dim {dim} out of range for rank {rank}")
+    return dim % rank if rank else 0
+
+
+# --- ops ---------------------------------------------------------------------
+
+@op("linear", inputs=(2, 3))
+def linear(ins, a):
+    return F.linear(*ins)
+
+
+@op("matmul", inputs=(2, 2))
+def matmul(ins, a):
+    return torch.matmul(ins[0], ins[1])
+
+
+@op("bmm", inputs=(2, 2))
+def bmm(ins, a):
+    return torch.bmm(ins[0], ins[1])
+
+
+BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul,
+          "div": torch.div}
+
+
+@op("add", "sub", "mul", "div", attrs=("scalar",), inputs=(1, 2))
+def binary(ins, a):
+    fn = BINARY[a.op["op"]]
+    if a.has("scalar"):
+        if len(ins) != 1:
+            raise PlanError(f"{a.where}: with 'scalar' the op takes one input")
+        lhs, rhs = ins[0], a.get("scalar")
+    else:
+        if len(ins) != 2:
+            raise PlanError(f"{a.where}: expected two inputs (or 'scalar')")
+        lhs, rhs = ins
+        if lhs.dtype != rhs.dtype:
+            raise PlanError(f"{a.where}: dtypes differ: {lhs.dtype}, {rhs.dtype}")
+    if fn is torch.div and not lhs.is_floating_point():
+        # No type promotion: integer division truncates (C, arith.divsi).
+        return torch.div(lhs, rhs, rounding_mode="trunc").to(lhs.dtype)
+    return fn(lhs, rhs).to(lhs.dtype)
+
+
+@op("neg")
+def neg(ins, a):
+    return torch.neg(ins[0])
+
+
+@op("exp")
+def exp(ins, a):
+    return torch.exp(ins[0])
+
+
+@op("tanh")
+def tanh(ins, a):
+    return torch.tanh(ins[0])
+
+
+@op("relu")
+def relu(ins, a):
+    return F.relu(ins[0])
+
+
+@op("silu")
+def silu(ins, a):
+    return F.silu(ins[0])
+
+
+@op("gelu", attrs=("approximate",))
+def gelu(ins, a):
+    approximate = a.get("approximate", "none")
+    if approximate not in ("none", "tanh"):
+        raise PlanError(f"{a.where}: approximate must be 'none' or 'tanh'")
+    return F.gelu(ins[0], approximate=approximate)
+
+
+@op("softmax", attrs=("dim",))
+def softmax(ins, a):
+    return F.softmax(ins[0], dim=a.get("dim", -1))
+
+
+@op("log_softmax", attrs=("dim",))
+def log_softmax(ins, a):
+    return F.log_softmax(ins[0], dim=a.get("dim", -1))
+
+
+def normalized_shape(x, a):
+    shape = a.get("normalized_shape", [x.shape[-1]] if x.dim() else [])
+    return [shape] if isinstance(shape, int) else list(shape)
+
+
+@op("layer_norm", attrs=("normalized_shape", "eps"), inputs=(1, 3))
+def layer_norm(ins, a):
+    x = ins[0]
+    weight = ins[1] if len(ins) > 1 else None
+    bias = ins[2] if len(ins) > 2 else None
+    return F.layer_norm(x, normalized_shape(x, a), weight, bias,
+                        a.get("eps", 1e-5))
+
+
+@op("rms_norm", attrs=("normalized_shape", "eps"), inputs=(1, 2))
+def rms_norm(ins, a):
+    # torch.nn.functional.rms_norm (torch >= 2.4):
+    #   x * rsqrt(mean(x^2 over the normalized dims) + eps) * weight,
+    # eps defaulting to the machine epsilon of x's dtype.
+    x = ins[0]
+    shape = normalized_shape(x, a)
+    eps = a.get("eps", torch.finfo(a.dtype).eps)
+    dims = list(range(x.dim() - len(shape), x.dim()))
+    y = x * torch.rsqrt(x.pow(2).mean(dims, keepdim=True) + eps)
+    return y * ins[1] if len(ins) > 1 else y
+
+
+@op("embedding", inputs=(2, 2), float_compute=False)
+def embedding(ins, a):
+    ids, table = ins
+    if ids.is_floating_point():
+        raise PlanError(f"{a.where}: ids must be i32 or i64")
+    vocab = table.shape[0]
+    # F.embedding, except that an id outside [0, V) gives a row of zeros.
+    valid = (ids >= 0) & (ids < vocab)
+    if vocab == 0:
+        return table.new_zeros(list(ids.shape) + [table.shape[1]])
+    rows = F.embedding(torch.where(valid, ids, torch.zeros_like(ids)).long(),
+                       table)
+    return rows * valid.unsqueeze(-1).to(table.dtype)
+
+
+@op("transpose", attrs=("dim0", "dim1"), float_compute=False)
+def transpose(ins, a):
+    return ins[0].transpose(a.require("dim0"), a.require("dim1"))
+
+
+@op("permute", attrs=("dims",), float_compute=False)
+def permute(ins, a):
+    return ins[0].permute(*a.require("dims"))
+
+
+@op("reshape", "view", attrs=("shape",), float_compute=False)
+def reshape(ins, a):
+    return ins[0].reshape(a.require("shape"))
+
+
+@op("concat", attrs=("dim",), inputs=(1, None), float_compute=False)
+def concat(ins, a):
+    return torch.cat(ins, dim=a.get("dim", 0))
+
+
+@op("split", attrs=("split_size_or_sections", "dim"), float_compute=False,
+    multi=True)
+def split(ins, a):
+    return list(torch.split(ins[0], a.require("split_size_or_sections"),
+                            dim=a.get("dim", 0)))
+
+
+@op("slice", attrs=("dim", "start", "end", "step"), float_compute=False)
+def slice_(ins, a):
+    x = ins[0]
+    dim = norm_dim(a.get("dim", 0), x.dim())
+    step = a.get("step", 1)
+    if step < 1:
+        raise PlanError(f"{a.where}: step must be >= 1")
+    index = [slice(None)] * x.dim()
+    index[dim] = slice(a.get("start", 0), a.get("end", None), step)
+    return x[tuple(index)]
+
+
+@op("rotary", attrs=("theta", "seq_dim", "position_offset"))
+def rotary(ins, a):
+    # Rotary position embedding, rotate_half convention (GPT-NeoX, Hugging
+    # Face Llama): x * cos + rotate_half(x) * sin, with the frequencies
+    # theta^(-2i/D) of positions position_offset + 0 .. S-1 along seq_dim.
+    x = ins[0]
+    rank = x.dim()
+    seq_dim = norm_dim(a.get("seq_dim", -3), rank)
+    if seq_dim == rank - 1:
+        raise PlanError(f"{a.where}: seq_dim must not be the last dim")
+    d = x.shape[-1]
+    if d % 2:
+        raise PlanError(f"{a.where}: the last dim ({d}) must be even")
+    theta = float(a.get("theta", 10000.0))
+    offset = a.get("position_offset", 0)
+    seq = x.shape[seq_dim]
+    inv_freq = 1.0 / (theta ** (torch.arange(0, d, 2, dtype=torch.float32) / d))
+    pos = torch.arange(offset, offset + seq, dtype=torch.float32)
+    freqs = torch.outer(pos, inv_freq)
+    emb = torch.cat([freqs, freqs], dim=-1)  # [S, D]
+    view = [1] * rank
+    view[seq_dim] = seq
+    view[-1] = d
+    cos = emb.cos().reshape(view)
+    sin = emb.sin().reshape(view)
+    x1, x2 = x[..., : d // 2], x[..., d // 2:]
+    rotated = torch.cat([-x2, x1], dim=-1)
+    return x * cos + rotated * sin
+
+
+@op("scaled_dot_product_attention", attrs=("is_causal", "scale"),
+    inputs=(3, 4))
+def scaled_dot_product_attention(ins, a):
+    # torch.nn.functional.scaled_dot_product_attention (torch >= 2.0), by
+    # its formula: softmax(q @ k^T * scale + mask) @ v.
+    q, k, v = ins[:3]
+    mask = ins[3] if len(ins) > 3 else None
+    is_causal = a.get("is_causal", False)
+    if is_causal and mask is not None:
+        raise PlanError(f"{a.where}: a mask and is_causal together")
+    scale = a.get("scale", 1.0 / math.sqrt(q.shape[-1]))
+    scores = torch.matmul(q, k.transpose(-2, -1)) * scale
+    if is_causal:
+        length, source = q.shape[-2], k.shape[-2]
+        keep = torch.ones(length, source, dtype=torch.bool).tril(diagonal=0)
+        scores = scores.masked_fill(~keep, float("-inf"))
+    if mask is not None:
+        scores = scores + mask
+    return torch.matmul(torch.softmax(scores, dim=-1), v)
+
+
+def reduce_dims(x, a):
+    dim = a.get("dim", None)
+    if dim is None:
+        return list(range(x.dim()))
+    return [dim] if isinstance(dim, int) else list(dim)
+
+
+@op("sum", attrs=("dim", "keepdim"))
+def sum_(ins, a):
+    x = ins[0]
+    dims = reduce_dims(x, a)
+    if not dims:
+        return x.clone()
+    return torch.sum(x, dim=dims, keepdim=a.get("keepdim", False)).to(x.dtype)
+
+
+@op("mean", attrs=("dim", "keepdim"))
+def mean(ins, a):
+    x = ins[0]
+    dims = reduce_dims(x, a)
+    if not dims:
+        return x.clone()
+    return torch.mean(x, dim=dims, keepdim=a.get("keepdim", False))
+
+
+@op("max", attrs=("dim", "keepdim"))
+def max_(ins, a):
+    x = ins[0]
+    dims = reduce_dims(x, a)
+    if not dims:
+        return x.clone()
+    return torch.amax(x, dim=dims, keepdim=a.get("keepdim", False))
+
+
+@op("argmax", attrs=("dim", "keepdim"))
+def argmax(ins, a):
+    # torch.argmax: the first index of the maximum.
+    return torch.argmax(ins[0], dim=a.require("dim"),
+                        keepdim=a.get("keepdim", False))
+
+
+@op("cross_entropy", attrs=("reduction", "ignore_index"), inputs=(2, 2))
+def cross_entropy(ins, a):
+    logits, target = ins
+    if target.is_floating_point():
+        raise PlanError(f"{a.where}: target must be i32 or i64")
+    return F.cross_entropy(logits, target.long(),
+                           reduction=a.get("reduction", "mean"),
+                           ignore_index=a.get("ignore_index", -100))
+
+
+# --- the interpreter -----------------------------------------------------------
+
+def load_plan(path):
+    with open(path) as f:
+        plan = json.load(f)
+    if plan.get("format") != "dtensor.model_plan" or plan.get("version") != 1:
+        raise PlanError(f"{path}: not a dtensor.model_plan of version 1")
+    return plan
+
+
+def declarations(plan):
+    """The model's inputs and parameters: name -> (shape, torch dtype)."""
+    model = plan["model"]
+    decls = {}
+    for t in model["inputs"] + model.get("parameters", []):
+        decls[t["name"]] = (list(t["shape"]), DTYPES[t["dtype"]])
+    return decls
+
+
+def run_op(op, values, where):
+    """Runs one op on `values` (name -> tensor); returns its results."""
+    kind = OPS.get(op["op"])
+    if kind is None:
+        raise PlanError(f"{where}: unknown op '{op['op']}'")
+    attrs = Attrs(op, where, kind.attrs)
+    names = op["inputs"]
+    low, high = kind.inputs
+    if len(names) < low or (high is not None and len(names) > high):
+        raise PlanError(f"{where}: '{op['op']}' takes {low}"
+                        f"{'' if high == low else ' to ' + str(high or 'any')}"
+                        f" inputs, got {len(names)}")
+    for name in names:
+        if name not in values:
+            raise PlanError(f"{where}: unknown tensor '{name}'")
+    ins = [values[n] for n in names]
+    attrs.dtype = ins[0].dtype if ins else None
+    if kind.float_compute and any(t.dtype in HALF for t in ins):
+        out_dtype = ins[0].dtype
+        result = kind.fn([t.float() if t.dtype in HALF else t for t in ins],
+                         attrs)
+        if out_dtype in HALF and result.is_floating_point():
+            result = result.to(out_dtype)
+    else:
+        result = kind.fn(ins, attrs)
+    outputs = op.get("outputs", [op["output"]] if "output" in op else None)
+    if outputs is None:
+        raise PlanError(f"{where}: no 'output' or 'outputs'")
+    results = result if kind.multi else [result]
+    if len(results) != len(outputs):
+        raise PlanError(f"{where}: '{op['op']}' gives {len(results)} values, "
+                        f"{len(outputs)} outputs listed")
+    return dict(zip(outputs, results))
+
+
+def run_plan(plan, tensors, return_all=False):
+    """Runs the model of `plan` on `tensors` (every input and parameter, by
+    name, as torch tensors of the declared shape and dtype). Returns the
+    outputs as an ordered dict name -> tensor, or with return_all every
+    value the model defines."""
+    values = {}
+    for name, (shape, dtype) in declarations(plan).items():
+        if name not in tensors:
+            raise PlanError(f"no value given for '{name}'")
+        t = tensors[name]
+        if list(t.shape) != shape or t.dtype != dtype:
+            raise PlanError(f"'{name}': expected {shape} {dtype}, got "
+                            f"{list(t.shape)} {t.dtype}")
+        values[name] = t
+    with torch.no_grad():
+        for i, op in enumerate(plan["model"]["ops"]):
+            where = f"$.model.ops[{i}] ({op.get('op')})"
+            for name, value in run_op(op, values, where).items():
+                if name in values:
+                    raise PlanError(f"{where}: '{name}' is defined twice")
+                values[name] = value
+    if return_all:
+        return values
+    return {name: values[name] for name in plan["model"]["outputs"]}
+
+
+# --- files ---------------------------------------------------------------------
+
+SAFETENSORS_DTYPES = {"F32": torch.float32, "F16": torch.float16,
+                      "BF16": torch.bfloat16, "F64": torch.float64,
+                      "I32": torch.int32, "I64": torch.int64,
+                      "I8": torch.int8, "U8": torch.uint8, "BOOL": torch.bool}
+
+
+def load_safetensors(path):
+    """name -> tensor of a .safetensors file: an 8-byte little-endian header
+    length, a JSON header, then the raw little-endian data."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 8:
+        raise PlanError(f"{path}: too short for a safetensors file")
+    (length,) = struct.unpack("<Q", data[:8])
+    if 8 + length > len(data):
+        raise PlanError(f"{path}: header runs past the end of the file")
+    header = json.loads(data[8:8 + length])
+    body = memoryview(data)[8 + length:]
+    tensors = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = SAFETENSORS_DTYPES.get(info["dtype"])
+        if dtype is None:
+            raise PlanError(f"{path}: '{name}': unsupported dtype {info['dtype']}")
+        begin, end = info["data_offsets"]
+        if end > len(body):
+            raise PlanError(f"{path}: '{name}': data past the end of the file")
+        shape = info["shape"]
+        if begin == end:
+            tensors[name] = torch.empty(shape, dtype=dtype)
+        else:
+            tensors[name] = torch.frombuffer(bytearray(body[begin:end]),
+                                             dtype=dtype).reshape(shape)
+    return tensors
+
+
+def load_npy(path, dtype):
+    array = np.load(path)
+    t = torch.from_numpy(np.ascontiguousarray(array))
+    if dtype == torch.bfloat16 and t.dtype == torch.float32:
+        t = t.to(torch.bfloat16)
+    return t
+
+
+def save_npy(path, tensor):
+    if tensor.dtype == torch.bfloat16:
+        tensor = tensor.float()
+    np.save(path, tensor.contiguous().numpy())
+
+
+def parse_pairs(pairs, flag):
+    result = {}
+    for pair in pairs:
+        name, sep, path = pair.partition("=")
+        if not sep or not name or not path:
+            raise PlanError(f"{flag} {pair}: expected NAME=FILE")
+        result[name] = path
+    return result
+
+
+def summary(t):
+    if t.numel() == 0:
+        return f"{list(t.shape)} {t.dtype}: empty"
+    f = t.double()
+    return (f"{list(t.shape)} {t.dtype}: min {f.min().item():.6g} "
+            f"max {f.max().item():.6g} mean {f.mean().item():.6g}")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("plan")
+    p.add_argument("--input", action="append", default=[],
+                   metavar="NAME=FILE.npy")
+    p.add_argument("--weights", action="append", default=[],
+                   metavar="FILE.safetensors")
+    p.add_argument("--output", action="append", default=[],
+                   metavar="NAME=FILE.npy")
+    p.add_argument("--threads", type=int, help="torch intra-op threads")
+    args = p.parse_args(argv)
+    try:
+        if args.threads:
+            torch.set_num_threads(args.threads)
+        plan = load_plan(args.plan)
+        decls = declarations(plan)
+        tensors = {}
+        for path in args.weights:
+            tensors.update(load_safetensors(path))
+        for name, path in parse_pairs(args.input, "--input").items():
+            if name not in decls:
+                raise PlanError(f"--input {name}: the model has no such input")
+            tensors[name] = load_npy(path, decls[name][1])
+        outputs = run_plan(plan, tensors)
+        files = parse_pairs(args.output, "--output")
+        for name in files:
+            if name not in outputs:
+                raise PlanError(f"--output {name}: the model has no such output")
+        for name, value in outputs.items():
+            if name in files:
+                save_npy(files[name], value)
+            else:
+                print(f"{name}: {summary(value)}")
+    except PlanError as e:
+        sys.exit(f"torch_model: {e}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Checks docs/model-plan.schema.json: every plan given validates, and each
+deliberately broken copy of the first one is rejected.
+
+  validate.py SCHEMA PLAN.json ...
+
+Prints `valid: FILE` per plan, then `rejected: CASE: MESSAGE` per broken
+copy; exits 1 when a plan is invalid or a broken copy is accepted."""
+
+import copy
+import json
+import os
+import sys
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+
+def op(plan, i):
+    return plan["model"]["ops"][i]
+
+
+def mlp_like(plan):
+    """The cases below edit a plan with a linear at ops[0]."""
+    assert op(plan, 0)["op"] == "linear", "the first plan must start with a linear"
+
+
+def add_op(plan, entry):
+    plan["model"]["ops"].append(entry)
+
+
+# name -> edit of a copy of the first plan (an MLP: linear, gelu, linear).
+BROKEN = {
+    "unknown top-level member": lambda p: p.update(extra=1),
+    "wrong format": lambda p: p.update(format="dtensor"),
+    "version 2": lambda p: p.update(version=2),
+    "mesh dim of size 0": lambda p: p["mesh"].update(shape=[0]),
+    "repeated mesh names": lambda p: p["mesh"].update(shape=[2, 2], names=["tp", "tp"]),
+    "unknown dtype": lambda p: p["model"]["inputs"][0].update(dtype="f64"),
+    "negative shape": lambda p: p["model"]["inputs"][0].update(shape=[-1, 64]),
+    "no outputs": lambda p: p["model"].update(outputs=[]),
+    "misspelt tensor member": lambda p: p["model"]["inputs"][0].update(dtpye="f32"),
+    "unknown op": lambda p: op(p, 0).update(op="conv2d"),
+    "misspelt attribute": lambda p: op(p, 1).update(approximat="tanh"),
+    "attribute of another op": lambda p: op(p, 0).update(dim=0),
+    "bad gelu approximation": lambda p: op(p, 1).update(approximate="erf"),
+    "output and outputs": lambda p: op(p, 0).update(outputs=["h"]),
+    "neither output nor outputs": lambda p: op(p, 0).pop("output"),
+    "linear with one input": lambda p: op(p, 0).update(inputs=["x"]),
+    "two outputs of a linear": lambda p: (op(p, 0).pop("output"),
+                                          op(p, 0).update(outputs=["h", "h2"])),
+    "scalar add with two inputs": lambda p: add_op(
+        p, {"op": "add", "inputs": ["y", "y"], "output": "z", "scalar": 1.0}),
+    "add with one input, no scalar": lambda p: add_op(
+        p, {"op": "add", "inputs": ["y"], "output": "z"}),
+    "transpose without dim1": lambda p: add_op(
+        p, {"op": "transpose", "inputs": ["y"], "output": "z", "dim0": 0}),
+    "reshape with two -1": lambda p: add_op(
+        p, {"op": "reshape", "inputs": ["y"], "output": "z", "shape": [-1, -1]}),
+    "split without sizes": lambda p: add_op(
+        p, {"op": "split", "inputs": ["y"], "outputs": ["a", "b"]}),
+    "slice step 0": lambda p: add_op(
+        p, {"op": "slice", "inputs": ["y"], "output": "z", "step": 0}),
+    "argmax without dim": lambda p: add_op(
+        p, {"op": "argmax", "inputs": ["y"], "output": "z"}),
+    "mask and is_causal": lambda p: add_op(
+        p, {"op": "scaled_dot_product_attention", "inputs": ["y", "y", "y", "y"],
+            "output": "z", "is_causal": True}),
+    "bad reduction": lambda p: add_op(
+        p, {"op": "cross_entropy", "inputs": ["y", "t"], "output": "z",
+            "reduction": "avg"}),
+    "unknown plan member": lambda p: p["plan"].update(style={}),
+    "unknown style": lambda p: p["plan"]["styles"].update(fc1="column"),
+    "prepare_module_input as a string": lambda p: p["plan"]["styles"].update(
+        fc1="prepare_module_input"),
+    "prepare_module_input without desired layouts": lambda p: p["plan"]["styles"].update(
+        fc1={"style": "prepare_module_input", "input_layouts": ["S(1)"]}),
+    "option of another style": lambda p: p["plan"]["styles"].update(
+        fc1={"style": "colwise", "sequence_dim": 1}),
+    "bad placement in a style": lambda p: p["plan"]["styles"].update(
+        fc2={"style": "rowwise", "output_layouts": "Shard"}),
+    "bad placement": lambda p: p["plan"].update(placements={"x": "S(x)"}),
+    "bad partial kind": lambda p: p["plan"].update(placements={"x": ["P(prod)"]}),
+    "mesh_dim of the wrong type": lambda p: p["plan"].update(mesh_dim=1.5),
+}
+
+
+def main(argv):
+    with open(argv[0]) as f:
+        schema = json.load(f)
+    Draft202012Validator.check_schema(schema)
+    validator = Draft202012Validator(schema)
+    ok = True
+    plans = []
+    for path in argv[1:]:
+        with open(path) as f:
+            plan = json.load(f)
+        plans.append(plan)
+        errors = sorted(validator.iter_errors(plan), key=lambda e: list(e.path))
+        name = os.path.basename(path)
+        if errors:
+            ok = False
+            for e in errors:
+                print(f"INVALID: {name}: $.{'.'.join(map(str, e.path))}: {e.message}")
+        else:
+            print(f"valid: {name}")
+    base = plans[0]
+    mlp_like(base)
+    for case, edit in BROKEN.items():
+        plan = copy.deepcopy(base)
+        edit(plan)
+        error = best_match(validator.iter_errors(plan))
+        if error is None:
+            ok = False
+            print(f"ACCEPTED: {case}")
+        else:
+            path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}"
+                                 for p in error.absolute_path)
+            message = error.message
+            if len(message) > 100:
+                message = message[:97] + "..."
+            print(f"rejected: {case}: {path}: {message}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
