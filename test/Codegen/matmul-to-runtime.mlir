@@ -92,3 +92,83 @@ func.func @tensors(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>, %c: tensor<3x5xf32>
   %r = linalg.matmul ins(%a, %b : tensor<3x4xf32>, tensor<4x5xf32>) outs(%c : tensor<3x5xf32>) -> tensor<3x5xf32>
   return %r : tensor<3x5xf32>
 }
+
+// A linear on [B, S, in] as one generic: M = B x S, a collapsed view of x
+// and of the result; the weight [out, in] is passed transposed.
+// CHECK-LABEL: func.func @linear_3d
+// CHECK-SAME: (%[[X:.*]]: memref<2x3x8xf32>, %[[W:.*]]: memref<4x8xf32>, %[[Y:.*]]: memref<2x3x4xf32>)
+// CHECK: %[[XV:.*]] = memref.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : memref<2x3x8xf32> into memref<6x8xf32>
+// CHECK: memref.cast %[[XV]]
+// CHECK: %[[WT:.*]] = memref.transpose %[[W]] (d0, d1) -> (d1, d0) : memref<4x8xf32> to memref<8x4xf32, strided<[1, 8]>>
+// CHECK: memref.cast %[[WT]]
+// CHECK: %[[YV:.*]] = memref.collapse_shape %[[Y]] {{\[}}[0, 1], [2]] : memref<2x3x4xf32> into memref<6x4xf32>
+// CHECK: memref.cast %[[YV]]
+// CHECK: call @dtensor_rt_matmul
+// CHECK-NOT: linalg.generic
+func.func @linear_3d(%x: memref<2x3x8xf32>, %w: memref<4x8xf32>, %y: memref<2x3x4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, s, o, i) -> (b, s, i)>, affine_map<(b, s, o, i) -> (o, i)>, affine_map<(b, s, o, i) -> (b, s, o)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x3x8xf32>, memref<4x8xf32>) outs(%y : memref<2x3x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Attention scores over [B, H, L, E] x [B, H, S, E]: batch = B x H, and
+// the keys are passed transposed.
+// CHECK-LABEL: func.func @attention_scores
+// CHECK-SAME: (%[[Q:.*]]: memref<2x4x5x8xf32>, %[[K:.*]]: memref<2x4x6x8xf32>, %[[S:.*]]: memref<2x4x5x6xf32>)
+// CHECK: memref.collapse_shape %[[Q]] {{\[}}[0, 1], [2], [3]] : memref<2x4x5x8xf32> into memref<8x5x8xf32>
+// CHECK: %[[KV:.*]] = memref.collapse_shape %[[K]] {{\[}}[0, 1], [2], [3]] : memref<2x4x6x8xf32> into memref<8x6x8xf32>
+// CHECK: memref.transpose %[[KV]] (d0, d1, d2) -> (d0, d2, d1)
+// CHECK: memref.collapse_shape %[[S]] {{\[}}[0, 1], [2], [3]] : memref<2x4x5x6xf32> into memref<8x5x6xf32>
+// CHECK: call @dtensor_rt_matmul
+// CHECK-NOT: linalg.generic
+func.func @attention_scores(%q: memref<2x4x5x8xf32>, %k: memref<2x4x6x8xf32>, %s: memref<2x4x5x6xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, h, l, s, e) -> (b, h, l, e)>, affine_map<(b, h, l, s, e) -> (b, h, s, e)>, affine_map<(b, h, l, s, e) -> (b, h, l, s)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x4x5x8xf32>, memref<2x4x6x8xf32>) outs(%s : memref<2x4x5x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %t = arith.addf %acc, %p : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// Merged dims in another order in one operand (x is [S, B, in], y is
+// [B, S, out]): no single view lines them up; loops.
+// CHECK-LABEL: func.func @merged_dims_disagree
+// CHECK-NOT: call @dtensor_rt_matmul
+// CHECK: linalg.generic
+func.func @merged_dims_disagree(%x: memref<3x2x8xf32>, %w: memref<4x8xf32>, %y: memref<2x3x4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, s, o, i) -> (s, b, i)>, affine_map<(b, s, o, i) -> (o, i)>, affine_map<(b, s, o, i) -> (b, s, o)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<3x2x8xf32>, memref<4x8xf32>) outs(%y : memref<2x3x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Merged dims that are not contiguous in memory (a strided view of x):
+// collapsing would need a copy; loops.
+// CHECK-LABEL: func.func @not_collapsible
+// CHECK-NOT: call @dtensor_rt_matmul
+// CHECK: linalg.generic
+func.func @not_collapsible(%x: memref<2x3x8xf32, strided<[48, 8, 1]>>, %w: memref<4x8xf32>, %y: memref<2x3x4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, s, o, i) -> (b, s, i)>, affine_map<(b, s, o, i) -> (o, i)>, affine_map<(b, s, o, i) -> (b, s, o)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x3x8xf32, strided<[48, 8, 1]>>, memref<4x8xf32>) outs(%y : memref<2x3x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

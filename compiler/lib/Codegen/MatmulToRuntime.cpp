@@ -4,7 +4,10 @@
 // contraction that is a (batched) matrix product up to transposition of its
 // operands qualifies: each operand is passed as a view in the order the
 // runtime expects ((batch,) M x K, K x N, M x N), and the runtime reads the
-// strides, so a transposed operand costs no copy.
+// strides, so a transposed operand costs no copy. Several loops of one role
+// (a linear on [B, S, in] has M = B x S; attention on [B, H, L, E] has batch
+// B x H) are merged into one dim by a collapsed view, when the operands
+// hold them adjacent, in one order, and collapsible without a copy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,31 +32,80 @@ using namespace dtensor::codegen;
 
 namespace {
 
-/// For an operand indexed by `map`, the positions among its dims of the
-/// loops `wanted`, or nullopt when the operand does not index exactly those
-/// loops, each by a plain loop dim.
-std::optional<SmallVector<int64_t>> getPermutation(AffineMap map,
-                                                   ArrayRef<unsigned> wanted) {
-  if (map.getNumResults() != wanted.size())
-    return std::nullopt;
-  SmallVector<int64_t> permutation;
-  for (unsigned loop : wanted) {
-    std::optional<unsigned> position =
-        map.getResultPosition(getAffineDimExpr(loop, map.getContext()));
-    if (!position)
+/// The loops of a contraction, in four groups; the runtime sees one dim per
+/// non-empty group.
+enum Group { Batch, M, N, K, NumGroups };
+
+/// The groups an operand of each role indexes, in the order the runtime
+/// expects: (batch,) M x K, K x N, M x N.
+constexpr Group kRoleGroups[3][3] = {
+    {Batch, M, K}, {Batch, K, N}, {Batch, M, N}};
+
+/// One operand as the runtime sees it: the reassociation collapsing each
+/// run of dims of one group, and the group of each collapsed dim.
+struct OperandView {
+  SmallVector<ReassociationIndices> reassociation;
+  SmallVector<Group> groups;
+};
+
+/// Splits the dims of an operand indexed by `map` into runs of one group
+/// each. Fails unless every dim is a plain loop of the contraction, each
+/// group it indexes forms one run, and the loops of a run come in the order
+/// `order` records for the group (the first operand seen sets it): merged
+/// dims must be linearised the same way in every operand.
+std::optional<OperandView>
+getOperandView(AffineMap map, ArrayRef<Group> groupOfLoop,
+               SmallVector<SmallVector<unsigned>> &order) {
+  OperandView view;
+  SmallVector<SmallVector<unsigned>> runs;
+  for (auto [position, expr] : llvm::enumerate(map.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim)
       return std::nullopt;
-    permutation.push_back(*position);
+    Group group = groupOfLoop[dim.getPosition()];
+    if (view.groups.empty() || view.groups.back() != group) {
+      if (llvm::is_contained(view.groups, group))
+        return std::nullopt;
+      view.groups.push_back(group);
+      view.reassociation.emplace_back();
+      runs.emplace_back();
+    }
+    view.reassociation.back().push_back(position);
+    runs.back().push_back(dim.getPosition());
   }
-  return permutation;
+  for (auto [group, run] : llvm::zip_equal(view.groups, runs)) {
+    if (order[group].empty())
+      order[group] = run;
+    else if (order[group] != run)
+      return std::nullopt;
+  }
+  return view;
 }
 
-/// A view of `buffer` with its dims in `permutation` order.
+/// True when `buffer` needs no collapse for `view`, or its strides allow
+/// one without a copy.
+bool isCollapsible(Value buffer, const OperandView &view) {
+  auto type = cast<MemRefType>(buffer.getType());
+  return view.reassociation.size() == static_cast<size_t>(type.getRank()) ||
+         memref::CollapseShapeOp::isGuaranteedCollapsible(type,
+                                                          view.reassociation);
+}
+
+/// `buffer` with each run of `view` collapsed into one dim and the dims in
+/// the order `wanted` lists their groups.
 Value createView(OpBuilder &builder, Location loc, Value buffer,
-                 ArrayRef<int64_t> permutation) {
-  if (llvm::equal(permutation, llvm::seq<int64_t>(0, permutation.size())))
+                 const OperandView &view, ArrayRef<Group> wanted) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (view.reassociation.size() != static_cast<size_t>(type.getRank()))
+    buffer = memref::CollapseShapeOp::create(builder, loc, buffer,
+                                             view.reassociation);
+  SmallVector<unsigned> permutation;
+  for (Group group : wanted)
+    permutation.push_back(llvm::find(view.groups, group) - view.groups.begin());
+  if (llvm::equal(permutation, llvm::seq<unsigned>(0, permutation.size())))
     return buffer;
-  SmallVector<unsigned> dims(permutation.begin(), permutation.end());
-  AffineMap map = AffineMap::getPermutationMap(dims, builder.getContext());
+  AffineMap map =
+      AffineMap::getPermutationMap(permutation, builder.getContext());
   return memref::TransposeOp::create(builder, loc, buffer,
                                      AffineMapAttr::get(map));
 }
@@ -82,8 +134,7 @@ LogicalResult lowerMatmul(linalg::LinalgOp op) {
     return failure();
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
-  if (failed(dims) || dims->batch.size() > 1 || dims->m.size() != 1 ||
-      dims->n.size() != 1 || dims->k.size() != 1)
+  if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty())
     return failure();
 
   Value a = op.getDpsInputOperand(0)->get();
@@ -96,29 +147,42 @@ LogicalResult lowerMatmul(linalg::LinalgOp op) {
     if (cast<MemRefType>(operand.getType()).getElementType() != elementType)
       return failure();
 
-  SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
-  auto order = [&](unsigned rows, unsigned cols) {
-    SmallVector<unsigned> loops(batch);
-    loops.append({rows, cols});
-    return loops;
-  };
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
-  std::optional<SmallVector<int64_t>> permA =
-      getPermutation(maps[0], order(m, k));
-  std::optional<SmallVector<int64_t>> permB =
-      getPermutation(maps[1], order(k, n));
-  std::optional<SmallVector<int64_t>> permC =
-      getPermutation(maps[2], order(m, n));
-  if (!permA || !permB || !permC)
+  // Several loops of one group (e.g. M = batch x sequence of a linear on
+  // [B, S, in]) become one dim of a collapsed view.
+  SmallVector<Group> groupOfLoop(op.getNumLoops(), NumGroups);
+  const SmallVector<unsigned, 2> *loopsOfGroup[NumGroups] = {
+      &dims->batch, &dims->m, &dims->n, &dims->k};
+  for (unsigned group = 0; group < NumGroups; ++group)
+    for (unsigned loop : *loopsOfGroup[group])
+      groupOfLoop[loop] = static_cast<Group>(group);
+  if (llvm::is_contained(groupOfLoop, NumGroups))
     return failure();
+  SmallVector<SmallVector<unsigned>> order(NumGroups);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<OperandView> views;
+  for (AffineMap map : maps) {
+    std::optional<OperandView> view = getOperandView(map, groupOfLoop, order);
+    if (!view)
+      return failure();
+    views.push_back(std::move(*view));
+  }
+
+  Value buffers[] = {a, b, c};
+  for (auto [buffer, view] : llvm::zip_equal(buffers, views))
+    if (!isCollapsible(buffer, view))
+      return failure();
 
   OpBuilder builder(op);
   Location loc = op.getLoc();
   linalg::FillOp zeroFill = findZeroFill(op, c);
-  pushBuffer(builder, loc, createView(builder, loc, a, *permA));
-  pushBuffer(builder, loc, createView(builder, loc, b, *permB));
-  pushBuffer(builder, loc, createView(builder, loc, c, *permC));
+  for (auto [role, buffer] : llvm::enumerate(buffers)) {
+    SmallVector<Group> wanted;
+    for (Group group : kRoleGroups[role])
+      if (group != Batch || !dims->batch.empty())
+        wanted.push_back(group);
+    pushBuffer(builder, loc,
+               createView(builder, loc, buffer, views[role], wanted));
+  }
   int32_t dtype = elementType.isF32() ? DTENSOR_RT_F32 : DTENSOR_RT_F64;
   callRuntime(builder, loc, "dtensor_rt_matmul", {},
               {createI32(builder, loc, dtype),

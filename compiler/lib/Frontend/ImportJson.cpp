@@ -361,6 +361,20 @@ FailureOr<Value> Importer::applyOutputStyle(const StyledModule &styled,
       getStyleLayout(*given, style.meshDim, rank, true, *style.node, what);
   if (failed(givenLayout))
     return failure();
+  // A vocab-parallel lookup is a masked lookup whose partial sums are then
+  // reduced, as in PyTorch; without the claim, a small table could be
+  // gathered instead, every step.
+  if (style.kind == StyleDecl::Kind::Rowwise && position == 0 &&
+      llvm::any_of(styled.ops, [&](unsigned index) {
+        return plan.ops[index].definition->name == "embedding";
+      })) {
+    FailureOr<LayoutAttr> partial = getStyleLayout(
+        PartialAttr::get(context, ReductionKind::Sum), style.meshDim, rank,
+        true, *style.node, what);
+    if (failed(partial))
+      return failure();
+    value = claim(value, *partial, loc);
+  }
   // PyTorch redistributes the outputs of colwise, rowwise and sequence
   // parallel modules to their output layouts: whatever layout the module
   // computed, which is not claimed.

@@ -119,6 +119,8 @@ TEST_F(AttentionOpsTest, Sdpa) {
                         "inputs": ["q", "k", "v"], "output": "y"})",
                     {q, k, v}),
              {2, 2, 3, 3}, attentionRef(q, k, v, nullptr, false, 0.5), 1e-5);
+  // Both products are batched GEMMs over B x H.
+  EXPECT_EQ(getMatmulCallCount(), 2);
 }
 
 TEST_F(AttentionOpsTest, SdpaCausalAndScale) {

@@ -113,6 +113,11 @@ TEST_F(ElementwiseOpsTest, BinaryErrors) {
             "$.model.ops[0].scalar (mul): input 'a' has dtype i32, so 'scalar' "
             "must be an integer, not 1.5 (a float would promote the result to "
             "float; there is no type promotion)");
+  EXPECT_EQ(buildError(R"({"op": "add", "inputs": ["a"], "output": "y",
+                           "scalar": 3000000000})",
+                       {ramp(Dtype::I32, {2}, 1)}),
+            "$.model.ops[0].scalar (add): scalar 3000000000 does not fit the "
+            "dtype i32 of input 'a'");
   EXPECT_EQ(
       buildError(R"({"op": "div", "inputs": ["a", "b"], "output": "y"})",
                  {ramp(Dtype::I32, {2}, 1), ramp(Dtype::I32, {2}, 1)}),

@@ -40,6 +40,8 @@ TEST_F(LinearOpsTest, Linear3DWithBias) {
       runOne(R"({"op": "linear", "inputs": ["x", "w", "b"], "output": "y"})",
              {x, w, b});
   expectNear(y, {2, 3, 4}, linearRef(x, w, &b), 1e-5);
+  // One GEMM with M = 2 x 3.
+  EXPECT_EQ(getMatmulCallCount(), 1);
 }
 
 TEST_F(LinearOpsTest, LinearIsOneContractionOverAllDims) {
@@ -58,6 +60,8 @@ TEST_F(LinearOpsTest, Linear1D) {
   Tensor y = runOne(R"({"op": "linear", "inputs": ["x", "w"], "output": "y"})",
                     {x, w});
   expectNear(y, {4}, linearRef(x, w, nullptr), 1e-5);
+  // A matrix-vector product has no M dim: loops.
+  EXPECT_EQ(getMatmulCallCount(), 0);
 }
 
 TEST_F(LinearOpsTest, LinearF16AndBF16) {
@@ -114,6 +118,7 @@ TEST_F(LinearOpsTest, Matmul) {
         expected.push_back(sum);
       }
   expectNear(y, {2, 3, 5}, expected, 1e-5);
+  EXPECT_EQ(getMatmulCallCount(), 1);
 }
 
 TEST_F(LinearOpsTest, MatmulSharedRhs) {
@@ -130,6 +135,8 @@ TEST_F(LinearOpsTest, MatmulSharedRhs) {
       expected.push_back(sum);
     }
   expectNear(y, {2, 2, 3, 5}, expected, 1e-5);
+  // The batch dims of a with a shared b are rows of one GEMM.
+  EXPECT_EQ(getMatmulCallCount(), 1);
 }
 
 TEST_F(LinearOpsTest, MatmulErrors) {

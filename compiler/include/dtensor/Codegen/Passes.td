@@ -88,12 +88,16 @@ def CpuMatmulToRuntime : Pass<"dtensor-cpu-matmul-to-runtime",
                               "::mlir::ModuleOp"> {
   let summary = "Replace f32/f64 matmuls on buffers by dtensor_rt_matmul";
   let description = [{
-    Every linalg contraction on buffers with one M, N and K dim and at most
-    one batch dim, whose operands each index a permutation of their dims
-    (matmul, batch_matmul, their transposed forms and equivalent generics),
-    on f32 or f64 throughout, becomes three `dtensor_rt_push_buffer` calls
-    (A, B, C as (batch,) M x K, K x N and M x N views, transposed with
-    `memref.transpose` where needed) and `dtensor_rt_matmul(dtype, beta)`.
+    Every linalg contraction on buffers whose operands each index a
+    permutation of their dims (matmul, batch_matmul, their transposed forms
+    and equivalent generics), on f32 or f64 throughout, becomes three
+    `dtensor_rt_push_buffer` calls (A, B, C as (batch,) M x K, K x N and
+    M x N views, transposed with `memref.transpose` where needed) and
+    `dtensor_rt_matmul(dtype, beta)`. Several batch, M, N or K loops (a
+    linear on `[B, S, in]` has M = B x S, attention on `[B, H, L, E]` has
+    batch B x H) are merged into one dim with `memref.collapse_shape` when
+    every operand holds them adjacent, in the same order, and collapsible
+    without a copy; otherwise the op stays a loop nest.
     A `linalg.fill` of zero into C that nothing reads before the matmul is
     dropped and beta is 0; otherwise beta is 1.
   }];

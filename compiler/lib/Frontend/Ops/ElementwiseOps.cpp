@@ -117,6 +117,13 @@ static EmitResult emitBinary(OpEmitter &emitter, BinaryKind kind) {
              << formatNumber(*scalar)
              << " (a float would promote the result to float; there is no "
                 "type promotion)";
+    unsigned width = element.getIntOrFloatBitWidth();
+    double limit = std::ldexp(1.0, width - 1);
+    if (*scalar < -limit || *scalar >= limit)
+      return emitter.emitAttrError("scalar")
+             << "scalar " << formatNumber(*scalar) << " does not fit the dtype "
+             << formatDtype(element) << " of input '" << emitter.inputName(0)
+             << "'";
     scalarAttr = b.getIntegerAttr(element, static_cast<int64_t>(*scalar));
   }
   AffineMap identity = identityMap(context, lhs.getRank());

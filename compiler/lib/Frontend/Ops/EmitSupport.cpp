@@ -6,6 +6,7 @@
 #include "mlir/IR/AffineMap.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -27,6 +28,9 @@ std::string ops::formatShape(ArrayRef<int64_t> shape) {
 }
 
 std::string ops::formatNumber(double value) {
+  // Integral values as integers (3000000000, not 3e+09).
+  if (std::trunc(value) == value && std::abs(value) < 0x1p63)
+    return std::to_string(static_cast<int64_t>(value));
   char text[32];
   std::snprintf(text, sizeof(text), "%.17g", value);
   // The shortest form that reads back the same.
