@@ -206,6 +206,8 @@ def rms_norm(ins, a):
     eps = a.get("eps", torch.finfo(a.dtype).eps)
     dims = list(range(x.dim() - len(shape), x.dim()))
     y = x * torch.rsqrt(x.pow(2).mean(dims, keepdim=True) + eps)
+    if a.dtype in HALF:
+        y = y.to(a.dtype).float()  # rounded before the weight, as PyTorch
     return y * ins[1] if len(ins) > 1 else y
 
 
@@ -326,8 +328,9 @@ def sum_(ins, a):
     x = ins[0]
     dims = reduce_dims(x, a)
     if not dims:
-        return x.clone()
-    return torch.sum(x, dim=dims, keepdim=a.get("keepdim", False)).to(x.dtype)
+        return x.clone() if x.is_floating_point() else x.long()
+    # Integers sum into i64 (torch.sum's dtype for integer inputs).
+    return torch.sum(x, dim=dims, keepdim=a.get("keepdim", False))
 
 
 @op("mean", attrs=("dim", "keepdim"))

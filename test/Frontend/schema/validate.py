@@ -69,6 +69,14 @@ BROKEN = {
     "bad reduction": lambda p: add_op(
         p, {"op": "cross_entropy", "inputs": ["y", "t"], "output": "z",
             "reduction": "avg"}),
+    "init on an input": lambda p: p["model"]["inputs"][0].update(init={"kind": "zeros"}),
+    "unknown init kind": lambda p: p["model"]["parameters"][0].update(init={"kind": "xavier"}),
+    "constant init without value": lambda p: p["model"]["parameters"][0].update(
+        init={"kind": "constant"}),
+    "negative std": lambda p: p["model"]["parameters"][0].update(
+        init={"kind": "normal", "std": -1}),
+    "zeros init with a value": lambda p: p["model"]["parameters"][0].update(
+        init={"kind": "zeros", "value": 0}),
     "unknown plan member": lambda p: p["plan"].update(style={}),
     "unknown style": lambda p: p["plan"]["styles"].update(fc1="column"),
     "prepare_module_input as a string": lambda p: p["plan"]["styles"].update(
@@ -82,6 +90,24 @@ BROKEN = {
     "bad placement": lambda p: p["plan"].update(placements={"x": "S(x)"}),
     "bad partial kind": lambda p: p["plan"].update(placements={"x": ["P(prod)"]}),
     "mesh_dim of the wrong type": lambda p: p["plan"].update(mesh_dim=1.5),
+}
+
+
+# Edits that keep the plan valid.
+VALID = {
+    "every init kind": lambda p: [
+        t.update(init=init) for t, init in zip(p["model"]["parameters"], [
+            {"kind": "normal", "mean": 0, "std": 0.02}, {"kind": "zeros"},
+            {"kind": "uniform", "low": -0.1, "high": 0.1},
+            {"kind": "constant", "value": 0.5}])],
+    "a list of one output": lambda p: op(p, 0).update(outputs=[op(p, 0).pop("output")]),
+    "long placement forms": lambda p: p["plan"].update(placements={
+        "x": ["Replicate()"], "h": "Shard(-1)", "y": "Partial(avg)", "a": "Replicate"}),
+    "styles with every option": lambda p: p["plan"]["styles"].update(
+        fc1={"style": "colwise", "input_layouts": ["R"], "output_layouts": "S(-1)",
+             "use_local_output": False, "mesh_dim": "tp"},
+        act={"style": "sequence_parallel", "sequence_dim": 0, "use_local_output": True,
+             "mesh_dim": 0}),
 }
 
 
@@ -106,6 +132,15 @@ def main(argv):
             print(f"valid: {name}")
     base = plans[0]
     mlp_like(base)
+    for case, edit in VALID.items():
+        plan = copy.deepcopy(base)
+        edit(plan)
+        error = best_match(validator.iter_errors(plan))
+        if error is None:
+            print(f"accepted: {case}")
+        else:
+            ok = False
+            print(f"REJECTED: {case}: {error.message}")
     for case, edit in BROKEN.items():
         plan = copy.deepcopy(base)
         edit(plan)
