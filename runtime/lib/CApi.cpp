@@ -176,6 +176,24 @@ DTENSOR_EXPORT dtensor_status dtensor_program_fill(dtensor_program *program,
   });
 }
 
+DTENSOR_EXPORT dtensor_status dtensor_program_init_weights(
+    dtensor_program *program, uint64_t seed, int32_t *uninitialized) {
+  return collective("dtensor_program_init_weights", program,
+                    [&] { return initWeights(*program, seed, uninitialized); });
+}
+
+DTENSOR_EXPORT dtensor_status dtensor_program_has_init(
+    const dtensor_program *program, int32_t index, int32_t *hasInit) {
+  if (!program || !hasInit)
+    return report(invalidArgument("dtensor_program_has_init: NULL argument"));
+  if (index < 0 || index >= static_cast<int32_t>(program->tensors.size()))
+    return report(invalidArgument(
+        "dtensor_program_has_init: index " + std::to_string(index) +
+        " out of range [0, " + std::to_string(program->tensors.size()) + ")"));
+  *hasInit = program->tensors[index].info.init.has_value();
+  return DTENSOR_OK;
+}
+
 DTENSOR_EXPORT dtensor_status
 dtensor_program_load_weights(dtensor_program *program, const char *path) {
   return collective("dtensor_program_load_weights", program,

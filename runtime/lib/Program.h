@@ -99,6 +99,8 @@ Status setTensor(dtensor_program &program, const char *name, dtensor_view view,
                  const void *data, size_t bytes);
 Status fillTensors(dtensor_program &program, const char *name,
                    dtensor_factory factory, double value, uint64_t seed);
+Status initWeights(dtensor_program &program, uint64_t seed,
+                   int32_t *uninitialized);
 Status loadWeights(dtensor_program &program, const char *path);
 Status runProgram(dtensor_program &program);
 Status getTensor(dtensor_program &program, const char *name, dtensor_view view,

@@ -1,8 +1,8 @@
 //===- TensorIO.cpp - Moving tensors between the host and a program -------===//
 //
-// set / fill / load_weights / get. A Partial placement holds the global
-// value as the sum (or max, min, avg) over its mesh dim; the value written
-// from the host is held by the group's first member for sum (zeros
+// set / fill / init_weights / load_weights / get. A Partial placement holds the
+// global value as the sum (or max, min, avg) over its mesh dim; the value
+// written from the host is held by the group's first member for sum (zeros
 // elsewhere, so the sum is the value) and by every member for the others.
 //
 //===----------------------------------------------------------------------===//
@@ -11,6 +11,7 @@
 #include "Program.h"
 
 #include "Box.h"
+#include "Init.h"
 #include "Random.h"
 #include "Safetensors.h"
 
@@ -185,6 +186,29 @@ Status fillTensors(dtensor_program &program, const char *name,
   return Status::success();
 }
 
+Status initWeights(dtensor_program &program, uint64_t seed,
+                   int32_t *uninitialized) {
+  int32_t without = 0;
+  for (Tensor &tensor : program.tensors) {
+    if (tensor.info.role != TensorRole::Weight)
+      continue;
+    if (!tensor.info.init) {
+      ++without;
+      continue;
+    }
+    std::string error = fillInitializer(
+        *tensor.info.init, initializerSeed(seed, tensor.info.name),
+        tensor.info.dtype, tensor.info.shape, tensor.localOffset,
+        tensor.localShape, tensor.buffer.data());
+    if (!error.empty())
+      return invalidArgument("init " + quoted(tensor) + ": " + error);
+    zeroUnlessHolder(program, tensor);
+  }
+  if (uninitialized)
+    *uninitialized = without;
+  return Status::success();
+}
+
 Status loadWeights(dtensor_program &program, const char *path) {
   if (!path)
     return invalidArgument("load_weights: path is NULL");
@@ -198,6 +222,9 @@ Status loadWeights(dtensor_program &program, const char *path) {
     if (tensor.info.role != TensorRole::Weight)
       continue;
     const SafetensorsEntry *entry = file.find(tensor.info.name);
+    // A weight with an initializer may come from it instead.
+    if (!entry && tensor.info.init)
+      continue;
     if (!entry)
       return Status(DTENSOR_ERR_WEIGHTS, std::string(path) + ": weight \"" +
                                              tensor.info.name +

@@ -1,7 +1,8 @@
 //===- dtensor-run.cpp - run an artifact on MPI ranks -----------*- C++ -*-===//
 //
 // dtensor-run model.dtc -n 4 [--input x=x.npy | --random-inputs SEED]
-//     [--weights w.safetensors] [--output y=y.npy] [--check] [--iters N]
+//     [--weights w.safetensors] [--seed N] [--output y=y.npy] [--check]
+//     [--iters N]
 //
 // With -n, starts itself under `mpirun`; without, it is one rank of an
 // external launcher (mpirun, Slurm) or a world of one. Everything goes
@@ -43,8 +44,11 @@ const char *const kUsage =
     "                           run as one rank of an external launcher)\n"
     "  --input NAME=FILE.npy    global value of input NAME (repeatable)\n"
     "  --random-inputs SEED     random normal values for the inputs and\n"
-    "                           weights given no file, from SEED\n"
+    "                           weights given no file or initializer, from\n"
+    "                           SEED\n"
     "  --weights FILE           safetensors file of global weights\n"
+    "  --seed N                 seed of the weights' initializers, for those\n"
+    "                           given no file (default 0)\n"
     "  --output NAME=FILE.npy   write global output NAME (repeatable)\n"
     "  --check                  compare the outputs with the artifact's\n"
     "                           single-device reference program\n"
@@ -63,6 +67,7 @@ struct Options {
   std::map<std::string, std::string> inputs;
   std::optional<uint64_t> randomSeed;
   std::string weights;
+  uint64_t seed = 0;
   std::map<std::string, std::string> outputs;
   bool check = false;
   std::optional<double> tolerance;
@@ -168,6 +173,9 @@ bool parseArgs(int argc, char **argv, Options &options,
       if (!value(text) || !parseNumber(text, "--random-inputs", seed))
         return false;
       options.randomSeed = seed;
+    } else if (arg == "--seed") {
+      if (!value(text) || !parseNumber(text, "--seed", options.seed))
+        return false;
     } else if (arg == "--weights") {
       if (!value(options.weights))
         return false;
@@ -367,15 +375,23 @@ int runRank(const Options &options) {
       }
     }
 
-  // Inputs and weights: files, then random values, else an error.
+  // Inputs and weights: files, then initializers (weights), then random
+  // values, else an error. Initializers go first so that the weights file
+  // overrides them; it may leave out weights that have one.
+  if (dtensor_status status =
+          dtensor_program_init_weights(program, options.seed, nullptr))
+    return finish(fail(status));
   if (!options.weights.empty())
     if (dtensor_status status =
             dtensor_program_load_weights(program, options.weights.c_str()))
       return finish(fail(status));
   for (size_t index = 0; index < tensors.size(); ++index) {
     const TensorView &tensor = tensors[index];
+    int32_t hasInit = 0;
+    dtensor_program_has_init(program, static_cast<int32_t>(index), &hasInit);
     if (tensor.role == DTENSOR_OUTPUT ||
-        (tensor.role == DTENSOR_WEIGHT && !options.weights.empty()))
+        (tensor.role == DTENSOR_WEIGHT &&
+         (!options.weights.empty() || hasInit)))
       continue;
     auto file = inputArrays.find(tensor.name);
     if (file != inputArrays.end()) {

@@ -225,6 +225,31 @@ describeTensor(func::FuncOp function, Type type, DictionaryAttr attrs,
   return info;
 }
 
+/// The manifest's form of a weight's initializer.
+static rt::Initializer toInitializer(InitAttr init) {
+  rt::Initializer initializer;
+  switch (init.getKind()) {
+  case InitKind::Zeros:
+    initializer.kind = rt::InitKind::Zeros;
+    break;
+  case InitKind::Ones:
+    initializer.kind = rt::InitKind::Ones;
+    break;
+  case InitKind::Constant:
+    initializer.kind = rt::InitKind::Constant;
+    break;
+  case InitKind::Normal:
+    initializer.kind = rt::InitKind::Normal;
+    break;
+  case InitKind::Uniform:
+    initializer.kind = rt::InitKind::Uniform;
+    break;
+  }
+  initializer.params[0] = init.getParam(0);
+  initializer.params[1] = init.getParam(1);
+  return initializer;
+}
+
 /// The entry's arguments (inputs and weights) then results, after
 /// partitioning.
 static LogicalResult describeSignature(func::FuncOp function,
@@ -239,6 +264,9 @@ static LogicalResult describeSignature(func::FuncOp function,
         index, meshes);
     if (failed(info))
       return failure();
+    if (auto init = function.getArgAttrOfType<InitAttr>(
+            index, DTensorDialect::getInitAttrName()))
+      info->init = toInitializer(init);
     tensors.push_back(std::move(*info));
   }
   for (auto [index, type] : llvm::enumerate(function.getResultTypes())) {

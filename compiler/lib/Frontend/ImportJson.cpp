@@ -610,6 +610,8 @@ LogicalResult Importer::run() {
     func.setArgAttr(index, "dtensor.name", builder.getStringAttr(decl->name));
     if (parameter)
       func.setArgAttr(index, "dtensor.weight", builder.getUnitAttr());
+    if (decl->init)
+      func.setArgAttr(index, DTensorDialect::getInitAttrName(), decl->init);
     Value argument = body->getArgument(index);
     argument.setLoc(locator.get(*decl->node));
     claims[argument] = layout;

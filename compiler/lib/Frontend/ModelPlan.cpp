@@ -8,6 +8,9 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <cmath>
+#include <cstdio>
+
 using namespace mlir;
 using namespace dtensor;
 using namespace dtensor::frontend;
@@ -102,7 +105,11 @@ private:
   FailureOr<int64_t> readMeshDim(const JsonNode &node, const MeshDecl &mesh);
 
   LogicalResult readMesh(const JsonNode &node, MeshDecl &mesh);
-  LogicalResult readTensorDecl(const JsonNode &node, TensorDecl &decl);
+  FailureOr<double> readNumber(const JsonNode &node);
+  /// A parameter's `init`, for a parameter of `elementType`.
+  FailureOr<InitAttr> readInit(const JsonNode &node, Type elementType);
+  LogicalResult readTensorDecl(const JsonNode &node, TensorDecl &decl,
+                               bool parameter);
   LogicalResult readModel(const JsonNode &node, ModelPlan &plan);
   LogicalResult readOp(const JsonNode &node, OpDecl &op);
   LogicalResult readPlan(const JsonNode &node, ModelPlan &plan);
@@ -298,10 +305,93 @@ static std::optional<Type> parseElementType(MLIRContext *context,
       .Default(std::nullopt);
 }
 
-LogicalResult PlanReader::readTensorDecl(const JsonNode &node,
-                                         TensorDecl &decl) {
+FailureOr<double> PlanReader::readNumber(const JsonNode &node) {
+  if (failed(expectKind(node, JsonNode::Kind::Number)))
+    return failure();
+  // The JSON parser rejects numbers out of range, so this is finite.
+  return node.number;
+}
+
+/// A number as a user would write it (`-0.5`, `3e+09`).
+static std::string formatNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
+
+FailureOr<InitAttr> PlanReader::readInit(const JsonNode &node,
+                                         Type elementType) {
+  if (failed(expectKind(node, JsonNode::Kind::Object)))
+    return failure();
+  const JsonNode *kindNode = require(node, "kind");
+  if (!kindNode)
+    return failure();
+  FailureOr<std::string> kindText = readString(*kindNode);
+  if (failed(kindText))
+    return failure();
+  std::optional<InitKind> kind = symbolizeInitKind(*kindText);
+  if (!kind)
+    return error(*kindNode) << "unknown initializer '" << *kindText
+                            << "'; expected one of: zeros, ones, constant, "
+                               "normal, uniform";
+  SmallVector<StringRef, 2> names = InitAttr::getParameterNames(*kind);
+  SmallVector<StringRef> allowed = {"kind"};
+  allowed.append(names.begin(), names.end());
+  if (failed(checkObject(node, allowed)))
+    return failure();
+
+  // The defaults of torch.nn.init: normal(0, 1), uniform(0, 1).
+  double values[2] = {0.0, *kind == InitKind::Constant ? 0.0 : 1.0};
+  const JsonNode *valueNodes[2] = {nullptr, nullptr};
+  for (auto [index, name] : llvm::enumerate(names)) {
+    valueNodes[index] =
+        *kind == InitKind::Constant ? require(node, name) : node.get(name);
+    if (*kind == InitKind::Constant && !valueNodes[index])
+      return failure();
+    if (!valueNodes[index])
+      continue;
+    FailureOr<double> value = readNumber(*valueNodes[index]);
+    if (failed(value))
+      return failure();
+    values[index] = *value;
+  }
+  if (*kind == InitKind::Normal && values[1] < 0)
+    return error(*valueNodes[1]) << "expected a standard deviation >= 0, got "
+                                 << formatNumber(values[1]);
+  if (*kind == InitKind::Uniform && values[0] > values[1])
+    return error(node) << "'low' (" << formatNumber(values[0])
+                       << ") must be <= 'high' (" << formatNumber(values[1])
+                       << ")";
+  if (names.empty())
+    values[1] = 0.0;
+  auto init = InitAttr::get(getContext(), *kind, values[0], values[1]);
+  if (!init.isValidFor(elementType)) {
+    if (*kind == InitKind::Constant)
+      return error(*valueNodes[0])
+             << "an integer parameter (" << elementType
+             << ") needs an integral constant, got " << formatNumber(values[0]);
+    return error(*kindNode) << "an integer parameter (" << elementType
+                            << ") takes zeros, ones or an integral constant, "
+                               "not '"
+                            << *kindText << "'";
+  }
+  if (*kind == InitKind::Constant && elementType.isInteger()) {
+    // The runtime stores the constant exactly; it must fit the dtype.
+    double limit = std::ldexp(1.0, elementType.getIntOrFloatBitWidth() - 1);
+    if (!(values[0] >= -limit && values[0] < limit))
+      return error(*valueNodes[0]) << "the constant " << formatNumber(values[0])
+                                   << " does not fit " << elementType;
+  }
+  return init;
+}
+
+LogicalResult PlanReader::readTensorDecl(const JsonNode &node, TensorDecl &decl,
+                                         bool parameter) {
   decl.node = &node;
-  if (failed(checkObject(node, {"name", "shape", "dtype"})))
+  SmallVector<StringRef> allowed = {"name", "shape", "dtype"};
+  if (parameter)
+    allowed.push_back("init");
+  if (failed(checkObject(node, allowed)))
     return failure();
   const JsonNode *name = require(node, "name");
   const JsonNode *shape = name ? require(node, "shape") : nullptr;
@@ -323,6 +413,12 @@ LogicalResult PlanReader::readTensorDecl(const JsonNode &node,
                          << "'; expected one of: f32, f16, bf16, i32, i64";
   decl.name = *nameText;
   decl.type = RankedTensorType::get(*sizes, *element);
+  if (const JsonNode *init = parameter ? node.get("init") : nullptr) {
+    FailureOr<InitAttr> attr = readInit(*init, *element);
+    if (failed(attr))
+      return failure();
+    decl.init = *attr;
+  }
   return success();
 }
 
@@ -448,12 +544,13 @@ LogicalResult PlanReader::readModel(const JsonNode &node, ModelPlan &plan) {
     return failure();
   };
 
-  auto readDecls = [&](const JsonNode *list, std::vector<TensorDecl> &decls) {
+  auto readDecls = [&](const JsonNode *list, std::vector<TensorDecl> &decls,
+                       bool parameter) {
     if (failed(expectKind(*list, JsonNode::Kind::Array)))
       return failure();
     for (const JsonNode &entry : list->elements) {
       TensorDecl decl;
-      if (failed(readTensorDecl(entry, decl)) ||
+      if (failed(readTensorDecl(entry, decl, parameter)) ||
           failed(define(decl.name, *entry.get("name"))))
         return failure();
       decls.push_back(std::move(decl));
@@ -461,10 +558,10 @@ LogicalResult PlanReader::readModel(const JsonNode &node, ModelPlan &plan) {
     return success();
   };
   const JsonNode *inputs = require(node, "inputs");
-  if (!inputs || failed(readDecls(inputs, plan.inputs)))
+  if (!inputs || failed(readDecls(inputs, plan.inputs, false)))
     return failure();
   if (const JsonNode *parameters = node.get("parameters"))
-    if (failed(readDecls(parameters, plan.parameters)))
+    if (failed(readDecls(parameters, plan.parameters, true)))
       return failure();
 
   const JsonNode *ops = require(node, "ops");

@@ -98,6 +98,34 @@ static LogicalResult verifyGlobalShape(Operation *op, Type type,
   return success();
 }
 
+/// Verifies the `dtensor.init` of `what` #`index` (of type `type`): an
+/// initializer of a weight argument whose element type can hold its values.
+static LogicalResult verifyInit(Operation *op, Type type, Attribute value,
+                                StringRef what, unsigned index) {
+  StringRef name = DTensorDialect::getInitAttrName();
+  auto init = dyn_cast<InitAttr>(value);
+  if (!init)
+    return op->emitOpError() << "'" << name << "' on " << what << " #" << index
+                             << " must be a #dtensor.init attribute";
+  auto function = cast<FunctionOpInterface>(op);
+  if (what != "argument" ||
+      !function.getArgAttr(index, DTensorDialect::getWeightAttrName()))
+    return op->emitOpError() << "'" << name << "' on " << what << " #" << index
+                             << " needs a weight argument ('"
+                             << DTensorDialect::getWeightAttrName() << "')";
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  if (!tensorType)
+    return op->emitOpError() << "argument #" << index
+                             << " has an initializer but is not a ranked "
+                                "tensor";
+  if (!init.isValidFor(tensorType.getElementType()))
+    return op->emitOpError()
+           << "argument #" << index << " of element type "
+           << tensorType.getElementType() << " cannot take " << init
+           << "; integer weights take zeros, ones or an integral constant";
+  return success();
+}
+
 /// Verifies a dtensor attribute on argument or result `index` of a
 /// function-like op: `dtensor.layout` or `dtensor.global_shape`.
 static LogicalResult verifyValueAttr(Operation *op, Type type,
@@ -120,6 +148,8 @@ static LogicalResult verifyValueAttr(Operation *op, Type type,
              << "' must be a unit attribute on a function argument";
     return success();
   }
+  if (attr.getName() == DTensorDialect::getInitAttrName())
+    return verifyInit(op, type, attr.getValue(), what, index);
   if (attr.getName() != DTensorDialect::getLayoutAttrName())
     return op->emitOpError() << "unknown dtensor attribute '"
                              << attr.getName().getValue() << "' on " << what

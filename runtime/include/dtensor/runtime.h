@@ -168,9 +168,27 @@ dtensor_status dtensor_program_fill(dtensor_program *program, const char *name,
                                     dtensor_factory factory, double value,
                                     uint64_t seed);
 
+/* COLLECTIVE. Sets every weight that has an initializer in the artifact
+ * (the manifest's "init": zeros, ones, constant, normal, uniform) to its
+ * values; each rank fills only its shard. Values depend only on `seed`, the
+ * weight's name and the global element index, so every world size and
+ * sharding gives the same global weights. Weights without an initializer
+ * keep their values; when `uninitialized` is not NULL it receives how many
+ * there are (dtensor_program_has_init tells which). */
+dtensor_status dtensor_program_init_weights(dtensor_program *program,
+                                            uint64_t seed,
+                                            int32_t *uninitialized);
+
+/* `*has_init` gets 1 when tensor `index` is a weight with an initializer,
+ * else 0. */
+dtensor_status dtensor_program_has_init(const dtensor_program *program,
+                                        int32_t index, int32_t *has_init);
+
 /* COLLECTIVE. Loads every weight of the program from a safetensors file of
- * global tensors; each rank reads only its shard. A weight missing from the
- * file, or of another dtype or shape, is an error. */
+ * global tensors; each rank reads only its shard. A weight of another dtype
+ * or shape is an error, and so is one missing from the file unless it has
+ * an initializer: it then keeps its value (call
+ * dtensor_program_init_weights first to give it the initializer's). */
 dtensor_status dtensor_program_load_weights(dtensor_program *program,
                                             const char *path);
 

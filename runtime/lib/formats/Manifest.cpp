@@ -199,6 +199,17 @@ bool checkTensor(Checker &check, const TensorInfo &tensor,
                             " is out of range for a tensor of rank " +
                             std::to_string(rank));
   }
+  if (tensor.init) {
+    if (tensor.role != TensorRole::Weight)
+      return check.fail(keyPath(path, "init"),
+                        std::string("only weights have an initializer, not "
+                                    "the ") +
+                            tensorRoleName(tensor.role) + " \"" + tensor.name +
+                            "\"");
+    if (std::string error = validateInitializer(*tensor.init, tensor.dtype);
+        !error.empty())
+      return check.fail(keyPath(path, "init"), error);
+  }
   return true;
 }
 
@@ -312,13 +323,22 @@ json toJson(const Manifest &manifest) {
     groups.push_back({{"mesh", group.mesh}, {"mesh_dims", group.meshDims}});
   root["groups"] = std::move(groups);
   json tensors = json::array();
-  for (const TensorInfo &tensor : manifest.tensors)
-    tensors.push_back({{"name", tensor.name},
-                       {"role", tensorRoleName(tensor.role)},
-                       {"dtype", dtypeName(tensor.dtype)},
-                       {"shape", tensor.shape},
-                       {"mesh", tensor.mesh},
-                       {"placements", tensor.placements}});
+  for (const TensorInfo &tensor : manifest.tensors) {
+    json entry = {{"name", tensor.name},
+                  {"role", tensorRoleName(tensor.role)},
+                  {"dtype", dtypeName(tensor.dtype)},
+                  {"shape", tensor.shape},
+                  {"mesh", tensor.mesh},
+                  {"placements", tensor.placements}};
+    if (tensor.init) {
+      json init = {{"kind", initKindName(tensor.init->kind)}};
+      std::vector<const char *> names = initParameterNames(tensor.init->kind);
+      for (size_t i = 0; i < names.size(); ++i)
+        init[names[i]] = tensor.init->params[i];
+      entry["init"] = std::move(init);
+    }
+    tensors.push_back(std::move(entry));
+  }
   root["tensors"] = std::move(tensors);
   return root;
 }
@@ -493,9 +513,42 @@ public:
         !integerField(value, path, "mesh", out.mesh,
                       "a non-negative mesh index"))
       return false;
-    return field(value, path, "placements", out.placements,
-                 [&](const json &v, const std::string &p,
-                     std::vector<std::string> &o) { return strings(v, p, o); });
+    if (!field(value, path, "placements", out.placements,
+               [&](const json &v, const std::string &p,
+                   std::vector<std::string> &o) { return strings(v, p, o); }))
+      return false;
+    out.init.reset();
+    if (const json *init = member(value, path, "init", false)) {
+      out.init.emplace();
+      return initializer(*init, keyPath(path, "init"), *out.init);
+    }
+    return true;
+  }
+
+  /// {"kind": ..., and the kind's parameters}.
+  bool initializer(const json &value, const std::string &path,
+                   Initializer &out) {
+    std::string kind;
+    if (!object(value, path) || !stringField(value, path, "kind", kind))
+      return false;
+    std::optional<InitKind> parsed = parseInitKind(kind);
+    if (!parsed)
+      return check.fail(keyPath(path, "kind"),
+                        "expected \"zeros\", \"ones\", \"constant\", "
+                        "\"normal\" or \"uniform\", got \"" +
+                            kind + "\"");
+    out.kind = *parsed;
+    std::vector<const char *> names = initParameterNames(out.kind);
+    for (size_t i = 0; i < names.size(); ++i) {
+      const json *param = member(value, path, names[i]);
+      if (!param)
+        return false;
+      if (!param->is_number())
+        return check.fail(keyPath(path, names[i]),
+                          "expected a number, got " + describeJson(*param));
+      out.params[i] = param->get<double>();
+    }
+    return true;
   }
 
   /// Decodes the array member `key` element by element.

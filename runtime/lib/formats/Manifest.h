@@ -21,14 +21,18 @@
 //     "reference_library": "reference.so",
 //     "tensors": [{"name": "x", "role": "input", "dtype": "f32",
 //                  "shape": [8, 16], "mesh": 0,
-//                  "placements": ["S(0)", "R"]}, ...],
+//                  "placements": ["S(0)", "R"]},
+//                 {"name": "w", "role": "weight", ...,
+//                  "init": {"kind": "normal", "mean": 0.0, "std": 0.02}},
+//                 ...],
 //     "content_hash": "sha256:<64 hex digits>"
 //   }
 //
-// "dim_names" and "reference_library" are optional. Keys this runtime does
-// not know are ignored when reading (though covered by the content hash), so
-// that newer compilers may add information without breaking older runtimes;
-// they are not kept in the Manifest.
+// "dim_names", "reference_library" and a weight's "init" (its initializer,
+// with the parameters Init.h names for its kind) are optional. Keys this
+// runtime does not know are ignored when reading (though covered by the content
+// hash), so that newer compilers may add information without breaking older
+// runtimes; they are not kept in the Manifest.
 //
 // The content hash is SHA-256 over the manifest object without
 // "content_hash", serialized compactly with sorted keys (nlohmann::json's
@@ -43,8 +47,10 @@
 #define DTENSOR_RT_FORMATS_MANIFEST_H
 
 #include "DType.h"
+#include "Init.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +96,8 @@ struct TensorInfo {
   int64_t mesh = 0;
   /// One per mesh dim, in LayoutMath's notation ("S(0)", "R", "P(sum)").
   std::vector<std::string> placements;
+  /// A weight's initializer, if it has one.
+  std::optional<Initializer> init;
 };
 
 /// The decoded manifest (without format and content hash, which are checked
@@ -121,7 +129,8 @@ std::string readManifest(const std::string &dir, Manifest &manifest);
 /// mesh index and dims in range (distinct), each tensor's mesh in range,
 /// placements parse and their count equals the mesh rank, shard dims within
 /// the tensor rank, shapes non-negative, names unique and non-empty, library
-/// names plain file names (no '/' or ".."). "" or the error.
+/// names plain file names (no '/' or ".."), initializers on weights only and
+/// valid for the weight's dtype. "" or the error.
 std::string validateManifest(const Manifest &manifest);
 
 } // namespace dtensor::rt

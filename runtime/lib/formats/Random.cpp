@@ -96,6 +96,13 @@ std::string constantBytes(DType dtype, double value, uint8_t *bytes) {
   }
 }
 
+/// fillBox, with random samples made shift + scale * sample.
+std::string fillAffine(Factory factory, double value, double scale,
+                       double shift, uint64_t seed, DType dtype,
+                       const std::vector<int64_t> &globalShape,
+                       const std::vector<int64_t> &offset,
+                       const std::vector<int64_t> &shape, void *dst);
+
 } // namespace
 
 const char *factoryName(Factory factory) {
@@ -126,6 +133,32 @@ std::string fillBox(Factory factory, double value, uint64_t seed, DType dtype,
                     const std::vector<int64_t> &globalShape,
                     const std::vector<int64_t> &offset,
                     const std::vector<int64_t> &shape, void *dst) {
+  return fillAffine(factory, value, 1.0, 0.0, seed, dtype, globalShape, offset,
+                    shape, dst);
+}
+
+std::string fillBoxAffine(Factory factory, double scale, double shift,
+                          uint64_t seed, DType dtype,
+                          const std::vector<int64_t> &globalShape,
+                          const std::vector<int64_t> &offset,
+                          const std::vector<int64_t> &shape, void *dst) {
+  if (factory != Factory::Rand && factory != Factory::Randn)
+    return std::string(factoryName(factory)) +
+           ": an affine fill needs rand or randn";
+  if (!std::isfinite(scale) || !std::isfinite(shift))
+    return std::string(factoryName(factory)) +
+           ": the scale and shift must be finite";
+  return fillAffine(factory, 0.0, scale, shift, seed, dtype, globalShape,
+                    offset, shape, dst);
+}
+
+namespace {
+
+std::string fillAffine(Factory factory, double value, double scale,
+                       double shift, uint64_t seed, DType dtype,
+                       const std::vector<int64_t> &globalShape,
+                       const std::vector<int64_t> &offset,
+                       const std::vector<int64_t> &shape, void *dst) {
   const size_t rank = globalShape.size();
   if (offset.size() != rank || shape.size() != rank)
     return std::string(factoryName(factory)) + ": the box has rank " +
@@ -167,24 +200,26 @@ std::string fillBox(Factory factory, double value, uint64_t seed, DType dtype,
   const uint64_t key = mix(seed ^ kGamma);
   const int bits = significandBits(dtype);
   const bool normal = factory == Factory::Randn;
-  forEachBoxRun(globalShape, offset, shape,
-                [&](int64_t globalElem, int64_t localElem, int64_t elems) {
-                  for (int64_t i = 0; i < elems; ++i) {
-                    uint64_t index = static_cast<uint64_t>(globalElem + i);
-                    double sample;
-                    if (normal) {
-                      double u0 = uniform(word(key, index, 0), 53);
-                      double u1 = uniform(word(key, index, 1), 53);
-                      sample = std::sqrt(-2.0 * std::log1p(-u0)) *
-                               std::cos(kTwoPi * u1);
-                    } else {
-                      sample = uniform(word(key, index, 0), bits);
-                    }
-                    storeFloat(dtype, sample, dst, localElem + i);
-                  }
-                  return true;
-                });
+  forEachBoxRun(
+      globalShape, offset, shape,
+      [&](int64_t globalElem, int64_t localElem, int64_t elems) {
+        for (int64_t i = 0; i < elems; ++i) {
+          uint64_t index = static_cast<uint64_t>(globalElem + i);
+          double sample;
+          if (normal) {
+            double u0 = uniform(word(key, index, 0), 53);
+            double u1 = uniform(word(key, index, 1), 53);
+            sample = std::sqrt(-2.0 * std::log1p(-u0)) * std::cos(kTwoPi * u1);
+          } else {
+            sample = uniform(word(key, index, 0), bits);
+          }
+          storeFloat(dtype, shift + scale * sample, dst, localElem + i);
+        }
+        return true;
+      });
   return "";
 }
+
+} // namespace
 
 } // namespace dtensor::rt

@@ -53,6 +53,16 @@ std::string fillBox(Factory factory, double value, uint64_t seed, DType dtype,
                     const std::vector<int64_t> &offset,
                     const std::vector<int64_t> &shape, void *dst);
 
+/// fillBox for Rand and Randn with each sample x made shift + scale * x,
+/// computed in double and then rounded to the dtype: normal(mean, std) is
+/// Randn with (std, mean), uniform [low, high) Rand with (high - low, low).
+/// The same seed gives the same underlying x as fillBox. "" or the error.
+std::string fillBoxAffine(Factory factory, double scale, double shift,
+                          uint64_t seed, DType dtype,
+                          const std::vector<int64_t> &globalShape,
+                          const std::vector<int64_t> &offset,
+                          const std::vector<int64_t> &shape, void *dst);
+
 } // namespace dtensor::rt
 
 #endif // DTENSOR_RT_FORMATS_RANDOM_H

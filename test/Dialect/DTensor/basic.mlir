@@ -195,3 +195,17 @@ func.func @async(%a: tensor<4xf32>, %b: tensor<8x2xf32>, %c: tensor<?x8xf32>)
 // CHECK-LABEL: func.func private @futures
 // CHECK-SAME: (!dtensor.future<tensor<4xf32>>, !dtensor.future<tensor<?x8xi8>>)
 func.func private @futures(!dtensor.future<tensor<4xf32>>, !dtensor.future<tensor<?x8xi8>>)
+
+// Weight initializers, each kind with its named parameters.
+// CHECK-LABEL: func.func private @inits
+// CHECK-SAME: dtensor.init = #dtensor.init<zeros>
+// CHECK-SAME: dtensor.init = #dtensor.init<ones>
+// CHECK-SAME: dtensor.init = #dtensor.init<constant, value = 3.000000e+00>
+// CHECK-SAME: dtensor.init = #dtensor.init<normal, mean = 0.000000e+00, std = 2.000000e-02>
+// CHECK-SAME: dtensor.init = #dtensor.init<uniform, low = -1.000000e-01, high = 1.000000e-01>
+func.func private @inits(
+    tensor<4xf32> {dtensor.weight, dtensor.init = #dtensor.init<zeros>},
+    tensor<4xi32> {dtensor.weight, dtensor.init = #dtensor.init<ones>},
+    tensor<4xi64> {dtensor.weight, dtensor.init = #dtensor.init<constant, value = 3.0>},
+    tensor<4xbf16> {dtensor.weight, dtensor.init = #dtensor.init<normal, mean = 0.0, std = 0.02>},
+    tensor<2x2xf16> {dtensor.weight, dtensor.init = #dtensor.init<uniform, low = -0.1, high = 0.1>})

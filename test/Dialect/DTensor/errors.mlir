@@ -934,3 +934,45 @@ module attributes {dtensor.comm_groups = [{mesh = @m}]} {
 // expected-error @below {{'dtensor.comm_meshes' entry #0 must be a mesh symbol reference}}
 module attributes {dtensor.comm_meshes = [1 : i64]} {
 }
+
+// -----
+
+// expected-error @below {{'dtensor.init' on argument #0 needs a weight argument ('dtensor.weight')}}
+func.func @init_input(%x: tensor<4xf32> {dtensor.init = #dtensor.init<zeros>}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{'dtensor.init' on result #0 needs a weight argument ('dtensor.weight')}}
+func.func @init_result(%x: tensor<4xf32>) -> (tensor<4xf32> {dtensor.init = #dtensor.init<ones>}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{'dtensor.init' on argument #0 must be a #dtensor.init attribute}}
+func.func @init_not_attr(%x: tensor<4xf32> {dtensor.weight, dtensor.init = 0.5 : f32}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{argument #0 of element type 'i32' cannot take #dtensor.init<normal, mean = 0.000000e+00, std = 1.000000e+00>; integer weights take zeros, ones or an integral constant}}
+func.func @init_int_normal(%x: tensor<4xi32> {dtensor.weight, dtensor.init = #dtensor.init<normal, mean = 0.0, std = 1.0>}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{argument #0 of element type 'i64' cannot take #dtensor.init<constant, value = 5.000000e-01>}}
+func.func @init_int_fraction(%x: tensor<4xi64> {dtensor.weight, dtensor.init = #dtensor.init<constant, value = 0.5>}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{argument #0 has an initializer but is not a ranked tensor}}
+func.func @init_scalar(%x: f32 {dtensor.weight, dtensor.init = #dtensor.init<zeros>}) {
+  return
+}

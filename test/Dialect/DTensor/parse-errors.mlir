@@ -35,3 +35,23 @@ func.func @f(%x: tensor<4xf32>) {
   %0 = dtensor.all_reduce prod %x on @m mesh_dims [0] : tensor<4xf32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{unknown initializer kind 'xavier'; expected zeros, ones, constant, normal or uniform}}
+func.func private @f(tensor<4xf32> {dtensor.weight, dtensor.init = #dtensor.init<xavier>})
+
+// -----
+
+// expected-error @+1 {{'std' must be >= 0, got -1}}
+func.func private @f(tensor<4xf32> {dtensor.weight, dtensor.init = #dtensor.init<normal, mean = 0.0, std = -1.0>})
+
+// -----
+
+// expected-error @+1 {{'low' (1) must be <= 'high' (0)}}
+func.func private @f(tensor<4xf32> {dtensor.weight, dtensor.init = #dtensor.init<uniform, low = 1.0, high = 0.0>})
+
+// -----
+
+// expected-error @+1 {{expected 'std'}}
+func.func private @f(tensor<4xf32> {dtensor.weight, dtensor.init = #dtensor.init<normal, mean = 0.0, sd = 1.0>})

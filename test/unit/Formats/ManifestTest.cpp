@@ -460,4 +460,74 @@ TEST_F(ManifestTest, InvalidUtf8IsAnErrorNotACrash) {
                        manifestPath() + ": cannot serialize the manifest"));
 }
 
+TEST_F(ManifestTest, InitializersRoundTrip) {
+  Manifest written = exampleManifest();
+  Initializer normal;
+  normal.kind = InitKind::Normal;
+  normal.params[0] = 0.25;
+  normal.params[1] = 0.02;
+  written.tensors[1].init = normal;
+  ASSERT_EQ(writeManifest(written, dir.path()), "");
+  json root = json::parse(readBytes(manifestPath()));
+  EXPECT_EQ(root["tensors"][1]["init"],
+            json({{"kind", "normal"}, {"mean", 0.25}, {"std", 0.02}}));
+  EXPECT_FALSE(root["tensors"][0].contains("init"));
+  Manifest read;
+  ASSERT_EQ(readManifest(dir.path(), read), "");
+  ASSERT_TRUE(read.tensors[1].init.has_value());
+  EXPECT_EQ(*read.tensors[1].init, normal);
+  EXPECT_FALSE(read.tensors[0].init.has_value());
+  EXPECT_FALSE(read.tensors[2].init.has_value());
+}
+
+TEST_F(ManifestTest, InitializerDecodingErrors) {
+  struct Case {
+    json init;
+    std::string message;
+  };
+  const Case cases[] = {
+      {json("normal"), "tensors[1].init: expected an object, got \"normal\""},
+      {json({{"std", 1}}), "tensors[1].init: missing key \"kind\""},
+      {json({{"kind", "xavier"}}),
+       "tensors[1].init.kind: expected \"zeros\", \"ones\", \"constant\", "
+       "\"normal\" or \"uniform\", got \"xavier\""},
+      {json({{"kind", "constant"}}), "tensors[1].init: missing key \"value\""},
+      {json({{"kind", "uniform"}, {"low", 0}, {"high", "1"}}),
+       "tensors[1].init.high: expected a number, got \"1\""},
+      {json({{"kind", "normal"}, {"mean", 0}, {"std", -1}}),
+       "tensors[1].init: \"std\" must be >= 0"},
+      {json({{"kind", "uniform"}, {"low", 2}, {"high", 1}}),
+       "tensors[1].init: \"low\" (2.000000) must be <= \"high\" (1.000000)"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.init.dump());
+    std::string error =
+        readEdited([&](json &r) { r["tensors"][1]["init"] = c.init; });
+    EXPECT_TRUE(contains(error, manifestPath() + ": " + c.message)) << error;
+  }
+}
+
+TEST_F(ManifestTest, InitializerValidationErrors) {
+  Manifest m = exampleManifest();
+  m.tensors[0].init = Initializer{};
+  EXPECT_TRUE(contains(validateManifest(m),
+                       "tensors[0].init: only weights have an initializer, "
+                       "not the input \"x\""));
+  m = exampleManifest();
+  m.tensors[1].dtype = DType::I32;
+  m.tensors[1].init = Initializer{InitKind::Normal, {0.0, 1.0}};
+  EXPECT_TRUE(contains(validateManifest(m),
+                       "tensors[1].init: a i32 tensor cannot take normal"));
+  m.tensors[1].init = Initializer{InitKind::Constant, {0.5, 0.0}};
+  EXPECT_TRUE(contains(validateManifest(m),
+                       "tensors[1].init: a i32 tensor needs an integral "
+                       "constant"));
+  m.tensors[1].init = Initializer{InitKind::Constant, {3e9, 0.0}};
+  EXPECT_TRUE(contains(validateManifest(m), "does not fit i32"));
+  m.tensors[1].init = Initializer{InitKind::Constant, {-7.0, 0.0}};
+  EXPECT_EQ(validateManifest(m), "");
+  m.tensors[1].init = Initializer{InitKind::Zeros, {1.0, 0.0}};
+  EXPECT_TRUE(contains(validateManifest(m), "the others must be 0"));
+}
+
 } // namespace

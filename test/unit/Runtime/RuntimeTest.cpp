@@ -8,6 +8,7 @@
 
 #include "RuntimeTestSupport.h"
 
+#include "Init.h"
 #include "Safetensors.h"
 
 #include <cmath>
@@ -247,6 +248,60 @@ TEST(RuntimeProgram, WeightsLoadFromSafetensors) {
   EXPECT_NE(std::string(dtensor_last_error()).find("f32[4, 3]"),
             std::string::npos)
       << dtensor_last_error();
+  EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+}
+
+TEST(RuntimeProgram, WeightsTakeTheirInitializers) {
+  Manifest manifest = oneRankManifest("add");
+  Initializer init{InitKind::Normal, {1.0, 0.5}};
+  manifest.tensors[1].init = init;
+  dtensor_program *program =
+      load(writeArtifact(workDir, "init", std::move(manifest)));
+  ASSERT_NE(program, nullptr);
+  int32_t hasInit = -1;
+  ASSERT_EQ(dtensor_program_has_init(program, 0, &hasInit), DTENSOR_OK);
+  EXPECT_EQ(hasInit, 0);
+  ASSERT_EQ(dtensor_program_has_init(program, 1, &hasInit), DTENSOR_OK);
+  EXPECT_EQ(hasInit, 1);
+  EXPECT_EQ(dtensor_program_has_init(program, 3, &hasInit),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+
+  int32_t uninitialized = -1;
+  ASSERT_EQ(dtensor_program_init_weights(program, 7, &uninitialized),
+            DTENSOR_OK)
+      << dtensor_last_error();
+  EXPECT_EQ(uninitialized, 0);
+  std::vector<float> expected(12), w(12);
+  ASSERT_EQ(fillInitializer(init, initializerSeed(7, "w"), DType::F32, {3, 4},
+                            {0, 0}, {3, 4}, expected.data()),
+            "");
+  ASSERT_EQ(dtensor_program_get(program, "w", DTENSOR_GLOBAL, 0, w.data(), 48),
+            DTENSOR_OK);
+  EXPECT_EQ(w, expected);
+
+  // A weights file may leave out a weight that has an initializer.
+  std::vector<float> other = iota(12, 0);
+  std::string path = workDir + "/other.safetensors";
+  ASSERT_EQ(writeSafetensors(path, {{"v", DType::F32, {3, 4}, other.data()}}),
+            "");
+  ASSERT_EQ(dtensor_program_load_weights(program, path.c_str()), DTENSOR_OK)
+      << dtensor_last_error();
+  ASSERT_EQ(dtensor_program_get(program, "w", DTENSOR_GLOBAL, 0, w.data(), 48),
+            DTENSOR_OK);
+  EXPECT_EQ(w, expected);
+  EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+}
+
+TEST(RuntimeProgram, InitWeightsCountsWeightsWithoutOne) {
+  dtensor_program *program =
+      load(writeArtifact(workDir, "no-init", oneRankManifest("add")));
+  ASSERT_NE(program, nullptr);
+  int32_t uninitialized = -1;
+  ASSERT_EQ(dtensor_program_init_weights(program, 0, &uninitialized),
+            DTENSOR_OK);
+  EXPECT_EQ(uninitialized, 1);
+  EXPECT_EQ(dtensor_program_init_weights(nullptr, 0, nullptr),
+            DTENSOR_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
 }
 

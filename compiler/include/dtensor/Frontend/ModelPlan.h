@@ -34,6 +34,8 @@ struct MeshDecl {
 struct TensorDecl {
   std::string name;
   mlir::RankedTensorType type;
+  /// A parameter's `init`; null when it has none (and for inputs).
+  InitAttr init;
   const JsonNode *node = nullptr;
 };
 

@@ -51,7 +51,8 @@ def DTensor_Dialect : Dialect {
     compiled artifact: the name a host binds inputs and fetches outputs by
     (default: `arg<i>` / `result<i>`). `dtensor.weight` (a unit attribute)
     marks an argument as a weight, loaded from a weights file by its name,
-    rather than an input.
+    rather than an input. `dtensor.init` (a `#dtensor.init`) gives a weight
+    argument the values it takes when no weights file provides it.
 
     After lowering to code, the module lists the communication groups its
     calls use in `dtensor.comm_groups` (an array of `{mesh = @m, mesh_dims =
@@ -87,6 +88,10 @@ def DTensor_Dialect : Dialect {
     /// Name of the unit argument attribute marking a weight.
     static constexpr ::llvm::StringLiteral getWeightAttrName() {
       return ::llvm::StringLiteral("dtensor.weight");
+    }
+    /// Name of the argument attribute holding a weight's initializer.
+    static constexpr ::llvm::StringLiteral getInitAttrName() {
+      return ::llvm::StringLiteral("dtensor.init");
     }
     /// Module attributes of a lowered program: its communication groups and
     /// meshes, by id.

@@ -24,6 +24,21 @@ def DTensor_ReductionKind : I32EnumAttr<"ReductionKind",
 }
 
 //===----------------------------------------------------------------------===//
+// Initializer kinds
+//===----------------------------------------------------------------------===//
+
+def DTensor_InitKind : I32EnumAttr<"InitKind",
+    "how a weight's initial values are made", [
+      I32EnumAttrCase<"Zeros", 0, "zeros">,
+      I32EnumAttrCase<"Ones", 1, "ones">,
+      I32EnumAttrCase<"Constant", 2, "constant">,
+      I32EnumAttrCase<"Normal", 3, "normal">,
+      I32EnumAttrCase<"Uniform", 4, "uniform">
+    ]> {
+  let cppNamespace = "::dtensor";
+}
+
+//===----------------------------------------------------------------------===//
 // Attributes
 //===----------------------------------------------------------------------===//
 
@@ -115,6 +130,52 @@ def DTensor_LayoutAttr : DTensor_Attr<"Layout", "layout"> {
 
     /// True when no placement is a shard or a partial.
     bool isFullyReplicated() const;
+  }];
+}
+
+def DTensor_InitAttr : DTensor_Attr<"Init", "init"> {
+  let summary = "the initializer of a weight";
+  let description = [{
+    The values a weight argument (`dtensor.weight`) gets when no weights file
+    provides it, as the function argument attribute `dtensor.init`. The kind
+    takes up to two parameters, named by kind:
+
+    ```mlir
+    #dtensor.init<zeros>
+    #dtensor.init<ones>
+    #dtensor.init<constant, value = 0.5>
+    #dtensor.init<normal, mean = 0.0, std = 0.02>    // std >= 0
+    #dtensor.init<uniform, low = -0.1, high = 0.1>   // low <= high
+    ```
+
+    Parameters are finite; those a kind does not take are 0. Random values
+    depend only on the seed and each element's position in the global
+    tensor, so every sharding gives the same weight. An integer weight takes
+    `zeros`, `ones` or an integral `constant`.
+  }];
+  let parameters = (ins EnumParameter<DTensor_InitKind>:$kind,
+                        APFloatParameter<"the first parameter">:$first,
+                        APFloatParameter<"the second parameter">:$second);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let builders = [
+    AttrBuilder<(ins "InitKind":$kind, "double":$first, "double":$second), [{
+      return $_get($_ctxt, kind, ::llvm::APFloat(first),
+                   ::llvm::APFloat(second));
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// Parameter `index` (0 or 1) as a double; unused ones are 0.
+    double getParam(unsigned index) const {
+      return (index == 0 ? getFirst() : getSecond()).convertToDouble();
+    }
+
+    /// The names of the kind's parameters (none, one or two).
+    static ::llvm::SmallVector<::llvm::StringRef, 2>
+    getParameterNames(InitKind kind);
+
+    /// Whether an element of `type` can hold every value this makes.
+    bool isValidFor(::mlir::Type elementType) const;
   }];
 }
 
