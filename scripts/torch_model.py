@@ -5,7 +5,9 @@ device: the reference the compiled programs are checked against.
   torch_model.py model.json [--input NAME=FILE.npy ...] [--weights W.safetensors]
       [--output NAME=FILE.npy ...] [--threads N]
 
-Every input and parameter must be given. Outputs not written to a file are
+Every input must be given, and every parameter but those whose `init` is
+zeros, ones or a constant (the random initializers of dtensor-run are not
+reproduced: give such parameters with --weights). Outputs not written to a file are
 summarised (shape, dtype, min, max, mean). An input declared bf16 may come
 as an f32 .npy file (NumPy has no bf16) and is rounded to bf16; a bf16
 output is written as f32.
@@ -422,16 +424,34 @@ def run_op(op, values, where):
     return dict(zip(outputs, results))
 
 
+def initial_value(name, init, shape, dtype):
+    """A parameter's `init` (docs/model-plan.md). The random kinds are drawn
+    by the runtime from its own streams, which this interpreter does not
+    reproduce: such parameters must come from a weights file."""
+    kind = init.get("kind")
+    if kind in ("zeros", "ones", "constant"):
+        value = {"zeros": 0, "ones": 1}.get(kind, init.get("value"))
+        return torch.full(shape, value, dtype=dtype)
+    raise PlanError(f"'{name}': init '{kind}' is random; give its values "
+                    f"with --weights (make-test-tensors.py writes them)")
+
+
 def run_plan(plan, tensors, return_all=False):
     """Runs the model of `plan` on `tensors` (every input and parameter, by
-    name, as torch tensors of the declared shape and dtype). Returns the
+    name, as torch tensors of the declared shape and dtype; a parameter with
+    a zeros, ones or constant `init` may be left out). Returns the
     outputs as an ordered dict name -> tensor, or with return_all every
     value the model defines."""
     values = {}
+    inits = {t["name"]: t["init"] for t in plan["model"].get("parameters", [])
+             if "init" in t}
     for name, (shape, dtype) in declarations(plan).items():
-        if name not in tensors:
+        if name in tensors:
+            t = tensors[name]
+        elif name in inits:
+            t = initial_value(name, inits[name], shape, dtype)
+        else:
             raise PlanError(f"no value given for '{name}'")
-        t = tensors[name]
         if list(t.shape) != shape or t.dtype != dtype:
             raise PlanError(f"'{name}': expected {shape} {dtype}, got "
                             f"{list(t.shape)} {t.dtype}")
