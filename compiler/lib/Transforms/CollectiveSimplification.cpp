@@ -245,6 +245,26 @@ struct DropUnusedPairs : OpRewritePattern<OpTy> {
   }
 };
 
+/// A collective or chunk over groups of one rank communicates nothing and
+/// changes nothing: each result is its input (when the types say so).
+template <typename OpTy>
+struct SingleRankGroups : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    if (isIssuedAsync(op))
+      return rewriter.notifyMatchFailure(op, "issued by a dtensor.start");
+    MeshOp mesh = lookupMesh(op, op.getMeshAttr());
+    if (!mesh || mesh.getGroupSize(op.getMeshDims()) != 1)
+      return rewriter.notifyMatchFailure(op, "groups of several ranks");
+    if (op->getOperandTypes() != op->getResultTypes())
+      return rewriter.notifyMatchFailure(op, "types differ");
+    rewriter.replaceOp(op, op->getOperands());
+    return success();
+  }
+};
+
 } // namespace
 
 void dtensor::populateCollectiveSimplificationPatterns(
@@ -252,5 +272,8 @@ void dtensor::populateCollectiveSimplificationPatterns(
   patterns.add<ChunkOfAllGather, AllGatherOfChunk, AllToAllRoundTrip,
                AllReduceOfChunks, AllGatherOfReduceScatter,
                DropUnusedPairs<AllReduceOp>, DropUnusedPairs<AllGatherOp>,
-               DropUnusedPairs<ReduceScatterOp>>(patterns.getContext());
+               DropUnusedPairs<ReduceScatterOp>, SingleRankGroups<AllReduceOp>,
+               SingleRankGroups<AllGatherOp>, SingleRankGroups<ReduceScatterOp>,
+               SingleRankGroups<AllToAllOp>, SingleRankGroups<BroadcastOp>,
+               SingleRankGroups<ChunkOp>>(patterns.getContext());
 }
