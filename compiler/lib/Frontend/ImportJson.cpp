@@ -82,9 +82,9 @@ private:
   /// The layout of a `rank`-D tensor with `placement` over `meshDim`,
   /// Shard(0) over the data-parallel dim (when the tensor has a dim) and
   /// Replicate elsewhere. Errors at `at` when a shard dim is out of range.
-  FailureOr<LayoutAttr> getStyleLayout(PlacementAttr placement,
-                                       int64_t meshDim, int64_t rank,
-                                       bool activation, const JsonNode &at,
+  FailureOr<LayoutAttr> getStyleLayout(PlacementAttr placement, int64_t meshDim,
+                                       int64_t rank, bool activation,
+                                       const JsonNode &at,
                                        llvm::StringRef what);
   FailureOr<SmallVector<PlacementAttr>>
   normalizePlacements(llvm::ArrayRef<PlacementAttr> placements, int64_t rank,
@@ -98,13 +98,19 @@ private:
   /// Claims that `value` has `layout` (a distribute), or redistributes it
   /// when it is already claimed to have another layout.
   Value claim(Value value, LayoutAttr layout, Location loc);
-  Value redistribute(Value value, LayoutAttr from, LayoutAttr to,
-                     Location loc);
+  Value redistribute(Value value, LayoutAttr from, LayoutAttr to, Location loc);
   /// Asks for `value` in `layout`, whatever layout it has (a to_layout).
   Value request(Value value, LayoutAttr layout, Location loc);
+  /// Claims `value` is `given`, then redistributes it to the style's
+  /// `desired` placement when there is one (PyTorch's from_local followed by
+  /// redistribute).
+  FailureOr<Value> claimThenRedistribute(Value value, LayoutAttr given,
+                                         StylePlacement desired,
+                                         const StyleDecl &style, int64_t rank,
+                                         llvm::StringRef what, Location loc);
 
-  LogicalResult computeParameterLayouts(
-      llvm::StringMap<ParameterLayout> &layouts);
+  LogicalResult
+  computeParameterLayouts(llvm::StringMap<ParameterLayout> &layouts);
   /// The value of `name` as op `reader` of module `readerModule` sees it.
   FailureOr<Value> getValueFor(llvm::StringRef name,
                                std::optional<llvm::StringRef> readerModule);
@@ -200,6 +206,19 @@ Value Importer::request(Value value, LayoutAttr layout, Location loc) {
   return result;
 }
 
+FailureOr<Value> Importer::claimThenRedistribute(
+    Value value, LayoutAttr given, StylePlacement desired,
+    const StyleDecl &style, int64_t rank, llvm::StringRef what, Location loc) {
+  value = claim(value, given, loc);
+  if (!desired)
+    return value;
+  FailureOr<LayoutAttr> desiredLayout =
+      getStyleLayout(*desired, style.meshDim, rank, true, *style.node, what);
+  if (failed(desiredLayout))
+    return failure();
+  return redistribute(value, given, *desiredLayout, loc);
+}
+
 /// The op kinds whose weights colwise/rowwise shard.
 static bool isShardableLeaf(const OpDecl &op) {
   return op.definition->name == "linear" || op.definition->name == "embedding";
@@ -216,8 +235,7 @@ LogicalResult Importer::checkStyledModules() {
       size_t available = style.kind == StyleDecl::Kind::PrepareModuleInput
                              ? styled.inputs.size()
                              : styled.outputs.size();
-      if (style.kind != StyleDecl::Kind::SequenceParallel &&
-          given > available)
+      if (style.kind != StyleDecl::Kind::SequenceParallel && given > available)
         return locator.emitError(*style.node)
                << "module '" << styled.path << "' has " << available
                << (style.kind == StyleDecl::Kind::PrepareModuleInput
@@ -238,8 +256,8 @@ LogicalResult Importer::checkStyledModules() {
   return success();
 }
 
-LogicalResult Importer::computeParameterLayouts(
-    llvm::StringMap<ParameterLayout> &layouts) {
+LogicalResult
+Importer::computeParameterLayouts(llvm::StringMap<ParameterLayout> &layouts) {
   llvm::StringMap<RankedTensorType> types;
   for (const TensorDecl &decl : plan.parameters)
     types[decl.name] = decl.type;
@@ -252,9 +270,9 @@ LogicalResult Importer::computeParameterLayouts(
     SmallVector<PlacementAttr> placements =
         getDefaultPlacements(type.getRank(), /*activation=*/false);
     placements[meshDim] = placement;
-    FailureOr<SmallVector<PlacementAttr>> normalized = normalizePlacements(
-        placements, type.getRank(), *styled.style->node,
-        ("parameter '" + name + "'").str());
+    FailureOr<SmallVector<PlacementAttr>> normalized =
+        normalizePlacements(placements, type.getRank(), *styled.style->node,
+                            ("parameter '" + name + "'").str());
     if (failed(normalized))
       return failure();
     if (layout.source && layout.placements != *normalized) {
@@ -322,14 +340,13 @@ Importer::getOutputChain(llvm::StringRef name) const {
 }
 
 FailureOr<Value> Importer::applyOutputStyle(const StyledModule &styled,
-                                            llvm::StringRef name,
-                                            Value value) {
+                                            llvm::StringRef name, Value value) {
   const StyleDecl &style = *styled.style;
   auto position = llvm::find(styled.outputs, name) - styled.outputs.begin();
   int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
   Location loc = getOpLocation(styled.path, *style.node);
-  std::string what = ("output '" + name + "' of module '" + styled.path + "'")
-                         .str();
+  std::string what =
+      ("output '" + name + "' of module '" + styled.path + "'").str();
   StylePlacement given, desired;
   switch (style.kind) {
   case StyleDecl::Kind::Colwise:
@@ -368,9 +385,9 @@ FailureOr<Value> Importer::applyOutputStyle(const StyledModule &styled,
       llvm::any_of(styled.ops, [&](unsigned index) {
         return plan.ops[index].definition->name == "embedding";
       })) {
-    FailureOr<LayoutAttr> partial = getStyleLayout(
-        PartialAttr::get(context, ReductionKind::Sum), style.meshDim, rank,
-        true, *style.node, what);
+    FailureOr<LayoutAttr> partial =
+        getStyleLayout(PartialAttr::get(context, ReductionKind::Sum),
+                       style.meshDim, rank, true, *style.node, what);
     if (failed(partial))
       return failure();
     value = claim(value, *partial, loc);
@@ -380,14 +397,8 @@ FailureOr<Value> Importer::applyOutputStyle(const StyledModule &styled,
   // computed, which is not claimed.
   if (style.kind != StyleDecl::Kind::PrepareModuleOutput)
     return request(value, *givenLayout, loc);
-  value = claim(value, *givenLayout, loc);
-  if (!desired)
-    return value;
-  FailureOr<LayoutAttr> desiredLayout =
-      getStyleLayout(*desired, style.meshDim, rank, true, *style.node, what);
-  if (failed(desiredLayout))
-    return failure();
-  return redistribute(value, *givenLayout, *desiredLayout, loc);
+  return claimThenRedistribute(value, *givenLayout, desired, style, rank, what,
+                               loc);
 }
 
 FailureOr<Value> Importer::applyInputStyle(const StyledModule &styled,
@@ -413,8 +424,7 @@ FailureOr<Value> Importer::applyInputStyle(const StyledModule &styled,
     PlacementAttr lastDim = ShardAttr::get(context, -1);
     bool colwise = style.kind == StyleDecl::Kind::Colwise;
     desired = colwise || embedding ? replicate : lastDim;
-    given = !style.inputLayouts.empty() ? style.inputLayouts.front()
-                                        : *desired;
+    given = !style.inputLayouts.empty() ? style.inputLayouts.front() : *desired;
     break;
   }
   case StyleDecl::Kind::SequenceParallel:
@@ -435,14 +445,8 @@ FailureOr<Value> Importer::applyInputStyle(const StyledModule &styled,
       getStyleLayout(*given, style.meshDim, rank, true, *style.node, what);
   if (failed(givenLayout))
     return failure();
-  value = claim(value, *givenLayout, loc);
-  if (!desired)
-    return value;
-  FailureOr<LayoutAttr> desiredLayout =
-      getStyleLayout(*desired, style.meshDim, rank, true, *style.node, what);
-  if (failed(desiredLayout))
-    return failure();
-  return redistribute(value, *givenLayout, *desiredLayout, loc);
+  return claimThenRedistribute(value, *givenLayout, desired, style, rank, what,
+                               loc);
 }
 
 FailureOr<Value> Importer::getOutputStage(llvm::StringRef name,
@@ -528,8 +532,8 @@ LogicalResult Importer::emitOp(const OpDecl &op) {
     if (llvm::is_contained(kCommon, key) || emitter.getReadKeys().contains(key))
       continue;
     return locator.emitError(value)
-           << "unknown attribute '" << key << "' of op '"
-           << op.definition->name << "'";
+           << "unknown attribute '" << key << "' of op '" << op.definition->name
+           << "'";
   }
   for (auto [name, result] : llvm::zip(op.outputs, *results)) {
     Value value = result;
@@ -584,8 +588,9 @@ LogicalResult Importer::run() {
   for (const TensorDecl *decl : arguments)
     argumentTypes.push_back(decl->type);
   auto func = func::FuncOp::create(
-      builder, locator.get(plan.ops.empty() ? *plan.outputNodes.front()
-                                            : *plan.ops.front().node),
+      builder,
+      locator.get(plan.ops.empty() ? *plan.outputNodes.front()
+                                   : *plan.ops.front().node),
       plan.name, builder.getFunctionType(argumentTypes, {}));
   Block *body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);

@@ -107,7 +107,8 @@ private:
 
   bool failExpected(const char *what) {
     if (atEnd())
-      return fail(llvm::Twine("expected ") + what + ", found the end of the file");
+      return fail(llvm::Twine("expected ") + what +
+                  ", found the end of the file");
     return fail(llvm::Twine("expected ") + what + ", found '" +
                 llvm::Twine(peek()) + "'");
   }
@@ -345,8 +346,8 @@ private:
       if (node.get(key)) {
         error.line = keyLine;
         error.column = keyColumn;
-        error.message = "duplicate member \"" + key + "\" in the object at " +
-                        node.path;
+        error.message =
+            "duplicate member \"" + key + "\" in the object at " + node.path;
         return false;
       }
       skipSpace();

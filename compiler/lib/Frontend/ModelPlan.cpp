@@ -137,8 +137,8 @@ LogicalResult PlanReader::checkObject(const JsonNode &node,
     return failure();
   for (const auto &[key, value] : node.members)
     if (!llvm::is_contained(allowed, key))
-      return error(value) << "unknown member '" << key << "'; expected one of: "
-                          << joinChoices(allowed);
+      return error(value) << "unknown member '" << key
+                          << "'; expected one of: " << joinChoices(allowed);
   return success();
 }
 
@@ -180,8 +180,8 @@ FailureOr<SmallVector<int64_t>> PlanReader::readShape(const JsonNode &node,
     if (failed(size))
       return failure();
     if (*size < minimum)
-      return error(element) << "expected a size of at least " << minimum
-                            << ", got " << *size;
+      return error(element)
+             << "expected a size of at least " << minimum << ", got " << *size;
     shape.push_back(*size);
   }
   return shape;
@@ -244,7 +244,8 @@ FailureOr<int64_t> PlanReader::readMeshDim(const JsonNode &node,
       if (name == node.string)
         return static_cast<int64_t>(index);
     return error(node) << "unknown mesh dim '" << node.string
-                       << "'; the mesh dims are: " << llvm::join(mesh.names, ", ");
+                       << "'; the mesh dims are: "
+                       << llvm::join(mesh.names, ", ");
   }
   FailureOr<int64_t> index = readInteger(node);
   if (failed(index))
@@ -282,8 +283,7 @@ LogicalResult PlanReader::readMesh(const JsonNode &node, MeshDecl &mesh) {
       if (failed(text))
         return failure();
       if (!seen.insert(*text).second)
-        return error(name) << "mesh dim name '" << *text
-                           << "' is used twice";
+        return error(name) << "mesh dim name '" << *text << "' is used twice";
       mesh.names.push_back(*text);
     }
   } else {
@@ -451,8 +451,8 @@ LogicalResult PlanReader::readOp(const JsonNode &node, OpDecl &op) {
     SmallVector<llvm::StringRef> segments;
     llvm::StringRef(*path).split(segments, '.');
     if (!path->empty() && llvm::is_contained(segments, ""))
-      return error(*module) << "invalid module path '" << *path
-                            << "': empty segment";
+      return error(*module)
+             << "invalid module path '" << *path << "': empty segment";
     op.module = *path;
   }
 
@@ -469,8 +469,8 @@ LogicalResult PlanReader::readOp(const JsonNode &node, OpDecl &op) {
   const OpDefinition &definition = *op.definition;
   size_t count = op.inputs.size();
   if (count < definition.minInputs || count > definition.maxInputs) {
-    InFlightDiagnostic diag = error(*inputs) << "'" << definition.name
-                                             << "' takes ";
+    InFlightDiagnostic diag = error(*inputs)
+                              << "'" << definition.name << "' takes ";
     if (definition.minInputs == definition.maxInputs)
       diag << definition.minInputs;
     else if (definition.maxInputs == ~0u)
@@ -505,13 +505,12 @@ LogicalResult PlanReader::readOp(const JsonNode &node, OpDecl &op) {
   }
   const JsonNode &outputsAt = output ? *output : *outputs;
   if (definition.numOutputs == 0 && op.outputs.empty())
-    return error(outputsAt) << "'" << definition.name
-                            << "' needs at least one output";
-  if (definition.numOutputs != 0 &&
-      op.outputs.size() != definition.numOutputs)
-    return error(outputsAt) << "'" << definition.name << "' has "
-                            << definition.numOutputs << " output(s), got "
-                            << op.outputs.size();
+    return error(outputsAt)
+           << "'" << definition.name << "' needs at least one output";
+  if (definition.numOutputs != 0 && op.outputs.size() != definition.numOutputs)
+    return error(outputsAt)
+           << "'" << definition.name << "' has " << definition.numOutputs
+           << " output(s), got " << op.outputs.size();
   return success();
 }
 
@@ -524,8 +523,9 @@ LogicalResult PlanReader::readModel(const JsonNode &node, ModelPlan &plan) {
     if (failed(text))
       return failure();
     bool identifier =
-        !llvm::isDigit(text->front()) &&
-        llvm::all_of(*text, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+        !llvm::isDigit(text->front()) && llvm::all_of(*text, [](char c) {
+          return llvm::isAlnum(c) || c == '_';
+        });
     if (!identifier)
       return error(*name) << "model name '" << *text
                           << "' must be an identifier (letters, digits, _)";
@@ -635,8 +635,8 @@ LogicalResult PlanReader::readStyle(const JsonNode &key,
                                "sequence_parallel, prepare_module_input, "
                                "prepare_module_output";
   style.kind = *kind;
-  style.useLocalOutput = *kind != Kind::SequenceParallel &&
-                         *kind != Kind::PrepareModuleInput;
+  style.useLocalOutput =
+      *kind != Kind::SequenceParallel && *kind != Kind::PrepareModuleInput;
   if (!node.isObject())
     return success();
 
@@ -759,9 +759,9 @@ LogicalResult PlanReader::readPlan(const JsonNode &node, ModelPlan &plan) {
       if (failed(readStyle(value, pattern, value, plan, style)))
         return failure();
       if (plan.dataParallelDim && style.meshDim == *plan.dataParallelDim)
-        return error(value) << "style applies to mesh dim "
-                            << plan.mesh.names[style.meshDim]
-                            << ", which is the data-parallel dim";
+        return error(value)
+               << "style applies to mesh dim " << plan.mesh.names[style.meshDim]
+               << ", which is the data-parallel dim";
       plan.styles.push_back(std::move(style));
     }
   }

@@ -113,8 +113,7 @@ FailureOr<ModuleTree> ModuleTree::build(const ModelPlan &plan,
       for (const std::string &input : op.inputs) {
         if (parameters.contains(input))
           continue;
-        std::optional<llvm::StringRef> definer =
-            tree.getDefiningModule(input);
+        std::optional<llvm::StringRef> definer = tree.getDefiningModule(input);
         if (!definer || !moduleContains(path, *definer))
           inputs.insert(input);
       }
