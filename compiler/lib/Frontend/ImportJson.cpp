@@ -119,6 +119,8 @@ private:
                                    llvm::StringRef name, Value value);
   FailureOr<Value> applyOutputStyle(const StyledModule &styled,
                                     llvm::StringRef name, Value value);
+  /// True when the (colwise/rowwise) module's op is an embedding.
+  bool holdsEmbedding(const StyledModule &styled) const;
   /// The styled modules `name` leaves, innermost first.
   SmallVector<const StyledModule *> getOutputChain(llvm::StringRef name) const;
   LogicalResult emitOp(const OpDecl &op);
@@ -222,6 +224,12 @@ FailureOr<Value> Importer::claimThenRedistribute(
 /// The op kinds whose weights colwise/rowwise shard.
 static bool isShardableLeaf(const OpDecl &op) {
   return op.definition->name == "linear" || op.definition->name == "embedding";
+}
+
+bool Importer::holdsEmbedding(const StyledModule &styled) const {
+  return llvm::any_of(styled.ops, [&](unsigned index) {
+    return plan.ops[index].definition->name == "embedding";
+  });
 }
 
 LogicalResult Importer::checkStyledModules() {
@@ -382,9 +390,7 @@ FailureOr<Value> Importer::applyOutputStyle(const StyledModule &styled,
   // reduced, as in PyTorch; without the claim, a small table could be
   // gathered instead, every step.
   if (style.kind == StyleDecl::Kind::Rowwise && position == 0 &&
-      llvm::any_of(styled.ops, [&](unsigned index) {
-        return plan.ops[index].definition->name == "embedding";
-      })) {
+      holdsEmbedding(styled)) {
     FailureOr<LayoutAttr> partial =
         getStyleLayout(PartialAttr::get(context, ReductionKind::Sum),
                        style.meshDim, rank, true, *style.node, what);
@@ -417,13 +423,10 @@ FailureOr<Value> Importer::applyInputStyle(const StyledModule &styled,
   case StyleDecl::Kind::Rowwise: {
     if (position != 0)
       return value;
-    bool embedding = false;
-    for (unsigned index : styled.ops)
-      embedding |= plan.ops[index].definition->name == "embedding";
     PlacementAttr replicate = ReplicateAttr::get(context);
     PlacementAttr lastDim = ShardAttr::get(context, -1);
     bool colwise = style.kind == StyleDecl::Kind::Colwise;
-    desired = colwise || embedding ? replicate : lastDim;
+    desired = colwise || holdsEmbedding(styled) ? replicate : lastDim;
     given = !style.inputLayouts.empty() ? style.inputLayouts.front() : *desired;
     break;
   }

@@ -10,6 +10,7 @@
 
 #include "LowerRedistribute.h"
 #include "PartitionState.h"
+#include "dtensor/Transforms/GatherLookup.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -292,40 +293,10 @@ static LogicalResult partitionMaskedGather(tensor::GatherOp op,
                                            const GlobalValue &table,
                                            PartitionState &state) {
   const GlobalValue *result = state.lookup(op.getResult());
-  RankedTensorType local = state.getLocalType(*result);
-  Location loc = op.getLoc();
   OpBuilder builder(op);
-  Value source = op.getSource();
-  Value indices = op.getIndices();
-  auto indicesType = cast<RankedTensorType>(indices.getType());
-  int64_t batchRank = indicesType.getRank() - 1;
-  int64_t sourceRank = table.type.getRank();
-  ArrayRef<int64_t> gatherDims = op.getGatherDims();
-  bool rankReduced = local.getRank() != batchRank + sourceRank;
-
-  // Which result dim iterates over each non-gathered source dim, and the
-  // size of each result dim.
-  SmallVector<int64_t> resultDimOfSource(sourceRank, -1);
-  SmallVector<Value> dynamicSizes;
-  int64_t resultDim = 0;
-  for (; resultDim < batchRank; ++resultDim)
-    if (local.isDynamicDim(resultDim))
-      dynamicSizes.push_back(
-          tensor::DimOp::create(builder, loc, indices, resultDim));
-  for (int64_t dim = 0; dim < sourceRank; ++dim) {
-    bool gathered = llvm::is_contained(gatherDims, dim);
-    if (gathered && rankReduced)
-      continue;
-    if (!gathered)
-      resultDimOfSource[dim] = resultDim;
-    if (local.isDynamicDim(resultDim))
-      dynamicSizes.push_back(tensor::DimOp::create(builder, loc, source, dim));
-    ++resultDim;
-  }
-
-  // The rank's rows of each gathered dim: offset and count.
+  // The rank's rows of each sharded gathered dim: offset and count.
   SmallVector<Value> offsets, counts;
-  for (int64_t dim : gatherDims) {
+  for (int64_t dim : op.getGatherDims()) {
     if (state.getShardingMeshDims(table, dim).empty()) {
       offsets.push_back(Value());
       counts.push_back(Value());
@@ -335,62 +306,9 @@ static LogicalResult partitionMaskedGather(tensor::GatherOp op,
     offsets.push_back(extent.offset);
     counts.push_back(extent.size);
   }
-
-  Value init = tensor::EmptyOp::create(builder, loc, local, dynamicSizes);
-  Type element = local.getElementType();
-  Value zero = arith::ConstantOp::create(
-      builder, loc, cast<TypedAttr>(builder.getZeroAttr(element)));
-  Value indexZero = arith::ConstantIndexOp::create(builder, loc, 0);
-  SmallVector<utils::IteratorType> iterators(local.getRank(),
-                                             utils::IteratorType::parallel);
-  auto lookup = linalg::GenericOp::create(
-      builder, loc, TypeRange{local}, ValueRange{}, ValueRange{init},
-      ArrayRef<AffineMap>{builder.getMultiDimIdentityMap(local.getRank())},
-      iterators, [&](OpBuilder &b, Location bodyLoc, ValueRange) {
-        SmallVector<Value> position;
-        for (int64_t dim = 0; dim < batchRank; ++dim)
-          position.push_back(linalg::IndexOp::create(b, bodyLoc, dim));
-        SmallVector<Value> coords(sourceRank);
-        for (int64_t dim = 0; dim < sourceRank; ++dim)
-          if (resultDimOfSource[dim] >= 0)
-            coords[dim] =
-                linalg::IndexOp::create(b, bodyLoc, resultDimOfSource[dim]);
-        Value inRange;
-        for (auto [column, dim] : llvm::enumerate(gatherDims)) {
-          SmallVector<Value> at = position;
-          at.push_back(arith::ConstantIndexOp::create(b, bodyLoc, column));
-          Value row = tensor::ExtractOp::create(b, bodyLoc, indices, at);
-          if (!row.getType().isIndex())
-            row = arith::IndexCastOp::create(b, bodyLoc, b.getIndexType(), row);
-          if (!offsets[column]) {
-            coords[dim] = row;
-            continue;
-          }
-          row = arith::SubIOp::create(b, bodyLoc, row, offsets[column]);
-          Value above = arith::CmpIOp::create(
-              b, bodyLoc, arith::CmpIPredicate::sge, row, indexZero);
-          Value below = arith::CmpIOp::create(
-              b, bodyLoc, arith::CmpIPredicate::slt, row, counts[column]);
-          Value held = arith::AndIOp::create(b, bodyLoc, above, below);
-          inRange =
-              inRange
-                  ? arith::AndIOp::create(b, bodyLoc, inRange, held).getResult()
-                  : held;
-          coords[dim] = row;
-        }
-        auto ifHeld = scf::IfOp::create(
-            b, bodyLoc, inRange,
-            [&](OpBuilder &then, Location thenLoc) {
-              Value value =
-                  tensor::ExtractOp::create(then, thenLoc, source, coords);
-              scf::YieldOp::create(then, thenLoc, value);
-            },
-            [&](OpBuilder &otherwise, Location elseLoc) {
-              scf::YieldOp::create(otherwise, elseLoc, zero);
-            });
-        linalg::YieldOp::create(b, bodyLoc, ifHeld.getResult(0));
-      });
-  state.replaceOp(op, lookup.getResult(0));
+  state.replaceOp(
+      op, buildGatherLookup(builder, op, state.getLocalType(*result),
+                            op.getSource(), op.getIndices(), offsets, counts));
   return success();
 }
 
