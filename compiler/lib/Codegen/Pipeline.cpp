@@ -44,6 +44,10 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
 
   // Loops, then the LLVM dialect.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // One function per loop nest, each distinct nest once: LLVM's loop
+  // passes take time quadratic in a function's size.
+  pm.addPass(createCpuOutlineLoopNests());
+  pm.addPass(createCpuMergeIdenticalFunctions());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

@@ -117,6 +117,39 @@ def CpuStridedCopiesToLoops : Pass<"dtensor-cpu-strided-copies-to-loops"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def CpuOutlineLoopNests : Pass<"dtensor-cpu-outline-loop-nests",
+                               "::mlir::ModuleOp"> {
+  let summary = "Give each top-level loop nest a function of its own";
+  let description = [{
+    Every `scf.for` directly in the body of a function with a body becomes
+    a call of a new private function `<function>_loop<N>` that holds the
+    nest. The values the nest uses from above are the new function's
+    arguments, except constants, which are cloned into it; the loop's
+    results are its results. The new functions carry LLVM's `noinline`
+    (`passthrough = ["noinline"]`, which the LLVM lowering keeps).
+
+    LLVM's loop passes (scalar evolution's loop guards, induction variable
+    users, loop strength reduction) look at the code around each loop of a
+    function, so one function of hundreds of loop nests -- the per-rank
+    program of a deep model -- costs time that grows with the square of its
+    size. Functions of one nest each keep it linear, and identical nests
+    can then be merged (`--dtensor-cpu-merge-identical-functions`).
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def CpuMergeIdenticalFunctions : Pass<"dtensor-cpu-merge-identical-functions",
+                                      "::mlir::ModuleOp"> {
+  let summary = "Keep one of each set of identical private functions";
+  let description = [{
+    Private functions with the same type and the same body (locations
+    aside) are merged: calls of every copy call the first, and the copies
+    are erased. The layers of a model repeat the same loop nests on buffers
+    of the same shapes, so after `--dtensor-cpu-outline-loop-nests` a
+    32-layer program compiles little more code than a one-layer one.
+  }];
+}
+
 def CpuFinalizeAbi : Pass<"dtensor-cpu-finalize-abi", "::mlir::ModuleOp"> {
   let summary = "Export entry points and bind runtime symbols (LLVM dialect)";
   let description = [{
