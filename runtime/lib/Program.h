@@ -18,6 +18,7 @@
 #ifndef DTENSOR_RT_PROGRAM_H
 #define DTENSOR_RT_PROGRAM_H
 
+#include "BufferCache.h"
 #include "Groups.h"
 #include "Status.h"
 #include "StridedView.h"
@@ -80,6 +81,8 @@ struct dtensor_program {
   /// dtensor_rt_push_buffer and the first error of an ABI call.
   std::vector<std::pair<int64_t, void *>> queued;
   dtensor::rt::Status stepError;
+  /// The temporary buffers the steps freed, for the next steps.
+  dtensor::rt::BufferCache buffers;
 
   ~dtensor_program();
 };

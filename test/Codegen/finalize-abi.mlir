@@ -1,4 +1,4 @@
-// RUN: dtensor-opt %s --dtensor-cpu-finalize-abi | FileCheck %s
+// RUN: dtensor-opt %s --dtensor-cpu-finalize-abi --split-input-file | FileCheck %s
 
 // The module attributes stay, the meshes go, and the typed push
 // declarations are bound to the one C symbol.
@@ -37,4 +37,26 @@ module attributes {dtensor.comm_meshes = [@tp], dtensor.comm_groups = [{mesh = @
   // CHECK: %[[A1:.*]] = llvm.load %[[P1]] : !llvm.ptr -> !llvm.ptr
   // CHECK: llvm.call @_mlir_ciface_step(%[[A0]], %[[A1]])
   // CHECK: llvm.return
+}
+
+// -----
+
+// The memref lowering's generic allocation functions are bound to the
+// runtime's buffer cache.
+// CHECK-NOT: _mlir_memref_to_llvm
+// CHECK: llvm.func @dtensor_rt_alloc(i64) -> !llvm.ptr
+// CHECK-NEXT: llvm.func @dtensor_rt_free(!llvm.ptr)
+// CHECK-LABEL: llvm.func internal @scratch
+// CHECK: %[[B:.*]] = llvm.call @dtensor_rt_alloc(%{{.*}}) : (i64) -> !llvm.ptr
+// CHECK: llvm.call @dtensor_rt_free(%[[B]]) : (!llvm.ptr) -> ()
+// CHECK-NOT: _mlir_memref_to_llvm
+module {
+  llvm.func @_mlir_memref_to_llvm_alloc(i64) -> !llvm.ptr
+  llvm.func @_mlir_memref_to_llvm_free(!llvm.ptr)
+  llvm.func @scratch() {
+    %n = llvm.mlir.constant(64 : i64) : i64
+    %b = llvm.call @_mlir_memref_to_llvm_alloc(%n) : (i64) -> !llvm.ptr
+    llvm.call @_mlir_memref_to_llvm_free(%b) : (!llvm.ptr) -> ()
+    llvm.return
+  }
 }

@@ -121,8 +121,8 @@ LogicalResult link(ModuleOp module, llvm::StringRef object,
     return module.emitError("cannot create a temporary file");
   llvm::FileRemover removeErrors(errorsPath);
 
-  llvm::SmallVector<llvm::StringRef> args = {*cc, "-shared", "-o", path,
-                                             object, "-Wl,--as-needed"};
+  llvm::SmallVector<llvm::StringRef> args = {
+      *cc, "-shared", "-o", path, object, "-Wl,--as-needed"};
   if (hasVectorMathLibrary(llvm::Triple(llvm::sys::getDefaultTargetTriple())))
     args.push_back("-lmvec");
   args.push_back("-lm");

@@ -64,6 +64,25 @@ LogicalResult bindPushBuffer(ModuleOp module) {
   return success();
 }
 
+/// Renames the generic allocation function `generic` of the memref lowering
+/// (declared when memrefs are allocated) to the runtime's `symbol`.
+LogicalResult bindAllocator(ModuleOp module, StringRef generic,
+                            StringRef symbol) {
+  auto decl = module.lookupSymbol<LLVM::LLVMFuncOp>(generic);
+  if (!decl)
+    return success();
+  if (!decl.isExternal())
+    return decl.emitOpError("must be a declaration");
+  if (module.lookupSymbol(symbol))
+    return decl.emitOpError("cannot be bound to ")
+           << symbol << ": the module already defines it";
+  auto name = StringAttr::get(module.getContext(), symbol);
+  if (failed(SymbolTable::replaceAllSymbolUses(decl, name, module)))
+    return failure();
+  decl.setSymName(symbol);
+  return success();
+}
+
 /// void dtensor_entry_<name>(void **descriptors): descriptor i goes to
 /// argument i of the function's C interface, which takes descriptors by
 /// pointer.
@@ -103,7 +122,9 @@ struct CpuFinalizeAbi
     : dtensor::codegen::impl::CpuFinalizeAbiBase<CpuFinalizeAbi> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(bindPushBuffer(module)))
+    if (failed(bindPushBuffer(module)) ||
+        failed(bindAllocator(module, kGenericAllocSymbol, kAllocSymbol)) ||
+        failed(bindAllocator(module, kGenericFreeSymbol, kFreeSymbol)))
       return signalPassFailure();
     // Entries are the functions with a C interface (only entries get one).
     SmallVector<LLVM::LLVMFuncOp> entries;

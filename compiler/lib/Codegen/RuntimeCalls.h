@@ -32,6 +32,15 @@ inline constexpr llvm::StringLiteral kPushBufferSymbol =
 inline constexpr llvm::StringLiteral kTypedPushBufferPrefix =
     "dtensor_rt_push_buffer__";
 
+/// The runtime's allocator of step buffers, and the generic allocation
+/// functions of the memref-to-LLVM lowering that are bound to it.
+inline constexpr llvm::StringLiteral kAllocSymbol = "dtensor_rt_alloc";
+inline constexpr llvm::StringLiteral kFreeSymbol = "dtensor_rt_free";
+inline constexpr llvm::StringLiteral kGenericAllocSymbol =
+    "_mlir_memref_to_llvm_alloc";
+inline constexpr llvm::StringLiteral kGenericFreeSymbol =
+    "_mlir_memref_to_llvm_free";
+
 /// The dtensor_rt_dtype code of `elementType`, if the runtime carries it.
 std::optional<int32_t> getRuntimeDType(mlir::Type elementType);
 

@@ -101,6 +101,14 @@ void dtensor_rt_wait(int64_t handle);
  * dtype is DTENSOR_RT_F32 or DTENSOR_RT_F64. */
 void dtensor_rt_matmul(int32_t dtype, int32_t beta);
 
+/* Memory of a step's temporary buffers, 64-byte aligned. A buffer freed
+ * during a step is kept by the running program for later allocations of the
+ * same size, so steps after the first reuse memory instead of faulting in
+ * fresh pages; the program frees what it keeps when it is destroyed.
+ * Outside dtensor_program_run these are plain aligned_alloc / free. */
+void *dtensor_rt_alloc(uint64_t bytes);
+void dtensor_rt_free(void *buffer);
+
 /* The entry point a compiled program exports for its entry function F:
  *
  *   void dtensor_entry_F(void **descriptors);

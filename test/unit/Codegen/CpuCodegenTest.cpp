@@ -3,13 +3,13 @@
 // Each test lowers a small program without collectives through the CPU
 // pipeline, emits a shared object, loads it and calls its entry with
 // hand-built memref descriptors, then checks the results against a naive
-// computation. This binary provides the runtime calls the programs make.
+// computation. The runtime calls the programs make are NaiveRuntime's.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/Codegen/CpuCodegen.h"
+#include "NaiveRuntime.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
-#include "dtensor/rt_abi.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -30,71 +30,6 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <vector>
-
-//===----------------------------------------------------------------------===//
-// The runtime calls, naively
-//===----------------------------------------------------------------------===//
-
-namespace {
-struct QueuedBuffer {
-  int64_t rank;
-  const int64_t *descriptor;
-};
-std::vector<QueuedBuffer> queue;
-std::vector<int32_t> matmulBetas;
-
-/// Element (indices) of a queued descriptor of rank `rank`.
-template <typename T>
-T &element(const QueuedBuffer &buffer, std::initializer_list<int64_t> index) {
-  const int64_t *d = buffer.descriptor;
-  T *aligned = reinterpret_cast<T *>(d[1]);
-  int64_t offset = d[2];
-  const int64_t *strides = d + 3 + buffer.rank;
-  int64_t position = offset;
-  int64_t dim = 0;
-  for (int64_t i : index)
-    position += i * strides[dim++];
-  return aligned[position];
-}
-
-template <typename T> void naiveMatmul(int32_t beta) {
-  const QueuedBuffer &a = queue[0], &b = queue[1], &c = queue[2];
-  bool batched = c.rank == 3;
-  const int64_t *sizesA = a.descriptor + 3, *sizesC = c.descriptor + 3;
-  int64_t batches = batched ? sizesC[0] : 1;
-  int64_t m = sizesC[batched], n = sizesC[batched + 1];
-  int64_t k = sizesA[batched + 1];
-  for (int64_t p = 0; p < batches; ++p)
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        T sum = 0;
-        for (int64_t l = 0; l < k; ++l)
-          sum += batched ? element<T>(a, {p, i, l}) * element<T>(b, {p, l, j})
-                         : element<T>(a, {i, l}) * element<T>(b, {l, j});
-        T &out = batched ? element<T>(c, {p, i, j}) : element<T>(c, {i, j});
-        out = beta ? out + sum : sum;
-      }
-}
-} // namespace
-
-extern "C" {
-__attribute__((used)) void dtensor_rt_push_buffer(int64_t rank,
-                                                  void *descriptor) {
-  queue.push_back({rank, static_cast<const int64_t *>(descriptor)});
-}
-
-__attribute__((used)) void dtensor_rt_matmul(int32_t dtype, int32_t beta) {
-  matmulBetas.push_back(beta);
-  if (queue.size() == 3 && dtype == DTENSOR_RT_F32)
-    naiveMatmul<float>(beta);
-  else if (queue.size() == 3 && dtype == DTENSOR_RT_F64)
-    naiveMatmul<double>(beta);
-  else
-    ADD_FAILURE() << "bad matmul call: dtype " << dtype << ", " << queue.size()
-                  << " buffers";
-  queue.clear();
-}
-}
 
 //===----------------------------------------------------------------------===//
 // Harness
@@ -154,8 +89,7 @@ protected:
                         mlir::LLVM::LLVMDialect, mlir::math::MathDialect,
                         mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
                         mlir::tensor::TensorDialect>();
-    queue.clear();
-    matmulBetas.clear();
+    dtensor::test::resetNaiveRuntime();
   }
 
   ~CpuCodegenTest() override {
@@ -270,7 +204,7 @@ TEST_F(CpuCodegenTest, MatmulCallsRuntime) {
       EXPECT_NEAR(q.at(i, j), sum + c.at(i, j), 1e-4) << i << "," << j;
     }
   // The zero fill became beta = 0; the accumulating matmul has beta = 1.
-  EXPECT_EQ(matmulBetas, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(dtensor::test::getMatmulBetas(), (std::vector<int32_t>{0, 1}));
   // The accumulator argument is not overwritten.
   EXPECT_EQ(c.data, iota(15, 1.0f));
 }
@@ -305,7 +239,7 @@ TEST_F(CpuCodegenTest, BatchMatmulF64) {
           sum += av[p * 12 + i * 4 + l] * bv[p * 8 + l * 2 + j];
         EXPECT_DOUBLE_EQ(out.data[p * 6 + i * 2 + j], sum);
       }
-  EXPECT_EQ(matmulBetas, (std::vector<int32_t>{0}));
+  EXPECT_EQ(dtensor::test::getMatmulBetas(), (std::vector<int32_t>{0}));
 }
 
 TEST_F(CpuCodegenTest, IntegerMatmulStaysLoops) {
@@ -327,7 +261,7 @@ TEST_F(CpuCodegenTest, IntegerMatmulStaysLoops) {
   void *descriptors[] = {a.descriptor(), b.descriptor(), out.descriptor()};
   entry(descriptors);
   EXPECT_EQ(out.data, (std::vector<int32_t>{58, 64, 139, 154}));
-  EXPECT_TRUE(matmulBetas.empty());
+  EXPECT_TRUE(dtensor::test::getMatmulBetas().empty());
 }
 
 TEST_F(CpuCodegenTest, DynamicShape) {

@@ -2,10 +2,10 @@
 
 #include "OpHarness.h"
 
+#include "NaiveRuntime.h"
 #include "dtensor/Codegen/CpuCodegen.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Frontend/OpEmitter.h"
-#include "dtensor/rt_abi.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -30,74 +30,9 @@ using namespace mlir;
 using namespace dtensor::frontend;
 using namespace dtensor::frontend::test;
 
-//===----------------------------------------------------------------------===//
-// The runtime calls, naively
-//===----------------------------------------------------------------------===//
-
-namespace {
-struct QueuedBuffer {
-  int64_t rank;
-  const int64_t *descriptor;
-};
-std::vector<QueuedBuffer> queue;
-int matmulCalls = 0;
-
-/// Element `index` of a queued descriptor (any strides).
-template <typename T>
-T &element(const QueuedBuffer &buffer, llvm::ArrayRef<int64_t> index) {
-  const int64_t *d = buffer.descriptor;
-  T *aligned = reinterpret_cast<T *>(d[1]);
-  const int64_t *strides = d + 3 + buffer.rank;
-  int64_t position = d[2];
-  for (auto [dim, i] : llvm::enumerate(index))
-    position += i * strides[dim];
-  return aligned[position];
+int dtensor::frontend::test::getMatmulCallCount() {
+  return static_cast<int>(dtensor::test::getMatmulBetas().size());
 }
-
-/// C = A x B (+ C), rank 2 or batched rank 3.
-template <typename T> void naiveMatmul(int32_t beta) {
-  const QueuedBuffer &a = queue[0], &b = queue[1], &c = queue[2];
-  bool batched = c.rank == 3;
-  const int64_t *sizesA = a.descriptor + 3, *sizesC = c.descriptor + 3;
-  int64_t batches = batched ? sizesC[0] : 1;
-  int64_t m = sizesC[batched], n = sizesC[batched + 1];
-  int64_t k = sizesA[batched + 1];
-  auto at = [&](int64_t p, int64_t i, int64_t j) {
-    return batched ? llvm::SmallVector<int64_t>{p, i, j}
-                   : llvm::SmallVector<int64_t>{i, j};
-  };
-  for (int64_t p = 0; p < batches; ++p)
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        T sum = 0;
-        for (int64_t l = 0; l < k; ++l)
-          sum += element<T>(a, at(p, i, l)) * element<T>(b, at(p, l, j));
-        T &out = element<T>(c, at(p, i, j));
-        out = beta ? out + sum : sum;
-      }
-}
-} // namespace
-
-extern "C" {
-__attribute__((used)) void dtensor_rt_push_buffer(int64_t rank,
-                                                  void *descriptor) {
-  queue.push_back({rank, static_cast<const int64_t *>(descriptor)});
-}
-
-__attribute__((used)) void dtensor_rt_matmul(int32_t dtype, int32_t beta) {
-  ++matmulCalls;
-  if (queue.size() == 3 && dtype == DTENSOR_RT_F32)
-    naiveMatmul<float>(beta);
-  else if (queue.size() == 3 && dtype == DTENSOR_RT_F64)
-    naiveMatmul<double>(beta);
-  else
-    ADD_FAILURE() << "bad matmul call: dtype " << dtype << ", " << queue.size()
-                  << " buffers";
-  queue.clear();
-}
-}
-
-int dtensor::frontend::test::getMatmulCallCount() { return matmulCalls; }
 
 //===----------------------------------------------------------------------===//
 // Host tensors
@@ -394,8 +329,7 @@ OpTest::OpTest() {
       errors.push_back(error);
     return success();
   });
-  queue.clear();
-  matmulCalls = 0;
+  dtensor::test::resetNaiveRuntime();
 }
 
 OpTest::~OpTest() {

@@ -12,6 +12,7 @@
 #include "Safetensors.h"
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <random>
 
@@ -349,6 +350,63 @@ TEST(RuntimeAbi, StepErrorsFailTheRun) {
             std::string::npos)
       << dtensor_last_error();
   EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+}
+
+namespace {
+/// The buffers a step body allocated, in order.
+std::vector<void *> stepBuffers;
+
+bool isAligned64(void *buffer) {
+  return reinterpret_cast<uintptr_t>(buffer) % 64 == 0;
+}
+} // namespace
+
+TEST(RuntimeAbi, StepBuffersAreKeptForLaterAllocations) {
+  std::string dir =
+      writeArtifact(workDir, "buffers", oneRankManifest("callback"));
+  dtensor_program *program = load(dir);
+  ASSERT_NE(program, nullptr);
+  setStepBody(dir, [](void **) {
+    void *a = dtensor_rt_alloc(1000), *b = dtensor_rt_alloc(1000);
+    void *c = dtensor_rt_alloc(24);
+    std::memset(a, 1, 1000);
+    std::memset(b, 2, 1000);
+    std::memset(c, 3, 24);
+    dtensor_rt_free(a);
+    dtensor_rt_free(b);
+    dtensor_rt_free(c);
+    // The same size again in the same step: a kept buffer.
+    void *d = dtensor_rt_alloc(1000);
+    std::memset(d, 4, 1000);
+    dtensor_rt_free(d);
+    stepBuffers.insert(stepBuffers.end(), {a, b, c, d});
+  });
+  stepBuffers.clear();
+  ASSERT_EQ(dtensor_program_run(program), DTENSOR_OK) << dtensor_last_error();
+  ASSERT_EQ(dtensor_program_run(program), DTENSOR_OK) << dtensor_last_error();
+  ASSERT_EQ(stepBuffers.size(), 8u);
+  for (void *buffer : stepBuffers)
+    EXPECT_TRUE(isAligned64(buffer)) << buffer;
+  void *a = stepBuffers[0], *b = stepBuffers[1], *c = stepBuffers[2];
+  EXPECT_NE(a, b);
+  EXPECT_TRUE(stepBuffers[3] == a || stepBuffers[3] == b);
+  // The second step gets the first step's buffers back, size for size.
+  EXPECT_TRUE((stepBuffers[4] == a && stepBuffers[5] == b) ||
+              (stepBuffers[4] == b && stepBuffers[5] == a));
+  EXPECT_EQ(stepBuffers[6], c);
+  EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+}
+
+TEST(RuntimeAbi, AllocationsOutsideARunAreNotKept) {
+  void *a = dtensor_rt_alloc(100);
+  ASSERT_NE(a, nullptr);
+  EXPECT_TRUE(isAligned64(a));
+  std::memset(a, 7, 100);
+  dtensor_rt_free(a);
+  dtensor_rt_free(nullptr);
+  void *empty = dtensor_rt_alloc(0);
+  EXPECT_NE(empty, nullptr);
+  dtensor_rt_free(empty);
 }
 
 //===----------------------------------------------------------------------===//

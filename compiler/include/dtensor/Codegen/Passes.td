@@ -157,7 +157,11 @@ def CpuFinalizeAbi : Pass<"dtensor-cpu-finalize-abi", "::mlir::ModuleOp"> {
     exports `void dtensor_entry_<name>(void **descriptors)`, which passes
     descriptor i to the function's C interface. Binds the typed
     push-buffer declarations (one per element type at the func level) to
-    the one C symbol `dtensor_rt_push_buffer`, gives every other defined
+    the one C symbol `dtensor_rt_push_buffer`, binds the generic allocation
+    functions of the memref lowering (`_mlir_memref_to_llvm_alloc`,
+    `_mlir_memref_to_llvm_free`) to the runtime's `dtensor_rt_alloc` and
+    `dtensor_rt_free`, which keep the buffers of a step for the next one,
+    gives every other defined
     function internal linkage (the entries are the only exports), and erases the `dtensor.mesh`
     ops, whose ids the module attributes keep.
   }];

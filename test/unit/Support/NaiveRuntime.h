@@ -1,0 +1,28 @@
+//===- NaiveRuntime.h - The runtime ABI for tests, done naively -*- C++ -*-===//
+//
+// Tests that load compiled programs without the real runtime (no MPI, no
+// OpenBLAS) link this: it defines the dtensor_rt_* functions a program
+// without collectives calls -- push_buffer, matmul (a naive product, which
+// also checks the call) and the step allocator -- and records the matmul
+// calls. The test binary must export them (ENABLE_EXPORTS), since programs
+// are dlopen'ed and resolve them against it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_TEST_NAIVERUNTIME_H
+#define DTENSOR_TEST_NAIVERUNTIME_H
+
+#include <cstdint>
+#include <vector>
+
+namespace dtensor::test {
+
+/// The beta of each dtensor_rt_matmul call since the last reset.
+const std::vector<int32_t> &getMatmulBetas();
+
+/// Forgets the queued buffers and the recorded matmul calls.
+void resetNaiveRuntime();
+
+} // namespace dtensor::test
+
+#endif // DTENSOR_TEST_NAIVERUNTIME_H
