@@ -23,12 +23,18 @@ using SgemmFn = void (*)(int, int, int, int, int, int, float, const float *,
                          int, const float *, int, float, float *, int);
 using DgemmFn = void (*)(int, int, int, int, int, int, double, const double *,
                          int, const double *, int, double, double *, int);
+using SgemvFn = void (*)(int, int, int, int, float, const float *, int,
+                         const float *, int, float, float *, int);
+using DgemvFn = void (*)(int, int, int, int, double, const double *, int,
+                         const double *, int, double, double *, int);
 using SetThreadsFn = void (*)(int);
 using CoreNameFn = char *(*)();
 
 struct OpenBlas {
   SgemmFn sgemm = nullptr;
   DgemmFn dgemm = nullptr;
+  SgemvFn sgemv = nullptr;
+  DgemvFn dgemv = nullptr;
   SetThreadsFn setThreads = nullptr;
   CoreNameFn coreName = nullptr;
 };
@@ -56,6 +62,8 @@ const OpenBlas &openBlas() {
     if (handle) {
       library.sgemm = reinterpret_cast<SgemmFn>(dlsym(handle, "cblas_sgemm"));
       library.dgemm = reinterpret_cast<DgemmFn>(dlsym(handle, "cblas_dgemm"));
+      library.sgemv = reinterpret_cast<SgemvFn>(dlsym(handle, "cblas_sgemv"));
+      library.dgemv = reinterpret_cast<DgemvFn>(dlsym(handle, "cblas_dgemv"));
       library.setThreads = reinterpret_cast<SetThreadsFn>(
           dlsym(handle, "openblas_set_num_threads"));
       library.coreName =
@@ -116,10 +124,46 @@ int leading(int64_t ld, bool trans, int64_t rows, int64_t cols) {
   return static_cast<int>(std::max<int64_t>({ld, stored, 1}));
 }
 
-template <typename T, typename Fn>
-void gemm(Fn blasFn, bool transA, bool transB, int64_t m, int64_t n, int64_t k,
-          const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c,
-          int64_t ldc) {
+/// A product with one row or one column of C (a decode step's linear
+/// layers) as a matrix-vector product: GEMM kernels first pack the whole
+/// matrix into panels, which for a single vector doubles the memory traffic
+/// of a memory-bound product. Returns false when it does not apply.
+template <typename T, typename GemvFn>
+bool gemvForm(GemvFn gemvFn, bool transA, bool transB, int64_t m, int64_t n,
+              int64_t k, const T *a, int64_t lda, const T *b, int64_t ldb,
+              T beta, T *c, int64_t ldc) {
+  if (!gemvFn || (m != 1 && n != 1))
+    return false;
+  // BLAS may scale y by beta = 0, and 0 x NaN is NaN: clear C instead.
+  if (beta == T(0))
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        c[i * ldc + j] = T(0);
+  if (m == 1) {
+    // c[n] = B^T a, with B stored k x n (or n x k when transB).
+    int64_t incA = transA ? lda : 1;
+    int64_t rows = transB ? n : k, cols = transB ? k : n;
+    gemvFn(kCblasRowMajor, transB ? kCblasNoTrans : kCblasTrans,
+           static_cast<int>(rows), static_cast<int>(cols), T(1), b,
+           static_cast<int>(std::max<int64_t>({ldb, cols, 1})), a,
+           static_cast<int>(incA), T(1), c, 1);
+    return true;
+  }
+  // c[m] = A b, with A stored m x k (or k x m when transA); C's column has
+  // stride ldc.
+  int64_t incB = transB ? 1 : ldb;
+  int64_t rows = transA ? k : m, cols = transA ? m : k;
+  gemvFn(kCblasRowMajor, transA ? kCblasTrans : kCblasNoTrans,
+         static_cast<int>(rows), static_cast<int>(cols), T(1), a,
+         static_cast<int>(std::max<int64_t>({lda, cols, 1})), b,
+         static_cast<int>(incB), T(1), c, static_cast<int>(ldc));
+  return true;
+}
+
+template <typename T, typename Fn, typename GemvFn>
+void gemm(Fn blasFn, GemvFn gemvFn, bool transA, bool transB, int64_t m,
+          int64_t n, int64_t k, const T *a, int64_t lda, const T *b,
+          int64_t ldb, T beta, T *c, int64_t ldc) {
   if (m == 0 || n == 0)
     return;
   if (k == 0) {
@@ -134,6 +178,9 @@ void gemm(Fn blasFn, bool transA, bool transB, int64_t m, int64_t n, int64_t k,
               ldb <= kIntMax && ldc <= kIntMax;
   if (!blasFn || !fits)
     return blockedGemm(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc);
+  if (gemvForm<T>(gemvFn, transA, transB, m, n, k, a, lda, b, ldb, beta, c,
+                  ldc))
+    return;
   blasFn(kCblasRowMajor, transA ? kCblasTrans : kCblasNoTrans,
          transB ? kCblasTrans : kCblasNoTrans, static_cast<int>(m),
          static_cast<int>(n), static_cast<int>(k), T(1), a,
@@ -169,15 +216,15 @@ std::string detectCoreType() {
 void sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
            const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
            float *c, int64_t ldc) {
-  gemm<float>(openBlas().sgemm, transA, transB, m, n, k, a, lda, b, ldb, beta,
-              c, ldc);
+  gemm<float>(openBlas().sgemm, openBlas().sgemv, transA, transB, m, n, k, a,
+              lda, b, ldb, beta, c, ldc);
 }
 
 void dgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
            const double *a, int64_t lda, const double *b, int64_t ldb,
            double beta, double *c, int64_t ldc) {
-  gemm<double>(openBlas().dgemm, transA, transB, m, n, k, a, lda, b, ldb, beta,
-               c, ldc);
+  gemm<double>(openBlas().dgemm, openBlas().dgemv, transA, transB, m, n, k, a,
+               lda, b, ldb, beta, c, ldc);
 }
 
 void setThreads(int threads) {

@@ -543,6 +543,27 @@ TEST(RuntimeMatmul, BatchedAndVectorShapes) {
   }
 }
 
+// One row or one column of C: matrix-vector products (BLAS gemv).
+TEST(RuntimeMatmul, VectorProductsEveryStorage) {
+  for (Storage sa : storages)
+    for (Storage sb : storages)
+      for (Storage sc : storages)
+        for (int32_t beta : {0, 1}) {
+          SCOPED_TRACE(::testing::Message()
+                       << int(sa) << int(sb) << int(sc) << " beta " << beta);
+          checkMatmul<float>(1, 1, 37, 29, sa, sb, sc, beta, false,
+                             DTENSOR_RT_F32);
+          checkMatmul<float>(1, 23, 1, 31, sa, sb, sc, beta, false,
+                             DTENSOR_RT_F32);
+          checkMatmul<double>(3, 1, 9, 17, sa, sb, sc, beta, true,
+                              DTENSOR_RT_F64);
+          checkMatmul<double>(2, 13, 1, 5, sa, sb, sc, beta, true,
+                              DTENSOR_RT_F64);
+          checkMatmul<float>(1, 1, 1, 40, sa, sb, sc, beta, false,
+                             DTENSOR_RT_F32);
+        }
+}
+
 TEST(RuntimeMatmul, EmptyDims) {
   for (Storage s : storages) {
     checkMatmul<float>(1, 0, 5, 6, s, s, s, 0, false, DTENSOR_RT_F32);
