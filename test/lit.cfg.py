@@ -2,6 +2,7 @@
 # lit configuration of the dtensor test suites.
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -38,3 +39,26 @@ for module in ("numpy", "jsonschema", "torch"):
                       stdout=subprocess.DEVNULL,
                       stderr=subprocess.DEVNULL).returncode == 0:
         config.available_features.add(module)
+
+# The inference server (examples/server) is built only when cpp-httplib was
+# found at configure time; test/Server REQUIRES it.
+if config.dtensor_build_server == "ON" and os.path.exists(
+        os.path.join(config.dtensor_tools_dir, "dtensor-server")):
+    config.available_features.add("dtensor-server")
+    llvm_config.add_tool_substitutions(["dtensor-server"],
+                                       [config.dtensor_tools_dir])
+
+# mpirun with what every run here needs: more ranks than cores, root in
+# containers, shared memory between the ranks of this machine.
+mpirun = ["mpirun", "--oversubscribe", "--mca", "btl", "self,vader"]
+if os.geteuid() == 0:
+    mpirun.append("--allow-run-as-root")
+config.substitutions.append(("%mpirun", " ".join(mpirun)))
+
+# The installed-runtime tests build a tiny consumer with CMake and with
+# pkg-config (longer names first: lit substitutes in order).
+config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%cmake_make_program", config.cmake_make_program))
+config.substitutions.append(("%cmake", config.cmake_command))
+if shutil.which("pkg-config"):
+    config.available_features.add("pkg-config")
