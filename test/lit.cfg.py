@@ -30,6 +30,9 @@ llvm_config.add_tool_substitutions(
 # pyenv or virtualenv shim may hide the Debian packages): the features below
 # are probed with this interpreter, so the tests must run with it too.
 config.substitutions.append(("%python", sys.executable))
+# Test scripts import helpers next to them (test/Server/server_harness.py):
+# no __pycache__ in the source tree.
+config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
 
 # Python modules some tests need; a test that REQUIRES a missing one is
 # reported UNSUPPORTED. numpy and jsonschema come with scripts/setup.sh

@@ -66,6 +66,14 @@ void HttpServer::routes() {
   server.new_task_queue = [threads] {
     return new httplib::ThreadPool(threads);
   };
+  // httplib's default sets SO_REUSEPORT, with which a second server on the
+  // same port binds too and silently takes part of the traffic. Only
+  // SO_REUSEADDR (a restart may bind while old connections linger): a busy
+  // port is an error.
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   server.set_payload_max_length(options_.maxBodyBytes);
   // Short keep-alive: stop() waits for idle connections to time out.
   server.set_keep_alive_timeout(1);

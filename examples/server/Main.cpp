@@ -59,8 +59,8 @@ std::string failMessage(int64_t step, double seconds) {
 }
 
 /// Rank 0: the HTTP server, the watchdog and signals around the step loop.
-int serve(Model &model, const ModelSpec &spec, const Options &options,
-          CommandChannel &channel) {
+LoopEnd serve(Model &model, const ModelSpec &spec, const Options &options,
+              CommandChannel &channel) {
   ServerState state;
   state.limits = {spec.seqLen, spec.vocab, !spec.logits.empty()};
   state.batch = spec.batch;
@@ -83,8 +83,8 @@ int serve(Model &model, const ModelSpec &spec, const Options &options,
     // The other ranks wait for a command: tell them to leave.
     Command shutdown;
     shutdown.kind = Command::Shutdown;
-    channel.send(shutdown, {}, error);
-    return 1;
+    return channel.send(shutdown, {}, error) ? LoopEnd::Failed
+                                             : LoopEnd::ChannelBroken;
   }
 
   // A stuck step: answer what waits, stop HTTP (which waits for those
@@ -126,10 +126,10 @@ int serve(Model &model, const ModelSpec &spec, const Options &options,
           std::to_string(spec.vocab) + " (" + spec.vocabSource + ")" +
           (spec.logits.empty() ? "" : ", logits '" + spec.logits + "'"));
 
-  int code = leadSteps(model, spec, options, channel, state, watchdog);
+  LoopEnd end = leadSteps(model, spec, options, channel, state, watchdog);
   http.stop();
-  logInfo(code == 0 ? "shut down" : "stopped after a failed step");
-  return code;
+  logInfo(end == LoopEnd::Shutdown ? "shut down" : "stopped after a failure");
+  return end;
 }
 
 } // namespace
@@ -176,8 +176,13 @@ int main(int argc, char **argv) {
                                  : error);
       } else {
         CommandChannel channel(static_cast<size_t>(spec.batch * spec.seqLen));
-        code = rank == 0 ? serve(model, spec, options, channel)
-                         : followSteps(model, spec, options, channel);
+        LoopEnd end = rank == 0 ? serve(model, spec, options, channel)
+                                : followSteps(model, spec, options, channel);
+        // The others may wait in a broadcast that will never come: closing
+        // the runtime (collective) would hang.
+        if (end == LoopEnd::ChannelBroken)
+          MPI_Abort(MPI_COMM_WORLD, 1);
+        code = end == LoopEnd::Shutdown ? 0 : 1;
       }
     }
     if (model.close() != DTENSOR_OK && code == 0) {

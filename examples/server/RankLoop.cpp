@@ -40,9 +40,9 @@ void failQueued(RequestQueue &queue, const std::string &message) {
 
 } // namespace
 
-int leadSteps(Model &model, const ModelSpec &spec, const Options &options,
-              CommandChannel &channel, ServerState &state,
-              StepWatchdog &watchdog) {
+LoopEnd leadSteps(Model &model, const ModelSpec &spec, const Options &options,
+                  CommandChannel &channel, ServerState &state,
+                  StepWatchdog &watchdog) {
   Batcher batcher(spec.batch, spec.seqLen, spec.vocab);
   std::vector<int64_t> next;
   std::vector<float> logits;
@@ -68,9 +68,8 @@ int leadSteps(Model &model, const ModelSpec &spec, const Options &options,
     watchdog.arm(step, batcher.active());
     std::string error;
     dtensor_status status = DTENSOR_OK;
-    if (!channel.send(command, tokens, error)) {
-      status = DTENSOR_ERR_COMM;
-    } else {
+    bool sent = channel.send(command, tokens, error);
+    if (sent) {
       bool inject = injectHere(options, model.rank(), model.worldSize(), step);
       if (inject && options.failKind == FailureKind::Hang)
         hang(step);
@@ -90,7 +89,7 @@ int leadSteps(Model &model, const ModelSpec &spec, const Options &options,
       batcher.failAll(503, message);
       failQueued(state.queue, message);
       state.activeRows = 0;
-      return 1;
+      return sent ? LoopEnd::Failed : LoopEnd::ChannelBroken;
     }
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
@@ -105,13 +104,13 @@ int leadSteps(Model &model, const ModelSpec &spec, const Options &options,
   shutdown.kind = Command::Shutdown;
   if (!channel.send(shutdown, {}, error)) {
     logError("cannot tell the ranks to shut down: " + error);
-    return 1;
+    return LoopEnd::ChannelBroken;
   }
-  return 0;
+  return LoopEnd::Shutdown;
 }
 
-int followSteps(Model &model, const ModelSpec &spec, const Options &options,
-                CommandChannel &channel) {
+LoopEnd followSteps(Model &model, const ModelSpec &spec, const Options &options,
+                    CommandChannel &channel) {
   Command command;
   std::vector<int64_t> tokens, next;
   std::vector<float> logits;
@@ -119,10 +118,10 @@ int followSteps(Model &model, const ModelSpec &spec, const Options &options,
     std::string error;
     if (!channel.receive(command, tokens, error)) {
       logError(error);
-      return 1;
+      return LoopEnd::ChannelBroken;
     }
     if (command.kind == Command::Shutdown)
-      return 0;
+      return LoopEnd::Shutdown;
     bool inject =
         injectHere(options, model.rank(), model.worldSize(), command.step);
     if (inject && options.failKind == FailureKind::Hang)
@@ -133,7 +132,7 @@ int followSteps(Model &model, const ModelSpec &spec, const Options &options,
     if (model.step(spec, tokens, command.fetchLogits, inject, next, logits,
                    error) != DTENSOR_OK) {
       logError("step " + std::to_string(command.step) + " failed: " + error);
-      return 1;
+      return LoopEnd::Failed;
     }
   }
 }

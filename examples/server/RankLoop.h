@@ -2,8 +2,9 @@
 //
 // Rank 0 takes jobs from the queue into the batch, broadcasts each step and
 // answers from its results; the other ranks run the steps they are told.
-// A step that fails (the runtime makes every rank see it) ends both loops
-// with exit code 1; a shutdown, after the last queued job, with 0.
+// Both end the same way on every rank: after a shutdown (rank 0 had
+// nothing left to do), or after a failed step (the runtime makes every rank
+// see it). Only a broken command channel leaves ranks out of step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,14 +19,21 @@
 
 namespace dtensor::server {
 
-/// Rank 0. Returns the process's exit code.
-int leadSteps(Model &model, const ModelSpec &spec, const Options &options,
-              CommandChannel &channel, ServerState &state,
-              StepWatchdog &watchdog);
+enum class LoopEnd {
+  Shutdown,     // every rank leaves the loop; exit 0
+  Failed,       // every rank saw a failure (a step, rank 0 start-up); exit 1
+  ChannelBroken // MPI failed outside the runtime: the ranks cannot agree on
+                // anything more, only MPI_Abort ends them
+};
 
-/// Every other rank. Returns the process's exit code.
-int followSteps(Model &model, const ModelSpec &spec, const Options &options,
-                CommandChannel &channel);
+/// Rank 0.
+LoopEnd leadSteps(Model &model, const ModelSpec &spec, const Options &options,
+                  CommandChannel &channel, ServerState &state,
+                  StepWatchdog &watchdog);
+
+/// Every other rank.
+LoopEnd followSteps(Model &model, const ModelSpec &spec, const Options &options,
+                    CommandChannel &channel);
 
 } // namespace dtensor::server
 

@@ -10,14 +10,12 @@ its argmax the next token.
 
 import argparse
 import concurrent.futures
-import json
 import os
 import shlex
-import subprocess
 
 import numpy as np
 
-from server_harness import ServerProcess, fail
+from server_harness import ServerProcess, fail, run_bounded
 
 
 def reference_logits(args, prompt, batch, seq_len, index):
@@ -27,12 +25,14 @@ def reference_logits(args, prompt, batch, seq_len, index):
     tokens[0, :len(prompt)] = prompt
     stem = os.path.join(args.work, f"ref{index}")
     np.save(stem + "-tokens.npy", tokens)
-    subprocess.run([args.dtensor_run, args.artifact, "-n", "2", "-q",
-                    "--mpirun", shlex.split(args.mpirun)[0],
-                    "--input", f"tokens={stem}-tokens.npy",
-                    "--weights", args.weights,
-                    "--output", f"logits={stem}-logits.npy"],
-                   check=True, timeout=120)
+    code, output = run_bounded(
+        [args.dtensor_run, args.artifact, "-n", "2", "-q",
+         "--mpirun", shlex.split(args.mpirun)[0],
+         "--input", f"tokens={stem}-tokens.npy",
+         "--weights", args.weights,
+         "--output", f"logits={stem}-logits.npy"], 120)
+    if code != 0:
+        fail(f"dtensor-run exited {code}:\n{output}")
     return np.load(stem + "-logits.npy")[0, len(prompt) - 1]
 
 

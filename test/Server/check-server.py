@@ -16,10 +16,11 @@ import argparse
 import concurrent.futures
 import json
 import os
+import shlex
 import signal
 import time
 
-from server_harness import ServerProcess, fail
+from server_harness import ServerProcess, fail, run_bounded
 
 
 def steps(server):
@@ -112,6 +113,23 @@ def check_bad_requests(server, reference):
         fail(f"the metrics count {refused} 4xx answers, expected {len(cases)}")
     print(f"bad requests: {len(cases)} refused, no step run "
           f"(steps_total stays {int(after)})")
+
+
+def check_port_in_use(args, port):
+    """A second server on the same port: rank 0 cannot listen, tells the
+    other rank to leave, and the job exits non-zero without hanging."""
+    command = (shlex.split(args.mpirun) +
+               ["-n", str(args.ranks), args.server, args.artifact,
+                "--weights", args.weights, "--port", str(port)])
+    code, output = run_bounded(command, 60)
+    if code is None:
+        fail(f"a server on a port in use did not exit within 60 s:\n{output}")
+    lines = [line.split("]: ", 1)[1] for line in output.splitlines()
+             if line.startswith("dtensor-server[")]
+    if code == 0 or not lines:
+        fail(f"a server on a port in use exited {code}:\n{output}")
+    print(f"port in use: exit status {code}, "
+          f"{lines[0].replace(str(port), 'PORT')}")
 
 
 def percentile(sorted_values, fraction):
@@ -254,6 +272,7 @@ def main():
         check_answers(server, reference)
         check_generate(server, reference)
         check_bad_requests(server, reference)
+        check_port_in_use(args, server.port)
         check_load(server, reference, args.requests, args.concurrency)
         check_sigterm(server, reference)
 

@@ -16,10 +16,11 @@ causal: they must not matter).
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
+
+from server_harness import run_bounded
 
 
 def manifest_shape(artifact):
@@ -50,11 +51,13 @@ class Reference:
             stem = os.path.join(self.args.work, f"run{self.runs}")
             self.runs += 1
             np.save(stem + "-tokens.npy", tokens.astype(np.int64))
-            subprocess.run([self.args.dtensor_run, self.args.artifact, "-q",
-                            "--input", f"tokens={stem}-tokens.npy",
-                            "--weights", self.args.weights,
-                            "--output", f"next_token={stem}-next.npy"],
-                           check=True, timeout=120)
+            code, output = run_bounded(
+                [self.args.dtensor_run, self.args.artifact, "-q",
+                 "--input", f"tokens={stem}-tokens.npy",
+                 "--weights", self.args.weights,
+                 "--output", f"next_token={stem}-next.npy"], 120)
+            if code != 0:
+                sys.exit(f"reference: dtensor-run exited {code}:\n{output}")
             result = np.load(stem + "-next.npy")
             rows.extend(result[row].tolist() for row in range(len(chunk)))
         return rows

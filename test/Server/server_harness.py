@@ -41,6 +41,27 @@ def descendants(root):
     return found
 
 
+def run_bounded(command, timeout):
+    """Runs `command` (an mpirun line) to completion: (exit status, output),
+    or (None, output) after killing it and every process below it when it
+    runs past `timeout` seconds."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True,
+                               stdin=subprocess.DEVNULL,
+                               start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+        return process.returncode, output
+    except subprocess.TimeoutExpired:
+        for pid in descendants(process.pid) + [process.pid]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        output, _ = process.communicate()
+        return None, output
+
+
 class Response:
     def __init__(self, status, body, headers):
         self.status = status
