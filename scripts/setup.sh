@@ -11,9 +11,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 preset=${DTENSOR_PRESET:-default}
 
 packages=(
-  cmake ninja-build ccache g++ python3
+  cmake ninja-build ccache g++ python3 pkg-config
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-  nlohmann-json3-dev libgtest-dev
+  nlohmann-json3-dev libgtest-dev libcpp-httplib-dev
   openmpi-bin libopenmpi-dev libopenblas0-pthread
   python3-numpy python3-jsonschema python3-torch
 )

@@ -2,6 +2,7 @@
 # lit configuration of the dtensor test suites.
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -29,6 +30,9 @@ llvm_config.add_tool_substitutions(
 # pyenv or virtualenv shim may hide the Debian packages): the features below
 # are probed with this interpreter, so the tests must run with it too.
 config.substitutions.append(("%python", sys.executable))
+# Test scripts import helpers next to them (test/Server/server_harness.py):
+# no __pycache__ in the source tree.
+config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
 
 # Python modules some tests need; a test that REQUIRES a missing one is
 # reported UNSUPPORTED. numpy and jsonschema come with scripts/setup.sh
@@ -38,3 +42,26 @@ for module in ("numpy", "jsonschema", "torch"):
                       stdout=subprocess.DEVNULL,
                       stderr=subprocess.DEVNULL).returncode == 0:
         config.available_features.add(module)
+
+# The inference server (examples/server) is built only when cpp-httplib was
+# found at configure time; test/Server REQUIRES it.
+if config.dtensor_build_server == "ON" and os.path.exists(
+        os.path.join(config.dtensor_tools_dir, "dtensor-server")):
+    config.available_features.add("dtensor-server")
+    llvm_config.add_tool_substitutions(["dtensor-server"],
+                                       [config.dtensor_tools_dir])
+
+# mpirun with what every run here needs: more ranks than cores, root in
+# containers, shared memory between the ranks of this machine.
+mpirun = ["mpirun", "--oversubscribe", "--mca", "btl", "self,vader"]
+if os.geteuid() == 0:
+    mpirun.append("--allow-run-as-root")
+config.substitutions.append(("%mpirun", " ".join(mpirun)))
+
+# The installed-runtime tests build a tiny consumer with CMake and with
+# pkg-config (longer names first: lit substitutes in order).
+config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%cmake_make_program", config.cmake_make_program))
+config.substitutions.append(("%cmake", config.cmake_command))
+if shutil.which("pkg-config"):
+    config.available_features.add("pkg-config")

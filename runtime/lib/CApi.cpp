@@ -48,7 +48,9 @@ dtensor_status collective(const char *function, dtensor_program *program,
 
 extern "C" {
 
-DTENSOR_EXPORT const char *dtensor_version(void) { return "0.1.0"; }
+DTENSOR_EXPORT const char *dtensor_version(void) {
+  return DTENSOR_RUNTIME_VERSION_STRING;
+}
 
 DTENSOR_EXPORT int32_t dtensor_abi_version(void) {
   return DTENSOR_RUNTIME_ABI_VERSION;

@@ -1,0 +1,81 @@
+//===- Batcher.cpp - Rows of the compiled batch, step by step -------------===//
+
+#include "Batcher.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace dtensor::server {
+
+void Batcher::admit(std::vector<JobPtr> jobs) {
+  assert(jobs.size() <= freeRows() && "more jobs than free rows");
+  for (JobPtr &job : jobs) {
+    assert(!job->sequence.empty() &&
+           static_cast<int64_t>(job->sequence.size()) <= seqLen_ &&
+           "an unvalidated job");
+    active_.push_back(std::move(job));
+  }
+}
+
+std::vector<int64_t> Batcher::pack() const {
+  std::vector<int64_t> tokens(static_cast<size_t>(rows_ * seqLen_), 0);
+  for (size_t row = 0; row < active_.size(); ++row)
+    std::copy(active_[row]->sequence.begin(), active_[row]->sequence.end(),
+              tokens.begin() + row * seqLen_);
+  return tokens;
+}
+
+bool Batcher::wantsLogits() const {
+  for (const JobPtr &job : active_)
+    if (job->wantLogits)
+      return true;
+  return false;
+}
+
+size_t Batcher::complete(const std::vector<int64_t> &next,
+                         const std::vector<float> &logits) {
+  std::vector<JobPtr> remaining;
+  for (size_t row = 0; row < active_.size(); ++row) {
+    Job &job = *active_[row];
+    size_t length = job.sequence.size();
+    const int64_t *rowNext = next.data() + row * seqLen_;
+    int64_t token = rowNext[length - 1];
+    if (job.kind == JobKind::NextToken) {
+      JobResult result;
+      result.status = 200;
+      result.generated = {token};
+      result.argmax.assign(rowNext, rowNext + length);
+      if (job.wantLogits && !logits.empty()) {
+        const float *at = logits.data() + (row * seqLen_ + length - 1) * vocab_;
+        result.logits.assign(at, at + vocab_);
+      }
+      job.finish(std::move(result));
+      continue;
+    }
+    job.generated.push_back(token);
+    job.sequence.push_back(token);
+    if (static_cast<int64_t>(job.generated.size()) >= job.maxNewTokens) {
+      JobResult result;
+      result.status = 200;
+      result.generated = job.generated;
+      job.finish(std::move(result));
+      continue;
+    }
+    remaining.push_back(active_[row]);
+  }
+  size_t produced = active_.size();
+  active_ = std::move(remaining);
+  return produced;
+}
+
+void Batcher::failAll(int status, const std::string &message) {
+  for (const JobPtr &job : active_) {
+    JobResult result;
+    result.status = status;
+    result.error = message;
+    job->finish(std::move(result));
+  }
+  active_.clear();
+}
+
+} // namespace dtensor::server

@@ -1,0 +1,54 @@
+//===- CommandChannel.h - Rank 0 tells the others what to do ----*- C++ -*-===//
+//
+// One broadcast per step on a communicator of the server's own (a duplicate
+// of MPI_COMM_WORLD, so it never mixes with the runtime's messages): the
+// command, the step number, whether to fetch logits, and the batch's tokens.
+// Waiting ranks poll a non-blocking broadcast and sleep in between: a
+// blocking one would spin a core for as long as the server is idle.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_SERVER_COMMANDCHANNEL_H
+#define DTENSOR_SERVER_COMMANDCHANNEL_H
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dtensor::server {
+
+struct Command {
+  enum Kind : int64_t { Step = 1, Shutdown = 2 };
+  Kind kind = Shutdown;
+  int64_t step = 0;
+  bool fetchLogits = false;
+};
+
+class CommandChannel {
+public:
+  /// COLLECTIVE (MPI_Comm_dup). `tokenCount` is batch * seqLen.
+  explicit CommandChannel(size_t tokenCount);
+  /// COLLECTIVE (MPI_Comm_free).
+  ~CommandChannel();
+  CommandChannel(const CommandChannel &) = delete;
+  CommandChannel &operator=(const CommandChannel &) = delete;
+
+  /// Rank 0. False with `error` if MPI failed.
+  bool send(const Command &command, const std::vector<int64_t> &tokens,
+            std::string &error);
+
+  /// The other ranks: waits for rank 0's next command. False with `error`
+  /// if MPI failed.
+  bool receive(Command &command, std::vector<int64_t> &tokens,
+               std::string &error);
+
+private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::vector<int64_t> buffer_;
+};
+
+} // namespace dtensor::server
+
+#endif // DTENSOR_SERVER_COMMANDCHANNEL_H

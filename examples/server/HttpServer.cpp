@@ -1,0 +1,248 @@
+//===- HttpServer.cpp - The endpoints on rank 0 ---------------------------===//
+
+#include "HttpServer.h"
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace dtensor::server {
+
+namespace {
+
+const char *const kJson = "application/json";
+
+/// httplib listens with a backlog of CPPHTTPLIB_LISTEN_BACKLOG, compiled
+/// into Debian's library as 5: with more clients than that connecting at
+/// once, the kernel drops SYNs and those clients retry a second later.
+/// Linux lets listen() be called again on a listening socket to raise it.
+class BacklogServer : public httplib::Server {
+public:
+  bool raiseBacklog(int backlog) { return ::listen(svr_sock_, backlog) == 0; }
+};
+
+/// The label of a path in the request counters: the known endpoints, else
+/// "other" (so that random paths cannot grow the metrics without bound).
+std::string endpointLabel(const std::string &path) {
+  for (const char *known : {"/v1/next_token", "/v1/generate", "/health",
+                            "/metrics", "/admin/shutdown"})
+    if (path == known)
+      return known;
+  return "other";
+}
+
+void reply(httplib::Response &res, int status, const std::string &body) {
+  res.status = status;
+  res.set_content(body, kJson);
+}
+
+bool isLoopback(const std::string &address) {
+  return address == "127.0.0.1" || address == "::1" ||
+         address.rfind("::ffff:127.", 0) == 0 || address.rfind("127.", 0) == 0;
+}
+
+/// The 503 message while not serving.
+std::string unavailable(const Health &health) {
+  return health.state() == Health::State::Failed
+             ? "the server failed: " + health.message()
+             : "the server is shutting down";
+}
+
+} // namespace
+
+HttpServer::HttpServer(const Options &options, ServerState &state)
+    : options_(options), state_(state),
+      server_(std::make_unique<BacklogServer>()) {
+  routes();
+}
+
+HttpServer::~HttpServer() { stop(); }
+
+void HttpServer::routes() {
+  httplib::Server &server = *server_;
+  size_t threads = static_cast<size_t>(options_.httpThreads);
+  server.new_task_queue = [threads] {
+    return new httplib::ThreadPool(threads);
+  };
+  // httplib's default sets SO_REUSEPORT, with which a second server on the
+  // same port binds too and silently takes part of the traffic. Only
+  // SO_REUSEADDR (a restart may bind while old connections linger): a busy
+  // port is an error.
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
+  server.set_payload_max_length(options_.maxBodyBytes);
+  // Short keep-alive: stop() waits for idle connections to time out.
+  server.set_keep_alive_timeout(1);
+  server.set_read_timeout(5);
+  server.set_write_timeout(5);
+
+  auto model = [this](JobKind kind) {
+    return [this, kind](const httplib::Request &req, httplib::Response &res) {
+      if (state_.health.state() != Health::State::Serving)
+        return reply(res, 503, errorBody(unavailable(state_.health)));
+      Request request;
+      RequestError error;
+      if (!parseRequest(kind, req.body, state_.limits, request, error))
+        return reply(res, error.status, errorBody(error.message));
+      auto job = std::make_shared<Job>(kind, request.tokens,
+                                       request.maxNewTokens, request.logits);
+      if (!state_.queue.push(job))
+        return reply(res, 503, errorBody(unavailable(state_.health)));
+      JobResult result = job->wait();
+      if (result.status != 200)
+        return reply(res, result.status, errorBody(result.error));
+      reply(res, 200, answerBody(request, result));
+    };
+  };
+  server.Post("/v1/next_token", model(JobKind::NextToken));
+  server.Post("/v1/generate", model(JobKind::Generate));
+
+  server.Get("/health", [this](const httplib::Request &,
+                               httplib::Response &res) {
+    nlohmann::json body;
+    switch (state_.health.state()) {
+    case Health::State::Serving:
+      body = {{"status", "ok"},
+              {"ranks", state_.ranks},
+              {"batch", state_.batch},
+              {"seq_len", state_.limits.seqLen},
+              {"vocab", state_.limits.vocab},
+              {"pid", static_cast<int64_t>(getpid())}};
+      break;
+    case Health::State::Draining:
+      body = {{"status", "shutting down"}, {"reason", state_.health.message()}};
+      break;
+    case Health::State::Failed:
+      body = {{"status", "failed"}, {"error", state_.health.message()}};
+      break;
+    }
+    bool ok = state_.health.state() == Health::State::Serving;
+    reply(res, ok ? 200 : 503,
+          body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  });
+
+  server.Get("/metrics", [this](const httplib::Request &,
+                                httplib::Response &res) {
+    res.set_content(
+        state_.metrics->render(state_.queue.depth(), state_.activeRows.load(),
+                               state_.health.state() == Health::State::Serving),
+        "text/plain; version=0.0.4");
+  });
+
+  server.Post("/admin/shutdown", [this](const httplib::Request &req,
+                                        httplib::Response &res) {
+    if (!isLoopback(req.remote_addr))
+      return reply(res, 403,
+                   errorBody("/admin/shutdown is for loopback clients only"));
+    state_.requestShutdown("POST /admin/shutdown");
+    reply(res, 202, nlohmann::json{{"status", "shutting down"}}.dump());
+  });
+
+  // The other methods on known paths: 405 with the one allowed.
+  auto wrongMethod = [](const char *allowed) {
+    return [allowed](const httplib::Request &req, httplib::Response &res) {
+      res.set_header("Allow", allowed);
+      reply(res, 405,
+            errorBody(req.method + " is not allowed on " + req.path + " (use " +
+                      allowed + ")"));
+    };
+  };
+  for (const char *path :
+       {"/v1/next_token", "/v1/generate", "/admin/shutdown"}) {
+    server.Get(path, wrongMethod("POST"));
+    server.Put(path, wrongMethod("POST"));
+    server.Delete(path, wrongMethod("POST"));
+    server.Patch(path, wrongMethod("POST"));
+  }
+  for (const char *path : {"/health", "/metrics"}) {
+    server.Post(path, wrongMethod("GET"));
+    server.Put(path, wrongMethod("GET"));
+    server.Delete(path, wrongMethod("GET"));
+    server.Patch(path, wrongMethod("GET"));
+  }
+
+  // Errors httplib answers itself (404, 413, 400) get a JSON message too;
+  // answers that already have one keep it.
+  size_t maxBody = options_.maxBodyBytes;
+  server.set_error_handler(httplib::Server::HandlerWithResponse(
+      [maxBody](const httplib::Request &req, httplib::Response &res) {
+        if (!res.body.empty())
+          return httplib::Server::HandlerResponse::Unhandled;
+        std::string message;
+        if (res.status == 404)
+          message = "no endpoint " + req.method + " " + req.path +
+                    " (POST /v1/next_token, POST /v1/generate, GET /health, "
+                    "GET /metrics, POST /admin/shutdown)";
+        else if (res.status == 413)
+          message = "the request body exceeds " + std::to_string(maxBody) +
+                    " bytes (--max-body-bytes)";
+        else if (res.status == 400)
+          // What httplib refuses before routing: a request it cannot parse, or
+          // a POST without Content-Length (curl -X POST without -d sends one).
+          message = "malformed HTTP request (a POST needs a Content-Length "
+                    "header, even for an empty body)";
+        else
+          message = "HTTP error " + std::to_string(res.status);
+        reply(res, res.status, errorBody(message));
+        return httplib::Server::HandlerResponse::Handled;
+      }));
+  server.set_exception_handler([](const httplib::Request &,
+                                  httplib::Response &res,
+                                  std::exception_ptr error) {
+    std::string message = "internal error";
+    try {
+      if (error)
+        std::rethrow_exception(error);
+    } catch (const std::exception &e) {
+      message += std::string(": ") + e.what();
+    } catch (...) {
+    }
+    reply(res, 500, errorBody(message));
+  });
+  // Called once per answer written, whoever produced it.
+  server.set_logger(
+      [this](const httplib::Request &req, const httplib::Response &res) {
+        state_.metrics->countRequest(endpointLabel(req.path), res.status);
+      });
+}
+
+bool HttpServer::bind(std::string &error) {
+  if (options_.port == 0)
+    port_ = server_->bind_to_any_port(options_.host);
+  else
+    port_ = server_->bind_to_port(options_.host, options_.port) ? options_.port
+                                                                : -1;
+  if (port_ <= 0) {
+    error = "cannot listen on " + options_.host + ":" +
+            std::to_string(options_.port);
+    return false;
+  }
+  if (!static_cast<BacklogServer &>(*server_).raiseBacklog(SOMAXCONN)) {
+    error = "cannot raise the listen backlog";
+    return false;
+  }
+  return true;
+}
+
+void HttpServer::start() {
+  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  // stop() only stops a server that is running: wait until it is.
+  for (int i = 0; i < 5000 && !server_->is_running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+void HttpServer::stop() {
+  std::lock_guard<std::mutex> lock(stopMutex_);
+  if (stopped_)
+    return;
+  stopped_ = true;
+  server_->stop();
+  if (thread_.joinable())
+    thread_.join();
+}
+
+} // namespace dtensor::server

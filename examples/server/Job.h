@@ -1,0 +1,77 @@
+//===- Job.h - One request on its way through the batches -------*- C++ -*-===//
+//
+// An HTTP thread creates a Job from a validated request, queues it and
+// waits; the main thread runs it (one step for next_token, one per new
+// token for generate) and finishes it. A failure may also finish it from
+// the step watchdog's thread, so finishing happens once, under a lock.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_SERVER_JOB_H
+#define DTENSOR_SERVER_JOB_H
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace dtensor::server {
+
+enum class JobKind { NextToken, Generate };
+
+/// What the HTTP thread answers with.
+struct JobResult {
+  int status = 0;    // 200, or 503 when the ranks failed or shut down
+  std::string error; // with 503
+  std::vector<int64_t> generated; // generate: the new tokens
+  std::vector<int64_t> argmax;    // next_token: argmax at every prompt position
+  std::vector<float> logits;      // next_token with logits: the last position's
+};
+
+class Job {
+public:
+  Job(JobKind kind, std::vector<int64_t> tokens, int64_t maxNewTokens,
+      bool wantLogits)
+      : kind(kind), prompt(tokens), maxNewTokens(maxNewTokens),
+        wantLogits(wantLogits), sequence(std::move(tokens)) {}
+
+  const JobKind kind;
+  const std::vector<int64_t> prompt;
+  const int64_t maxNewTokens; // 1 for next_token
+  const bool wantLogits;
+
+  // Main thread only: the prompt and what has been generated so far.
+  std::vector<int64_t> sequence;
+  std::vector<int64_t> generated;
+
+  /// Records the answer unless one was recorded already; true if this call
+  /// did.
+  bool finish(JobResult result) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (done_)
+      return false;
+    result_ = std::move(result);
+    done_ = true;
+    ready_.notify_all();
+    return true;
+  }
+
+  /// Blocks until finish().
+  JobResult wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait(lock, [&] { return done_; });
+    return result_;
+  }
+
+private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  bool done_ = false;
+  JobResult result_;
+};
+
+} // namespace dtensor::server
+
+#endif // DTENSOR_SERVER_JOB_H

@@ -1,0 +1,40 @@
+//===- RankLoop.h - The step loops of rank 0 and the others -----*- C++ -*-===//
+//
+// Rank 0 takes jobs from the queue into the batch, broadcasts each step and
+// answers from its results; the other ranks run the steps they are told.
+// Both end the same way on every rank: after a shutdown (rank 0 had
+// nothing left to do), or after a failed step (the runtime makes every rank
+// see it). Only a broken command channel leaves ranks out of step.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_SERVER_RANKLOOP_H
+#define DTENSOR_SERVER_RANKLOOP_H
+
+#include "CommandChannel.h"
+#include "Model.h"
+#include "Options.h"
+#include "ServerState.h"
+#include "StepWatchdog.h"
+
+namespace dtensor::server {
+
+enum class LoopEnd {
+  Shutdown,     // every rank leaves the loop; exit 0
+  Failed,       // every rank saw a failure (a step, rank 0 start-up); exit 1
+  ChannelBroken // MPI failed outside the runtime: the ranks cannot agree on
+                // anything more, only MPI_Abort ends them
+};
+
+/// Rank 0.
+LoopEnd leadSteps(Model &model, const ModelSpec &spec, const Options &options,
+                  CommandChannel &channel, ServerState &state,
+                  StepWatchdog &watchdog);
+
+/// Every other rank.
+LoopEnd followSteps(Model &model, const ModelSpec &spec, const Options &options,
+                    CommandChannel &channel);
+
+} // namespace dtensor::server
+
+#endif // DTENSOR_SERVER_RANKLOOP_H

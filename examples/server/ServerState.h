@@ -1,0 +1,38 @@
+//===- ServerState.h - What rank 0's threads share --------------*- C++ -*-===//
+//
+// Owned by main() on rank 0: the HTTP threads read and push, the main
+// thread steps, the signal thread and the step watchdog shut down or fail.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_SERVER_SERVERSTATE_H
+#define DTENSOR_SERVER_SERVERSTATE_H
+
+#include "Health.h"
+#include "Metrics.h"
+#include "Protocol.h"
+#include "RequestQueue.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace dtensor::server {
+
+struct ServerState {
+  RequestQueue queue;
+  Health health;
+  std::unique_ptr<Metrics> metrics;
+  std::atomic<size_t> activeRows{0};
+  Limits limits;
+  int64_t batch = 0;
+  int ranks = 1;
+  /// Starts a graceful shutdown (SIGTERM, POST /admin/shutdown).
+  std::function<void(const std::string &reason)> requestShutdown;
+};
+
+} // namespace dtensor::server
+
+#endif // DTENSOR_SERVER_SERVERSTATE_H
