@@ -25,6 +25,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   if (options.fuseElementwise)
     pm.addNestedPass<func::FuncOp>(createCpuFuseElementwise());
+  pm.addNestedPass<func::FuncOp>(createCpuClampExp());
   pm.addPass(createCpuPrepareCollectives());
   pm.addPass(createCpuEntryOutParams());
   pm.addPass(createCanonicalizerPass());
