@@ -541,8 +541,9 @@ int main(int argc, char **argv) {
       head, sizeof(head),
       "{\n  \"tool\": \"dtensor-bench-ceilings\",\n  \"quick\": %s,\n"
       "  \"cpu\": {\"model\": \"%s\", \"cores\": %d, \"llc_bytes\": %ld, "
-      "\"avx2_fma\": %s, \"avx512\": %s},\n",
+      "\"l2_bytes\": %ld, \"avx2_fma\": %s, \"avx512\": %s},\n",
       options.quick ? "true" : "false", cpu.model.c_str(), cores, llc,
+      std::max(sysconf(_SC_LEVEL2_CACHE_SIZE), 0L),
       cpu.avx2 && cpu.fma ? "true" : "false", cpu.avx512 ? "true" : "false");
   std::string json = head;
   char gemm[1024];
