@@ -228,6 +228,44 @@ def style_of(plan, module):
     return None
 
 
+def gemm_list(plan, ranks, shapes_of):
+    """The matrix products of one step on one rank, for
+    `dtensor-bench-ceilings --gemm-list`: "BxMxNxKxT" each (T: t when the
+    right operand is stored N x K, as a linear's weight). A split dim counts
+    its largest shard."""
+    model = plan["model"]
+    shapes = shapes_of(model)
+
+    def part(size, split):
+        return -(-size // split)
+
+    items = []
+    for op in model["ops"]:
+        kind, ins = op["op"], [shapes[n] for n in op["inputs"]]
+        module = op.get("module", "")
+        style = style_of(plan, module)
+        if kind == "linear":
+            m, k, n = math.prod(ins[0][:-1]), ins[0][-1], ins[1][0]
+            if style == "colwise":
+                n = part(n, ranks)
+            elif style == "rowwise":
+                k = part(k, ranks)
+            items.append(f"1x{m}x{n}x{k}xt")
+        elif kind in ("matmul", "bmm"):
+            m, k, n = ins[0][-2], ins[0][-1], ins[1][-1]
+            items.append(f"{math.prod(ins[0][:-2])}x{m}x{n}x{k}xn")
+        elif kind == "scaled_dot_product_attention":
+            q, kk, v = ins[:3]
+            heads = q[-3] if len(q) >= 3 else 1
+            if style_of(plan, module + ".wq") == "colwise":
+                heads = part(heads, ranks)
+            batch = math.prod(q[:-3]) * heads
+            length, source, e = q[-2], kk[-2], q[-1]
+            items.append(f"{batch}x{length}x{source}x{e}xt")   # q k^T
+            items.append(f"{batch}x{length}x{v[-1]}x{source}xn")  # p v
+    return ",".join(i for i in items if "x0x" not in i)
+
+
 def count_work(plan, ranks, shapes_of):
     """FLOPs and minimal bytes of one step, in total and per rank (see the
     definitions in the module docstring)."""
@@ -395,6 +433,28 @@ class TorchServer:
             self.proc = None
 
 
+def run_gemms_alone(a, case, coretype, reps):
+    """The step's matrix products alone, in OpenBLAS with our runtime's
+    kernels and threads: one process per rank, all at once (they share the
+    cores and the memory bus as the ranks do); the slowest rank's median
+    pass."""
+    ranks = case["ranks"]
+    threads = max(1, (os.cpu_count() or 1) // ranks)
+    cmd = [os.path.join(a.bin_dir, "dtensor-bench-ceilings"), "--gemm-list",
+           coretype or "auto", str(threads), case["gemm_list"], str(reps)]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+             for _ in range(ranks)]
+    results = []
+    for proc in procs:
+        out, _ = proc.communicate(timeout=a.case_timeout)
+        if proc.returncode != 0:
+            raise RuntimeError(f"dtensor-bench-ceilings --gemm-list failed: {out}")
+        results.append(json.loads(out))
+    slowest = max(results, key=lambda r: r["median_ms"])
+    return {"median_ms": slowest["median_ms"], "gflops_per_rank": slowest["gflops"],
+            "reps": reps, "products": slowest["products"]}
+
+
 def best_round(runs):
     """One side's result over the rounds: the round with the smallest median
     (interference from other processes only ever slows a round down); every
@@ -518,6 +578,10 @@ def analyse(case, per_rank):
     case["fits_in_l2"] = work["bytes_per_rank"] <= per_rank["l2_bytes"]
     case["fraction_of_gemm_peak"] = case["gflops_per_rank"] / peak
     case["fraction_of_bandwidth"] = case["gbps_per_rank"] / bw
+    if case.get("gemms_alone"):
+        # The share of our step its matrix products alone would take.
+        case["gemm_share"] = min(1.0, case["gemms_alone"]["median_ms"] /
+                                 case["ours"]["median_ms"])
     for key in ("torch", "torch_tuned"):
         if case.get(key):
             case["speedup_" + key] = (case[key]["median_ms"] /
@@ -621,21 +685,24 @@ def markdown(results):
                   + (f" (torch* columns: OPENBLAS_CORETYPE={tuned}, the "
                      "kernels our runtime selects)." if tuned else ".")]
     lines += ["", "## Cases", "",
-              "| case | tokens (B×S) | ranks | ours ms | torch ms | speedup | "
-              "torch* ms | speedup* | GFLOP/s/rank | GB/s/rank | bound | "
-              "% roofline | coll. bytes/rank | targets |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "| case | tokens (B×S) | ranks | ours ms | GEMMs alone ms | "
+              "torch ms | speedup | torch* ms | speedup* | GFLOP/s/rank | "
+              "GB/s/rank | bound | % roofline | coll. bytes/rank | targets |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for case in results["cases"]:
         if "error" in case:
             lines.append(f"| {case['model']} {case['shape']} | | {case['ranks']} "
                          f"| error: {case['error'].splitlines()[0][:80]} |"
-                         + " |" * 10)
+                         + " |" * 11)
             continue
         torch = case.get("torch")
         tuned = case.get("torch_tuned")
         cells = [f"{case['model']} {case['shape']}",
                  f"{case['tokens']} ({case['batch']}×{case['seq']})",
                  str(case["ranks"]), fmt_ms(case["ours"]["median_ms"]),
+                 (f"{fmt_ms(case['gemms_alone']['median_ms'])} "
+                  f"({100 * case['gemm_share']:.0f}%)")
+                 if case.get("gemms_alone") else "-",
                  fmt_ms(torch["median_ms"]) if torch else "-",
                  f"{case['speedup_torch']:.2f}×" if torch else "-",
                  fmt_ms(tuned["median_ms"]) if tuned else "-",
@@ -672,7 +739,11 @@ def markdown(results):
               f"{summary['compile_time']}"]
     lines += ["", "## Definitions", "",
               "- ours: `dtensor-run -n R` median step time (rank 0) after "
-              "warm-up steps; torch: the same model in PyTorch eager, manual "
+              "warm-up steps. GEMMs alone: the step's matrix products (its "
+              "shapes per rank) timed alone in OpenBLAS with our kernels and "
+              "threads, one process per rank at once, and their share of our "
+              "step: the rest is everything else (elementwise loops, copies, "
+              "allocation, collectives, call overhead). torch: the same model in PyTorch eager, manual "
               "Megatron-style tensor parallelism on gloo, median step time "
               "(rank 0, each step after a barrier); both with cores/R threads "
               "per rank. speedup = torch ms / ours ms. torch*: the same with "
@@ -830,7 +901,7 @@ def parse_args(argv):
 
 
 def measure_case(a, case, plan_path, artifact, per_rank, servers, tuned,
-                 progress):
+                 runtime_core, progress):
     """Measures one compiled case: rounds of ours, torch and torch*, one
     after the other, so that load from other processes on the machine hits
     every side alike; each side keeps its best round."""
@@ -841,7 +912,7 @@ def measure_case(a, case, plan_path, artifact, per_rank, servers, tuned,
     # The first round guesses the step time pessimistically (small programs
     # run far from their roofline), later ones use the measured median.
     iters, warmup = choose_iters(a, 30 * roofline + 20e-6)
-    sides = {"ours": [], "torch": [], "torch_tuned": []}
+    sides = {"ours": [], "gemms_alone": [], "torch": [], "torch_tuned": []}
     rounds = a.rounds
     round_ = 0
     while round_ < rounds:
@@ -854,6 +925,9 @@ def measure_case(a, case, plan_path, artifact, per_rank, servers, tuned,
             + (f", PyTorch with OPENBLAS_CORETYPE={tuned}" if tuned else ""))
         sides["ours"].append(run_ours(a, artifact, case["ranks"], iters,
                                       warmup))
+        if case["gemm_list"]:
+            sides["gemms_alone"].append(run_gemms_alone(
+                a, case, runtime_core, max(3, min(iters, 200))))
         request = torch_request(a, plan_path)
         sides["torch"].append(servers[(case["ranks"], None)].time(request))
         if tuned:
@@ -877,10 +951,12 @@ def measure_case(a, case, plan_path, artifact, per_rank, servers, tuned,
         f"{fmt_ms(case['torch']['median_ms'])} ms"
         + (f", torch* {fmt_ms(case['torch_tuned']['median_ms'])} ms"
            if case.get("torch_tuned") else "")
+        + (f"; its GEMMs alone {fmt_ms(case['gemms_alone']['median_ms'])} ms"
+           if case.get("gemms_alone") else "")
         + f" (roofline {fmt_ms(1e3 * roofline)} ms)")
 
 
-def run_cases(a, results, work, tuned):
+def run_cases(a, results, work, tuned, runtime_core):
     """Every selected (model, shape, ranks) case: plan, compile, measure."""
     mtt = load_make_test_tensors()
     suite = QUICK_SUITE if a.quick else FULL_SUITE
@@ -903,12 +979,13 @@ def run_cases(a, results, work, tuned):
             try:
                 plan = generate_plan(model, shape, ranks, plan_path)
                 case["work"] = count_work(plan, ranks, mtt.infer_shapes)
+                case["gemm_list"] = gemm_list(plan, ranks, mtt.infer_shapes)
                 log(f"{progress}: compile")
                 case["compile_s"], case["collectives"] = compile_case(
                     a, plan_path, ranks, artifact)
                 measure_case(a, case, plan_path, artifact,
                              results["ceilings_per_rank"][str(ranks)],
-                             servers, tuned, progress)
+                             servers, tuned, runtime_core, progress)
                 results.setdefault("torch_blas", case["torch"]["blas"])
             except (RuntimeError, subprocess.TimeoutExpired, ValueError,
                     KeyError) as e:
@@ -957,7 +1034,7 @@ def main(argv=None):
     }
     if not a.no_self_check:
         results["self_check"] = self_check(a, work)
-    run_cases(a, results, work, tuned)
+    run_cases(a, results, work, tuned, runtime_core)
     if not a.no_compile_time:
         results["compile_time"] = compile_time(a, work)
     # The ceilings again: other processes only ever lower a measurement, so

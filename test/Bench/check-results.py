@@ -58,8 +58,9 @@ def main():
         for side in ("ours", "torch"):
             positive(c[side]["median_ms"], f"{name}: {side}.median_ms")
             positive(c[side]["iters"], f"{name}: {side}.iters")
+        positive(c["gemms_alone"]["median_ms"], f"{name}: gemms_alone.median_ms")
         for key in ("gflops_per_rank", "gbps_per_rank", "roofline_ms",
-                    "fraction_of_roofline", "speedup_torch"):
+                    "fraction_of_roofline", "speedup_torch", "gemm_share"):
             positive(c[key], f"{name}: {key}")
         if c["bound"] not in ("gemm", "memory"):
             fail(f"{name}: bound {c['bound']!r}")
@@ -89,7 +90,7 @@ def main():
     with open(os.path.join(out, "results.md")) as f:
         md = f.read()
     rows = [line for line in md.splitlines()
-            if line.startswith("| ") and line.count("|") == 15 and
+            if line.startswith("| ") and line.count("|") == 16 and
             line.split("|")[3].strip().isdigit()]
     if len(rows) != len(cases):
         fail(f"results.md has {len(rows)} case rows, expected {len(cases)}")

@@ -25,6 +25,9 @@
 //   the read-for-ownership traffic of plain stores (write-allocate) is not
 //   counted.
 //
+// With --gemm-list it instead times a given list of products (a model
+// step's matrix products alone, for scripts/bench.py).
+//
 // No MLIR and no runtime library: only libc, threads and dlopen.
 //
 //===----------------------------------------------------------------------===//
@@ -144,12 +147,15 @@ double seconds() {
       .count();
 }
 
-/// Runs in a child: loads OpenBLAS with OPENBLAS_CORETYPE=core (unless
-/// "auto"), times sgemm and prints one JSON object. `minSeconds`: keep
-/// repeating past `reps` until this much time has passed (so that processes
-/// started together overlap for the whole measurement).
-int childGemm(const std::string &core, int threads, int n, int reps,
-              double minSeconds) {
+struct OpenBlas {
+  SgemmFn sgemm = nullptr;
+  CoreNameFn coreName = nullptr;
+};
+
+/// Loads OpenBLAS (the runtime's library paths) with
+/// OPENBLAS_CORETYPE=core (unless "auto"), `threads` threads. OpenBLAS
+/// reads the variable when it loads: once per process.
+bool loadOpenBlas(const std::string &core, int threads, OpenBlas &blas) {
   if (core != "auto")
     setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
   else
@@ -162,19 +168,32 @@ int childGemm(const std::string &core, int threads, int n, int reps,
       break;
   if (!handle) {
     std::printf("{\"error\": \"libopenblas.so.0 not found\"}\n");
-    return 1;
+    return false;
   }
-  auto sgemm = reinterpret_cast<SgemmFn>(dlsym(handle, "cblas_sgemm"));
+  blas.sgemm = reinterpret_cast<SgemmFn>(dlsym(handle, "cblas_sgemm"));
   auto setThreads =
       reinterpret_cast<SetThreadsFn>(dlsym(handle, "openblas_set_num_threads"));
-  auto coreName =
+  blas.coreName =
       reinterpret_cast<CoreNameFn>(dlsym(handle, "openblas_get_corename"));
-  if (!sgemm) {
+  if (!blas.sgemm) {
     std::printf("{\"error\": \"no cblas_sgemm\"}\n");
-    return 1;
+    return false;
   }
   if (setThreads)
     setThreads(threads);
+  return true;
+}
+
+/// Runs in a child: times sgemm N x N x N and prints one JSON object.
+/// `minSeconds`: keep repeating past `reps` until this much time has passed
+/// (so that processes started together overlap for the whole measurement).
+int childGemm(const std::string &core, int threads, int n, int reps,
+              double minSeconds) {
+  OpenBlas blas;
+  if (!loadOpenBlas(core, threads, blas))
+    return 1;
+  auto sgemm = blas.sgemm;
+  auto coreName = blas.coreName;
   size_t count = static_cast<size_t>(n) * n;
   std::vector<float> a(count), b(count), c(count);
   for (size_t i = 0; i < count; ++i) {
@@ -201,6 +220,84 @@ int childGemm(const std::string &core, int threads, int n, int reps,
   double gflops = 2.0 * n * double(n) * n / best / 1e9;
   std::printf("{\"corename\": \"%s\", \"gflops\": %.3f, \"best_s\": %.6f}\n",
               coreName ? coreName() : "unknown", gflops, best);
+  return 0;
+}
+
+// --- a list of products (--gemm-list) -----------------------------------------
+
+/// One product of a list: `batch` independent row-major products
+/// C[m x n] = A[m x k] x op(B), op(B) = B^T of a [n x k] B when `transB`
+/// (a linear layer's weight) else B [k x n]; each with its own buffers.
+struct ListedGemm {
+  long batch, m, n, k;
+  bool transB;
+  std::vector<float> a, b, c;
+};
+
+/// Parses "BxMxNxKxT,..." (T: t for B^T, n for B), e.g. "1x256x8192x2048xt".
+bool parseGemmList(const std::string &text, std::vector<ListedGemm> &list) {
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos)
+      end = text.size();
+    std::string item = text.substr(start, end - start);
+    ListedGemm g;
+    char trans = 0;
+    if (std::sscanf(item.c_str(), "%ldx%ldx%ldx%ldx%c", &g.batch, &g.m, &g.n,
+                    &g.k, &trans) != 5 ||
+        (trans != 't' && trans != 'n') || g.batch < 1 || g.m < 1 ||
+        g.n < 1 || g.k < 1) {
+      std::fprintf(stderr, "dtensor-bench-ceilings: bad product '%s' "
+                   "(expected BxMxNxKxT, T t or n)\n", item.c_str());
+      return false;
+    }
+    g.transB = trans == 't';
+    list.push_back(std::move(g));
+    start = end + 1;
+  }
+  return !list.empty();
+}
+
+/// Times the products of `list` one after the other, as a step of a model
+/// runs them, and prints the median and best of `reps` passes (after one
+/// untimed) as JSON.
+int gemmList(const std::string &core, int threads, const std::string &text,
+             int reps) {
+  std::vector<ListedGemm> list;
+  if (!parseGemmList(text, list))
+    return 1;
+  OpenBlas blas;
+  if (!loadOpenBlas(core, threads, blas))
+    return 1;
+  double flops = 0;
+  for (ListedGemm &g : list) {
+    g.a.assign(g.batch * g.m * g.k, 0.5f);
+    g.b.assign(g.batch * g.k * g.n, 0.25f);
+    g.c.assign(g.batch * g.m * g.n, 0.0f);
+    flops += 2.0 * g.batch * g.m * g.n * g.k;
+  }
+  auto pass = [&] {
+    for (ListedGemm &g : list)
+      for (long i = 0; i < g.batch; ++i)
+        blas.sgemm(101, 111, g.transB ? 112 : 111, int(g.m), int(g.n),
+                   int(g.k), 1.0f, g.a.data() + i * g.m * g.k, int(g.k),
+                   g.b.data() + i * g.k * g.n, int(g.transB ? g.k : g.n),
+                   0.0f, g.c.data() + i * g.m * g.n, int(g.n));
+  };
+  pass();
+  std::vector<double> times;
+  for (int rep = 0; rep < reps; ++rep) {
+    double t0 = seconds();
+    pass();
+    times.push_back(seconds() - t0);
+  }
+  std::sort(times.begin(), times.end());
+  double median = times[times.size() / 2];
+  std::printf("{\"corename\": \"%s\", \"threads\": %d, \"products\": %zu, "
+              "\"median_ms\": %.6f, \"best_ms\": %.6f, \"gflops\": %.3f}\n",
+              blas.coreName ? blas.coreName() : "unknown", threads, list.size(),
+              1e3 * median, 1e3 * times.front(), flops / median / 1e9);
   return 0;
 }
 
@@ -369,7 +466,14 @@ const char *const kUsage =
     "  --gemm-reps N    products timed per measurement, best kept (5)\n"
     "  --stream-mib N   MiB per stream array (default max(256, 2 x LLC))\n"
     "  --stream-reps N  passes per kernel, best kept (10)\n"
-    "  -o FILE          write the JSON there (default: standard output)\n";
+    "  -o FILE          write the JSON there (default: standard output)\n"
+    "\n"
+    "dtensor-bench-ceilings --gemm-list CORETYPE THREADS LIST REPS\n"
+    "  times a list of products as one step runs them, one after the other:\n"
+    "  LIST is BxMxNxKxT,... (B independent M x K by K x N products, T t when\n"
+    "  the right operand is stored N x K, as a linear's weight, else n); the\n"
+    "  median and best of REPS passes, as JSON. CORETYPE: an\n"
+    "  OPENBLAS_CORETYPE or auto.\n";
 
 bool parseArgs(int argc, char **argv, Options &options) {
   for (int i = 1; i < argc; ++i) {
@@ -442,6 +546,8 @@ int main(int argc, char **argv) {
   if (argc == 7 && std::string(argv[1]) == "--child-gemm")
     return childGemm(argv[2], std::atoi(argv[3]), std::atoi(argv[4]),
                      std::atoi(argv[5]), std::atof(argv[6]));
+  if (argc == 6 && std::string(argv[1]) == "--gemm-list")
+    return gemmList(argv[2], std::atoi(argv[3]), argv[4], std::atoi(argv[5]));
   Options options;
   if (!parseArgs(argc, argv, options))
     return 1;
