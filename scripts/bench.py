@@ -12,9 +12,11 @@ Steps, each printed as it starts:
 
 1. ceilings: build/bin/dtensor-bench-ceilings measures the single-precision
    GEMM peak of OpenBLAS (every kernel family the CPU supports) and the
-   streaming memory bandwidth, at the start and again at the end (the
-   better of the two is kept: other processes only ever lower them); the
-   per-rank ceilings follow (ceilings_per_rank below);
+   streaming memory bandwidth, at the start and again at the end, with a
+   quick probe of the best family's peak and of the bandwidth before each
+   model's cases (the best of all is kept: other processes, in this VM or on
+   its host, only ever lower them); the per-rank ceilings follow
+   (ceilings_per_rank below);
 2. self-check: the PyTorch tensor-parallel code (scripts/bench_torch.py)
    on 2 ranks gives the outputs of scripts/torch_model.py in one process,
    for a tiny MLP, block and Llama, on make-test-tensors.py's tensors;
@@ -144,13 +146,19 @@ def load_make_test_tensors():
 
 # --- ceilings --------------------------------------------------------------------------
 
-def measure_ceilings(a, work, when):
-    log(f"ceilings ({when}): GEMM peak per OpenBLAS kernel family, stream "
-        "bandwidth")
+def measure_ceilings(a, work, when, family=None):
+    """dtensor-bench-ceilings; with `family`, a quick probe of that kernel
+    family's peak and of the bandwidth (a few seconds)."""
+    log(f"ceilings ({when}): " + (f"probe of the {family} peak and stream "
+                                  "bandwidth" if family else
+                                  "GEMM peak per OpenBLAS kernel family, "
+                                  "stream bandwidth"))
     path = os.path.join(work, f"ceilings-{when}.json")
     cmd = [os.path.join(a.bin_dir, "dtensor-bench-ceilings"), "-o", path]
     if a.quick:
         cmd.append("--quick")
+    if family:
+        cmd += ["--families", family, "--gemm-reps", "3", "--stream-reps", "3"]
     run(cmd)
     with open(path) as f:
         ceil = json.load(f)
@@ -164,25 +172,34 @@ def measure_ceilings(a, work, when):
     return ceil
 
 
-def best_ceilings(first, second):
-    """Field by field, the better of two ceiling measurements."""
-    best = json.loads(json.dumps(first))
-    g, g2 = best["gemm"], second["gemm"]
-    for fam, fam2 in zip(g["families"], g2["families"]):
-        fam["gflops"] = max(fam["gflops"], fam2["gflops"])
-    for key in ("peak_1thread_gflops", "peak_all_threads_gflops",
-                "concurrent_min_gflops"):
-        g[key] = max(g[key], g2[key])
-    g["concurrent_per_process_gflops"] = max(
-        g["concurrent_per_process_gflops"],
-        g2["concurrent_per_process_gflops"], key=min)
+def best_ceilings(runs):
+    """Field by field, the best of several ceiling measurements (the first
+    one measures every kernel family): other processes, in this VM or on
+    its host, only ever lower a measurement."""
+    best = json.loads(json.dumps(runs[0]))
+    g = best["gemm"]
+    for other in runs[1:]:
+        g2 = other["gemm"]
+        for fam in g["families"]:
+            for fam2 in g2["families"]:
+                if fam2["coretype"] == fam["coretype"] and fam2["ok"]:
+                    fam["gflops"] = max(fam["gflops"], fam2["gflops"])
+        for key in ("peak_1thread_gflops", "peak_all_threads_gflops",
+                    "concurrent_min_gflops"):
+            g[key] = max(g[key], g2[key])
+        g["concurrent_per_process_gflops"] = max(
+            g["concurrent_per_process_gflops"],
+            g2["concurrent_per_process_gflops"], key=min)
+        for threads in ("threads_1", "threads_all"):
+            for kernel, value in other["stream"][threads].items():
+                best["stream"][threads][kernel] = max(
+                    best["stream"][threads][kernel], value)
     best_family = max((f for f in g["families"] if f["ok"] and f["honoured"]),
                       key=lambda f: f["gflops"])
     g["best_coretype"] = best_family["coretype"]
-    for threads in ("threads_1", "threads_all"):
-        for kernel, value in second["stream"][threads].items():
-            best["stream"][threads][kernel] = max(
-                best["stream"][threads][kernel], value)
+    g["peak_1thread_gflops"] = max(g["peak_1thread_gflops"],
+                                   best_family["gflops"])
+    best["measurements"] = len(runs)
     return best
 
 
@@ -644,8 +661,9 @@ def markdown(results):
               "processes share the machine: each side is measured "
               f"{st['rounds']}× per case, 1× more when its steps take < 50 "
               "ms, interleaved, best median kept).", ""]
-    lines += ["## Ceilings (dtensor-bench-ceilings, best of a run at the "
-              "start and one at the end)", "",
+    lines += ["## Ceilings (dtensor-bench-ceilings: the best of "
+              f"{c.get('measurements', 1)} measurements — at the start, the "
+              "end, and a probe before each model)", "",
               "| ceiling | value |", "|---|---|"]
     for fam in g["families"]:
         lines.append(f"| sgemm {g['size']}³, 1 thread, OPENBLAS_CORETYPE="
@@ -957,7 +975,8 @@ def measure_case(a, case, plan_path, artifact, per_rank, servers, tuned,
 
 
 def run_cases(a, results, work, tuned, runtime_core):
-    """Every selected (model, shape, ranks) case: plan, compile, measure."""
+    """Every selected (model, shape, ranks) case: plan, compile, measure;
+    a probe of the ceilings before each model's cases."""
     mtt = load_make_test_tensors()
     suite = QUICK_SUITE if a.quick else FULL_SUITE
     todo = [(m, s, r) for m, shapes in suite.items() for s in shapes
@@ -966,6 +985,9 @@ def run_cases(a, results, work, tuned, runtime_core):
                for r in a.rank_list for core in (None, tuned)}
     try:
         for index, (model, shape, ranks) in enumerate(todo):
+            if index and model != todo[index - 1][0] and runtime_core != "auto":
+                results["ceilings_runs"].append(measure_ceilings(
+                    a, work, f"probe-{model}", runtime_core))
             batch, seq = SHAPES[shape]
             name = f"{model}-{shape}-r{ranks}"
             progress = f"[{index + 1}/{len(todo)}] {name}"
@@ -1030,6 +1052,7 @@ def main(argv=None):
                      "load_average_at_start": os.getloadavg()},
         "ceilings_per_rank": {str(r): ceilings_per_rank(first, r)
                               for r in a.rank_list},
+        "ceilings_runs": [first],
         "cases": [],
     }
     if not a.no_self_check:
@@ -1038,10 +1061,9 @@ def main(argv=None):
     if not a.no_compile_time:
         results["compile_time"] = compile_time(a, work)
     # The ceilings again: other processes only ever lower a measurement, so
-    # the best of the two is the machine's.
-    last = measure_ceilings(a, work, "end")
-    results["ceilings_runs"] = [first, last]
-    results["ceilings"] = best_ceilings(first, last)
+    # the best of all of them is the machine's.
+    results["ceilings_runs"].append(measure_ceilings(a, work, "end"))
+    results["ceilings"] = best_ceilings(results["ceilings_runs"])
     results["ceilings_per_rank"] = {
         str(r): ceilings_per_rank(results["ceilings"], r) for r in a.rank_list}
     for case in results["cases"]:

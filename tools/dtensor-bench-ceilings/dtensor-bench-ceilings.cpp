@@ -11,7 +11,8 @@
 //   OpenBLAS reads OPENBLAS_CORETYPE once, when it is loaded, so each kernel
 //   family the CPU supports is measured in a child process of its own (this
 //   program started again with --child-gemm), with 1 thread; "auto" is the
-//   family OpenBLAS picks by itself. The best family is then measured with
+//   family OpenBLAS picks by itself (--families measures only some: a quick
+//   probe of the peak). The best family is then measured with
 //   all cores as threads (one process), and as one 1-thread process per core
 //   running at the same time (the per-rank peak of a run with one rank per
 //   core). Each figure is the best of several products (--gemm-reps, fewer
@@ -449,6 +450,7 @@ struct Options {
   long streamMiB = 0; // 0: the larger of 256 MiB and twice the LLC
   int streamReps = 10;
   std::string output;
+  std::vector<std::string> families; // empty: every supported one
 };
 
 const char *const kUsage =
@@ -466,6 +468,8 @@ const char *const kUsage =
     "  --gemm-reps N    products timed per measurement, best kept (5)\n"
     "  --stream-mib N   MiB per stream array (default max(256, 2 x LLC))\n"
     "  --stream-reps N  passes per kernel, best kept (10)\n"
+    "  --families LIST  only these OPENBLAS_CORETYPE families (comma-separated;\n"
+    "                   default: every one the CPU supports, and auto)\n"
     "  -o FILE          write the JSON there (default: standard output)\n"
     "\n"
     "dtensor-bench-ceilings --gemm-list CORETYPE THREADS LIST REPS\n"
@@ -516,6 +520,19 @@ bool parseArgs(int argc, char **argv, Options &options) {
     } else if (arg == "--stream-reps") {
       if (!number(options.streamReps))
         return false;
+    } else if (arg == "--families") {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "dtensor-bench-ceilings: --families needs a "
+                             "list\n");
+        return false;
+      }
+      std::string list = argv[++i];
+      for (size_t start = 0; start <= list.size();) {
+        size_t end = std::min(list.find(',', start), list.size());
+        if (end > start)
+          options.families.push_back(list.substr(start, end - start));
+        start = end + 1;
+      }
     } else if (arg == "-o") {
       if (i + 1 >= argc) {
         std::fprintf(stderr, "dtensor-bench-ceilings: -o needs a file\n");
@@ -562,7 +579,22 @@ int main(int argc, char **argv) {
   std::string families;
   std::string bestCore;
   double bestSingle = 0;
-  for (const std::string &core : candidateCores(cpu)) {
+  std::vector<std::string> toMeasure = candidateCores(cpu);
+  if (!options.families.empty()) {
+    // Only the families asked for, among those this CPU supports.
+    std::vector<std::string> kept;
+    for (const std::string &core : toMeasure)
+      for (const std::string &wanted : options.families)
+        if (strcasecmp(core.c_str(), wanted.c_str()) == 0)
+          kept.push_back(core);
+    if (kept.empty()) {
+      std::fprintf(stderr, "dtensor-bench-ceilings: --families: none of them "
+                           "runs on this CPU\n");
+      return 1;
+    }
+    toMeasure = kept;
+  }
+  for (const std::string &core : toMeasure) {
     std::fprintf(stderr, "ceilings: sgemm %sx%s, 1 thread, %s ...\n",
                  size.c_str(), size.c_str(), core.c_str());
     Child child = spawnSelf({"--child-gemm", core, "1", size, reps, "0"});
