@@ -4,7 +4,7 @@ torchtitan-like tensor-parallel plan.
 
   gen-model-plan.py [--preset tiny|7b] [--layers N] [--dim D] [--heads H]
       [--ffn F] [--vocab V] [--batch B] [--seq S] [--dtype f32|f16|bf16]
-      [--plan none|tp|tp-sp|dp-tp] [--mesh 2 | 2x2] [--model llama|block]
+      [--plan none|tp|tp-sp|dp-tp] [--mesh 2 | 2x2] [--model llama|block|mlp]
       [--loss] [--name NAME] [-o FILE]
 
 --model llama: tok_embeddings -> N decoder blocks -> norm -> output (the LM
@@ -13,6 +13,9 @@ with --loss also a `targets` input and the mean cross-entropy `loss`.
 --model block: N decoder blocks from an input `x[B, S, D]` to the output
 `y`, no embedding or head; under tp-sp `x` and `y` are Shard(1), as the
 residual stream between blocks is.
+--model mlp: the Megatron MLP of examples/mlp.json, from `x[B * S, D]`:
+fc1 (linear with bias, D -> ffn) -> act (gelu, tanh approximation) -> fc2
+(linear with bias, ffn -> D) -> `y`; --layers and --heads are not used.
 
 A decoder block (module `layers.<i>`, Meta/torchtitan names):
   attention_norm (rms_norm) -> attention.wq/wk/wv (linear) -> view to heads
@@ -32,6 +35,7 @@ Plans (mesh dim `tp`; with dp-tp a 2-D mesh `dp` x `tp`):
          (prepare_module_input), output's input Shard(1)
   dp-tp  the tp plan on mesh dim `tp` plus `data_parallel: "dp"` (the batch
          sharded over `dp`)
+With --model mlp, tp is fc1 colwise and fc2 rowwise (tp-sp is not offered).
 
 Defaults (--preset tiny): 2 layers, dim 64, 4 heads, ffn 128, vocab 256,
 batch 2, seq 16. --preset 7b: 32 layers, dim 4096, 32 heads, ffn 11008,
@@ -130,7 +134,22 @@ def decoder_block(b, a, i, h, out):
     return b.op("add", m, [h, o], out)
 
 
+def build_mlp(a):
+    """The Megatron MLP: fc1 -> gelu (tanh) -> fc2, both with biases."""
+    b = Builder(a.dtype)
+    x = b.input("x", [a.batch * a.seq, a.dim])
+    h = b.op("linear", "fc1", [x, b.param("fc1.weight", [a.ffn, a.dim]),
+                               b.param("fc1.bias", [a.ffn])], "h")
+    g = b.op("gelu", "act", [h], "a", approximate="tanh")
+    y = b.op("linear", "fc2", [g, b.param("fc2.weight", [a.dim, a.ffn]),
+                               b.param("fc2.bias", [a.dim])], "y")
+    return {"name": a.name or "mlp", "inputs": b.inputs,
+            "parameters": b.parameters, "ops": b.ops, "outputs": [y]}
+
+
 def build_model(a):
+    if a.model == "mlp":
+        return build_mlp(a)
     b = Builder(a.dtype)
     if a.model == "llama":
         tokens = b.input("tokens", [a.batch, a.seq], "i64")
@@ -166,6 +185,10 @@ def build_model(a):
 def build_plan(a):
     if a.plan == "none":
         return None
+    if a.model == "mlp":
+        plan = {"data_parallel": "dp"} if a.plan == "dp-tp" else {}
+        plan["styles"] = {"fc1": "colwise", "fc2": "rowwise"}
+        return plan
     sp = a.plan == "tp-sp"
     styles = {}
     if a.model == "llama":
@@ -226,7 +249,10 @@ def parse_mesh(text, plan):
 
 def check_shapes(a):
     errors = []
-    if a.dim % a.heads:
+    if a.model == "mlp":
+        if a.plan == "tp-sp":
+            errors.append("--model mlp has no tp-sp plan")
+    elif a.dim % a.heads:
         errors.append(f"--dim {a.dim} is not a multiple of --heads {a.heads}")
     elif (a.dim // a.heads) % 2:
         errors.append("the head dim (dim / heads) must be even (rotary)")
@@ -252,7 +278,8 @@ def main(argv=None):
                    default="tp")
     p.add_argument("--mesh", help="mesh shape, e.g. 2 or 2x2 (default: 2, "
                    "or 2x2 with dp-tp)")
-    p.add_argument("--model", choices=["llama", "block"], default="llama")
+    p.add_argument("--model", choices=["llama", "block", "mlp"],
+                   default="llama")
     p.add_argument("--loss", action="store_true",
                    help="also a targets input and the cross-entropy loss")
     p.add_argument("--theta", type=float, default=10000.0)
