@@ -510,20 +510,26 @@ void checkMatmul(int64_t batch, int64_t m, int64_t n, int64_t k, Storage sa,
 const Storage storages[] = {Storage::RowMajor, Storage::ColMajor,
                             Storage::Strided};
 
-} // namespace
-
-TEST(RuntimeMatmul, EveryStorageF32AndF64) {
+/// Calls `check(sa, sb, sc, beta)` for every storage of A, B and C and both
+/// betas, each traced.
+template <typename Check> void forEveryStorageAndBeta(Check check) {
   for (Storage sa : storages)
     for (Storage sb : storages)
       for (Storage sc : storages)
         for (int32_t beta : {0, 1}) {
           SCOPED_TRACE(::testing::Message()
                        << int(sa) << int(sb) << int(sc) << " beta " << beta);
-          checkMatmul<float>(1, 5, 7, 6, sa, sb, sc, beta, false,
-                             DTENSOR_RT_F32);
-          checkMatmul<double>(1, 4, 3, 9, sa, sb, sc, beta, false,
-                              DTENSOR_RT_F64);
+          check(sa, sb, sc, beta);
         }
+}
+
+} // namespace
+
+TEST(RuntimeMatmul, EveryStorageF32AndF64) {
+  forEveryStorageAndBeta([](Storage sa, Storage sb, Storage sc, int32_t beta) {
+    checkMatmul<float>(1, 5, 7, 6, sa, sb, sc, beta, false, DTENSOR_RT_F32);
+    checkMatmul<double>(1, 4, 3, 9, sa, sb, sc, beta, false, DTENSOR_RT_F64);
+  });
 }
 
 TEST(RuntimeMatmul, LargeProductMatchesNaive) {
@@ -545,23 +551,13 @@ TEST(RuntimeMatmul, BatchedAndVectorShapes) {
 
 // One row or one column of C: matrix-vector products (BLAS gemv).
 TEST(RuntimeMatmul, VectorProductsEveryStorage) {
-  for (Storage sa : storages)
-    for (Storage sb : storages)
-      for (Storage sc : storages)
-        for (int32_t beta : {0, 1}) {
-          SCOPED_TRACE(::testing::Message()
-                       << int(sa) << int(sb) << int(sc) << " beta " << beta);
-          checkMatmul<float>(1, 1, 37, 29, sa, sb, sc, beta, false,
-                             DTENSOR_RT_F32);
-          checkMatmul<float>(1, 23, 1, 31, sa, sb, sc, beta, false,
-                             DTENSOR_RT_F32);
-          checkMatmul<double>(3, 1, 9, 17, sa, sb, sc, beta, true,
-                              DTENSOR_RT_F64);
-          checkMatmul<double>(2, 13, 1, 5, sa, sb, sc, beta, true,
-                              DTENSOR_RT_F64);
-          checkMatmul<float>(1, 1, 1, 40, sa, sb, sc, beta, false,
-                             DTENSOR_RT_F32);
-        }
+  forEveryStorageAndBeta([](Storage sa, Storage sb, Storage sc, int32_t beta) {
+    checkMatmul<float>(1, 1, 37, 29, sa, sb, sc, beta, false, DTENSOR_RT_F32);
+    checkMatmul<float>(1, 23, 1, 31, sa, sb, sc, beta, false, DTENSOR_RT_F32);
+    checkMatmul<double>(3, 1, 9, 17, sa, sb, sc, beta, true, DTENSOR_RT_F64);
+    checkMatmul<double>(2, 13, 1, 5, sa, sb, sc, beta, true, DTENSOR_RT_F64);
+    checkMatmul<float>(1, 1, 1, 40, sa, sb, sc, beta, false, DTENSOR_RT_F32);
+  });
 }
 
 TEST(RuntimeMatmul, EmptyDims) {
