@@ -14,16 +14,12 @@ import argparse
 import concurrent.futures
 import time
 
-from server_harness import ServerProcess, fail
+from server_harness import ServerProcess, add_server_arguments, fail
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--mpirun", required=True)
-    parser.add_argument("--server", required=True)
-    parser.add_argument("--artifact", required=True)
-    parser.add_argument("--weights", required=True)
-    parser.add_argument("--work", required=True)
+    add_server_arguments(parser)
     parser.add_argument("--kind", choices=["error", "hang"], required=True)
     parser.add_argument("--at-step", type=int, default=3)
     parser.add_argument("--step-timeout", type=float, default=3)

@@ -15,7 +15,8 @@ import shlex
 
 import numpy as np
 
-from server_harness import ServerProcess, fail, run_bounded
+from server_harness import (ServerProcess, add_server_arguments, fail,
+                            run_bounded)
 
 
 def reference_logits(args, prompt, batch, seq_len, index):
@@ -38,12 +39,8 @@ def reference_logits(args, prompt, batch, seq_len, index):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--mpirun", required=True)
-    parser.add_argument("--server", required=True)
+    add_server_arguments(parser)
     parser.add_argument("--dtensor-run", required=True)
-    parser.add_argument("--artifact", required=True)
-    parser.add_argument("--weights", required=True)
-    parser.add_argument("--work", required=True)
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
 

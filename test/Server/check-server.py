@@ -20,7 +20,8 @@ import shlex
 import signal
 import time
 
-from server_harness import ServerProcess, fail, run_bounded
+from server_harness import (ServerProcess, add_server_arguments, fail,
+                            run_bounded)
 
 
 def steps(server):
@@ -250,12 +251,8 @@ def check_sigterm(server, reference):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--mpirun", required=True)
-    parser.add_argument("--server", required=True)
-    parser.add_argument("--artifact", required=True)
-    parser.add_argument("--weights", required=True)
+    add_server_arguments(parser)
     parser.add_argument("--reference", required=True)
-    parser.add_argument("--work", required=True)
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--requests", type=int, default=1000)
     parser.add_argument("--concurrency", type=int, default=8)

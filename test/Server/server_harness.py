@@ -17,6 +17,13 @@ import urllib.error
 import urllib.request
 
 
+def add_server_arguments(parser):
+    """The arguments every driver needs to start a server: the launcher, the
+    server binary, the artifact, its weights and a work folder."""
+    for name in ("--mpirun", "--server", "--artifact", "--weights", "--work"):
+        parser.add_argument(name, required=True)
+
+
 def fail(message):
     raise SystemExit("FAIL: " + message)
 
