@@ -65,3 +65,16 @@ config.substitutions.append(("%cmake_make_program", config.cmake_make_program))
 config.substitutions.append(("%cmake", config.cmake_command))
 if shutil.which("pkg-config"):
     config.available_features.add("pkg-config")
+
+# The CUDA target: cuda-toolkit when the build found the toolkit (ptxas and
+# libdevice, which the GPU pipeline needs to emit device code); gpu when this
+# machine also has an NVIDIA GPU that nvidia-smi lists. Tests that run on a
+# GPU REQUIRE gpu and are reported UNSUPPORTED elsewhere; lit -v names them.
+if config.dtensor_cuda_toolkit_dir:
+    config.available_features.add("cuda-toolkit")
+    config.substitutions.append(("%cuda_toolkit", config.dtensor_cuda_toolkit_dir))
+    nvidia_smi = shutil.which("nvidia-smi")
+    if nvidia_smi and subprocess.run(
+            [nvidia_smi, "-L"], stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL).stdout.strip().startswith(b"GPU"):
+        config.available_features.add("gpu")
