@@ -41,8 +41,25 @@ static cl::opt<std::string> outputDir("o", cl::desc("Artifact directory"),
                                       cl::value_desc("dir"), cl::Required,
                                       cl::cat(category));
 static cl::opt<std::string> target("target",
-                                   cl::desc("Code generation target (cpu)"),
+                                   cl::desc("Code generation target: cpu, or "
+                                            "cuda (NVIDIA GPUs)"),
                                    cl::init("cpu"), cl::cat(category));
+static cl::opt<std::string>
+    gpuArch("gpu-arch",
+            cl::desc("With --target cuda: the GPU architecture (default "
+                     "sm_90, H100 and H200)"),
+            cl::init("sm_90"), cl::cat(category));
+static cl::opt<std::string> cudaToolkit(
+    "cuda-toolkit",
+    cl::desc("With --target cuda: the CUDA toolkit's root, for ptxas and "
+             "libdevice (default: $CUDA_PATH, the one found when dtensor "
+             "was built, /usr/local/cuda)"),
+    cl::value_desc("dir"), cl::cat(category));
+static cl::opt<int64_t> gpuBlockSize(
+    "gpu-block-size",
+    cl::desc("With --target cuda: threads per block of the generated "
+             "kernels (1 to 1024)"),
+    cl::init(256), cl::cat(category));
 static cl::list<std::string>
     meshes("mesh",
            cl::desc("Give a mesh a new shape, e.g. 4, 2x2 or tp=4 (the mesh "
@@ -123,6 +140,16 @@ int main(int argc, char **argv) {
   options.cpu.features = cpuFeatures;
   options.cpu.optLevel = optLevel;
   options.dumpPerRank = dumpPerRank;
+  if (target != "cuda" && (gpuArch.getNumOccurrences() ||
+                           cudaToolkit.getNumOccurrences() ||
+                           gpuBlockSize.getNumOccurrences())) {
+    llvm::errs() << "dtensor-compile: --gpu-arch, --cuda-toolkit and "
+                    "--gpu-block-size apply to --target cuda only\n";
+    return 1;
+  }
+  options.gpu.chip = gpuArch;
+  options.gpu.toolkit = cudaToolkit;
+  options.gpu.blockSize = gpuBlockSize;
   for (const std::string &text : meshes) {
     dtensor::driver::MeshOverride override;
     if (std::string error = dtensor::driver::parseMeshOverride(text, override);

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/Codegen/CpuCodegen.h"
+#include "dtensor/Codegen/GpuCodegen.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Transforms/Passes.h"
 
@@ -29,6 +30,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   dtensor::registerDTensorPasses();
   dtensor::codegen::registerCpuCodegenPasses();
+  dtensor::codegen::registerGpuCodegenPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<dtensor::DTensorDialect, mlir::arith::ArithDialect,
@@ -41,6 +43,7 @@ int main(int argc, char **argv) {
   // Interface implementations (bufferization, inlining, ...) of the
   // upstream dialects.
   mlir::registerAllExtensions(registry);
+  dtensor::codegen::registerGpuTargetInterfaces(registry);
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "dtensor optimizer driver\n", registry));

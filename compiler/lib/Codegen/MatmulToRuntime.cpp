@@ -128,7 +128,7 @@ linalg::FillOp findZeroFill(Operation *op, Value output) {
   return {};
 }
 
-LogicalResult lowerMatmul(linalg::LinalgOp op) {
+LogicalResult lowerMatmul(linalg::LinalgOp op, bool halfPrecision) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
     return failure();
@@ -141,7 +141,8 @@ LogicalResult lowerMatmul(linalg::LinalgOp op) {
   Value b = op.getDpsInputOperand(1)->get();
   Value c = op.getDpsInitOperand(0)->get();
   Type elementType = cast<MemRefType>(c.getType()).getElementType();
-  if (!elementType.isF32() && !elementType.isF64())
+  if (!elementType.isF32() && !elementType.isF64() &&
+      !(halfPrecision && (elementType.isF16() || elementType.isBF16())))
     return failure();
   for (Value operand : {a, b})
     if (cast<MemRefType>(operand.getType()).getElementType() != elementType)
@@ -183,7 +184,7 @@ LogicalResult lowerMatmul(linalg::LinalgOp op) {
     pushBuffer(builder, loc,
                createView(builder, loc, buffer, views[role], wanted));
   }
-  int32_t dtype = elementType.isF32() ? DTENSOR_RT_F32 : DTENSOR_RT_F64;
+  int32_t dtype = *getRuntimeDType(elementType);
   callRuntime(builder, loc, "dtensor_rt_matmul", {},
               {createI32(builder, loc, dtype),
                createI32(builder, loc, zeroFill ? 0 : 1)});
@@ -195,11 +196,13 @@ LogicalResult lowerMatmul(linalg::LinalgOp op) {
 
 struct CpuMatmulToRuntime
     : dtensor::codegen::impl::CpuMatmulToRuntimeBase<CpuMatmulToRuntime> {
+  using Base::Base;
+
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> candidates;
     getOperation().walk([&](linalg::LinalgOp op) { candidates.push_back(op); });
     for (linalg::LinalgOp op : candidates)
-      (void)lowerMatmul(op);
+      (void)lowerMatmul(op, halfPrecision);
   }
 };
 

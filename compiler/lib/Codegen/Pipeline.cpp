@@ -3,6 +3,8 @@
 #include "dtensor/Codegen/CpuCodegen.h"
 #include "dtensor/Codegen/Passes.h"
 
+#include "PipelineStages.h"
+
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -17,15 +19,16 @@ using namespace mlir;
 
 namespace dtensor::codegen {
 
-void buildCpuLoweringPipeline(OpPassManager &pm,
-                              const CpuLoweringOptions &options) {
+void addBufferizationPasses(OpPassManager &pm,
+                            const BufferizationStageOptions &options) {
   // Tensors: gathers and elementwise ops as fused linalg generics,
   // collectives prepared, entry results as out-params.
   pm.addNestedPass<func::FuncOp>(createCpuLowerGather());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   if (options.fuseElementwise)
     pm.addNestedPass<func::FuncOp>(createCpuFuseElementwise());
-  pm.addNestedPass<func::FuncOp>(createCpuClampExp());
+  if (options.clampExp)
+    pm.addNestedPass<func::FuncOp>(createCpuClampExp());
   pm.addPass(createCpuPrepareCollectives());
   pm.addPass(createCpuEntryOutParams());
   pm.addPass(createCanonicalizerPass());
@@ -38,9 +41,21 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCpuLowerMeshCoords());
-  if (options.matmulToRuntime)
-    pm.addPass(createCpuMatmulToRuntime());
+  if (options.matmulToRuntime) {
+    CpuMatmulToRuntimeOptions matmul;
+    matmul.halfPrecision = options.halfPrecisionMatmuls;
+    pm.addPass(createCpuMatmulToRuntime(matmul));
+  }
   bufferization::buildBufferDeallocationPipeline(pm);
+}
+
+void buildCpuLoweringPipeline(OpPassManager &pm,
+                              const CpuLoweringOptions &options) {
+  BufferizationStageOptions stage;
+  stage.fuseElementwise = options.fuseElementwise;
+  stage.matmulToRuntime = options.matmulToRuntime;
+  stage.clampExp = true;
+  addBufferizationPasses(pm, stage);
   pm.addPass(createCpuStridedCopiesToLoops());
 
   // Loops, then the LLVM dialect.

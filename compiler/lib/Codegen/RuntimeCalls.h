@@ -41,6 +41,9 @@ inline constexpr llvm::StringLiteral kGenericAllocSymbol =
 inline constexpr llvm::StringLiteral kGenericFreeSymbol =
     "_mlir_memref_to_llvm_free";
 
+/// The runtime's kernel launcher, called by CUDA programs.
+inline constexpr llvm::StringLiteral kGpuLaunchSymbol = "dtensor_rt_gpu_launch";
+
 /// The dtensor_rt_dtype code of `elementType`, if the runtime carries it.
 std::optional<int32_t> getRuntimeDType(mlir::Type elementType);
 

@@ -374,9 +374,27 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
                                                const CompileOptions &options,
                                                llvm::StringRef output) {
   MLIRContext *context = module.getContext();
-  if (options.target != "cpu")
+  if (options.target != "cpu" && options.target != "cuda")
     return module.emitError() << "unknown target '" << options.target
-                              << "' (this build supports: cpu)";
+                              << "' (expected cpu or cuda)";
+  codegen::GpuLoweringOptions gpu = options.gpu;
+  if (options.target == "cuda") {
+    if (gpu.toolkit.empty())
+      gpu.toolkit = codegen::findCudaToolkit();
+    llvm::SmallString<256> ptxas(gpu.toolkit);
+    llvm::sys::path::append(ptxas, "bin", "ptxas");
+    if (gpu.toolkit.empty() || !llvm::sys::fs::can_execute(ptxas))
+      return module.emitError()
+             << "--target cuda needs the CUDA toolkit (ptxas, libdevice): "
+             << (gpu.toolkit.empty()
+                     ? std::string("none found in $CUDA_PATH or "
+                                   "/usr/local/cuda")
+                     : "no executable " + ptxas.str().str())
+             << "; name its root with --cuda-toolkit";
+    if (!llvm::StringRef(gpu.chip).starts_with("sm_"))
+      return module.emitError() << "--gpu-arch '" << gpu.chip
+                                << "': expected an architecture like sm_90";
+  }
   if (failed(applyMeshOverrides(module, options.meshOverrides)))
     return failure();
   func::FuncOp entry = findEntry(module, options.entry);
@@ -387,6 +405,10 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   rt::Manifest manifest;
   manifest.compilerVersion = DTENSOR_VERSION;
   manifest.target = options.target;
+  if (options.target == "cuda") {
+    manifest.gpuArch = gpu.chip;
+    manifest.referenceTarget = "cpu";
+  }
   manifest.targetCpu = options.cpu.cpu.empty()
                            ? llvm::sys::getHostCPUName().str()
                            : options.cpu.cpu;
@@ -444,7 +466,13 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   TemporaryDirectory stagingDir(staging);
 
   PassManager lower(context);
-  codegen::buildCpuLoweringPipeline(lower, options.lowering);
+  if (options.target == "cuda") {
+    gpu.fuseElementwise = options.lowering.fuseElementwise;
+    gpu.matmulToRuntime = options.lowering.matmulToRuntime;
+    codegen::buildGpuLoweringPipeline(lower, gpu);
+  } else {
+    codegen::buildCpuLoweringPipeline(lower, options.lowering);
+  }
   if (failed(lower.run(module)) ||
       failed(collectGroups(module, manifest.meshes, manifest.groups)))
     return failure();

@@ -3,7 +3,7 @@
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: not dtensor-compile %s -o %t/a.dtc --target gpu 2>&1 | FileCheck %s --check-prefix=TARGET
-// TARGET: unknown target 'gpu' (this build supports: cpu)
+// TARGET: unknown target 'gpu' (expected cpu or cuda)
 // RUN: not dtensor-compile %s -o %t/a.dtc --mesh 2x 2>&1 | FileCheck %s --check-prefix=SHAPE
 // SHAPE: --mesh '2x': expected [NAME=]SHAPE with SHAPE like 4 or 2x2 (positive sizes)
 // RUN: not dtensor-compile %s -o %t/a.dtc --mesh nope=2 2>&1 | FileCheck %s --check-prefix=NOMESH

@@ -116,8 +116,13 @@ def CpuMatmulToRuntime : Pass<"dtensor-cpu-matmul-to-runtime",
     every operand holds them adjacent, in the same order, and collapsible
     without a copy; otherwise the op stays a loop nest.
     A `linalg.fill` of zero into C that nothing reads before the matmul is
-    dropped and beta is 0; otherwise beta is 1.
+    dropped and beta is 0; otherwise beta is 1. With `half-precision`
+    (the CUDA target), f16 and bf16 matmuls become calls too.
   }];
+  let options = [
+    Option<"halfPrecision", "half-precision", "bool", /*default=*/"false",
+           "Also call the runtime for f16 and bf16 matmuls">
+  ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect"];
 }
@@ -181,6 +186,71 @@ def CpuFinalizeAbi : Pass<"dtensor-cpu-finalize-abi", "::mlir::ModuleOp"> {
     gives every other defined
     function internal linkage (the entries are the only exports), and erases the `dtensor.mesh`
     ops, whose ids the module attributes keep.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// The CUDA target
+//===----------------------------------------------------------------------===//
+
+def GpuLinalgToParallelLoops : Pass<"dtensor-gpu-linalg-to-parallel-loops",
+                                    "::mlir::func::FuncOp"> {
+  let summary = "Lower linalg ops and copies on buffers to scf.parallel nests";
+  let description = [{
+    Every `memref.copy` becomes a `linalg.copy` (the host cannot copy device
+    buffers with memcpy). Every linalg op on buffers becomes an `scf.parallel` over its parallel
+    dims holding `scf.for` loops over its reduction dims, as
+    `--convert-linalg-to-parallel-loops` does; an op with no parallel dim
+    (a 0-d op, or a full reduction) gets a one-iteration `scf.parallel`
+    around it, so that every op ends up in a parallel loop that
+    `--dtensor-gpu-map-parallel-loops` can turn into a kernel.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def GpuMapParallelLoops : Pass<"dtensor-gpu-map-parallel-loops",
+                               "::mlir::func::FuncOp"> {
+  let summary = "Turn each outermost scf.parallel into a gpu.launch";
+  let description = [{
+    Each outermost `scf.parallel` of a host function becomes a `gpu.launch`
+    with one thread per iteration: its iteration space is flattened, the
+    launch has `ceil(n / block-size)` blocks of `block-size` threads, and
+    each thread with a linear id below `n` recovers its induction variables
+    and runs the loop body. `scf.parallel` loops nested inside become
+    sequential `scf.for` loops. `memref.get_global` ops the body uses are
+    cloned into it, so that kernel outlining copies the globals into the
+    GPU module.
+
+    Afterwards no host code may touch device memory: a `memref.load`,
+    `memref.store`, `memref.copy`, `memref.alloca` or `memref.get_global`
+    left outside a kernel is an error.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def GpuLaunchToRuntime : Pass<"dtensor-gpu-launch-to-runtime",
+                              "::mlir::ModuleOp"> {
+  let summary = "Embed GPU binaries and launch kernels through the runtime";
+  let description = [{
+    Runs after `--gpu-module-to-binary`, on a host already in the LLVM
+    dialect. Each `gpu.binary` becomes an internal constant global holding
+    its object (a fatbin, cubin or PTX text) followed by a zero byte, and
+    each `gpu.launch_func` a call of the runtime's
+    `dtensor_rt_gpu_launch(image, image_bytes, kernel, grid x/y/z,
+    block x/y/z, shared_bytes, params, param_count)` with a pointer to each
+    kernel argument, so that kernels run on the program's stream. A binary
+    must hold exactly one object; async launches and launches with clusters
+    are errors.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

@@ -11,6 +11,7 @@
 #define DTENSOR_DRIVER_COMPILEARTIFACT_H
 
 #include "dtensor/Codegen/CpuCodegen.h"
+#include "dtensor/Codegen/GpuCodegen.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringRef.h"
@@ -29,7 +30,8 @@ struct MeshOverride {
 };
 
 struct CompileOptions {
-  /// Code generation target; "cpu" is the only one so far.
+  /// Code generation target: "cpu", or "cuda" (host code for the CPU with
+  /// embedded device code; the reference program stays CPU code).
   std::string target = "cpu";
   /// Entry function; "" picks `main`, else the only public function.
   std::string entry;
@@ -47,6 +49,9 @@ struct CompileOptions {
   std::string dumpPerRank;
   codegen::CpuLoweringOptions lowering;
   codegen::CpuTargetOptions cpu;
+  /// Target "cuda": architecture, toolkit (empty = codegen::findCudaToolkit)
+  /// and the kernels' block size.
+  codegen::GpuLoweringOptions gpu;
 };
 
 /// Parses "2x4", "8" or "tp=2x4" into a mesh override; "" or the error.
