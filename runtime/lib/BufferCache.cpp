@@ -2,11 +2,6 @@
 
 #include "BufferCache.h"
 
-#include "Export.h"
-#include "Program.h"
-
-#include "dtensor/rt_abi.h"
-
 #include <cstdlib>
 
 namespace dtensor::rt {
@@ -64,13 +59,3 @@ void BufferCache::free(void *buffer) {
 }
 
 } // namespace dtensor::rt
-
-extern "C" DTENSOR_EXPORT void *dtensor_rt_alloc(uint64_t bytes) {
-  dtensor_program *program = dtensor::rt::currentProgram();
-  return dtensor::rt::BufferCache::allocate(
-      program ? &program->buffers : nullptr, bytes);
-}
-
-extern "C" DTENSOR_EXPORT void dtensor_rt_free(void *buffer) {
-  dtensor::rt::BufferCache::free(buffer);
-}

@@ -2,16 +2,17 @@
 //
 // The dtensor_rt_* collectives of dtensor/rt_abi.h. Each takes the queued
 // buffers, checks them against the dtensor dialect op of the same name,
-// packs every tensor of a (variadic) call into one contiguous message, makes
-// one call on the group's communicator and unpacks the result into the
-// outputs, which may be strided views.
+// splits uneven dims into each member's piece (torch.chunk, nested over the
+// group's mesh dims) and hands the views to the program's backend.
 //
-// Asynchronous calls complete before they return (handle 0, which
-// dtensor_rt_wait accepts): the runtime does not overlap communication yet.
+// Asynchronous calls complete before they return, or (on a GPU) are queued
+// on the program's stream, which orders them before every later use: the
+// handle is 0, which dtensor_rt_wait accepts.
 //
 //===----------------------------------------------------------------------===//
 
 #include "AbiCall.h"
+#include "Backend.h"
 #include "Export.h"
 
 #include "dtensor/rt_abi.h"
@@ -67,10 +68,6 @@ Status shapeError(const char *op, const StridedView &in, const StridedView &out,
                       " and output " + out.shapeString() + " " + why);
 }
 
-size_t bytesOf(const StridedView &view) {
-  return static_cast<size_t>(view.numElements()) * view.elemSize;
-}
-
 Status allReduce(AbiCall &call, int64_t groupId, int32_t reduction,
                  int64_t count) {
   Group *group;
@@ -79,31 +76,13 @@ Status allReduce(AbiCall &call, int64_t groupId, int32_t reduction,
   std::vector<StridedView> in, out;
   if (Status s = call.takeInputsOutputs("all_reduce", count, in, out))
     return s;
-  size_t total = 0;
-  for (int64_t i = 0; i < count; ++i) {
+  for (int64_t i = 0; i < count; ++i)
     if (!sameExcept(in[i], out[i], -1))
       return shapeError("all_reduce", in[i], out[i], "differ");
-    total += bytesOf(in[i]);
-  }
-  std::vector<char> message(total);
-  size_t offset = 0;
-  for (const StridedView &view : in) {
-    packView(view, message.data() + offset);
-    offset += bytesOf(view);
-  }
   layout::ReduceKind kind;
   if (Status s = reductionOf(reduction, kind))
     return s;
-  if (Status s =
-          group->comm->allReduce(message.data(), message.data(),
-                                 total / call.elemSize, call.dtype, kind))
-    return s;
-  offset = 0;
-  for (const StridedView &view : out) {
-    unpackView(message.data() + offset, view);
-    offset += bytesOf(view);
-  }
-  return Status::success();
+  return call.program.backend->allReduce(groupId, in, out, call.dtype, kind);
 }
 
 Status allGather(AbiCall &call, int64_t groupId, int64_t dim, int64_t count) {
@@ -114,8 +93,6 @@ Status allGather(AbiCall &call, int64_t groupId, int64_t dim, int64_t count) {
   if (Status s = call.takeInputsOutputs("all_gather", count, in, out))
     return s;
   int members = group->comm->size(), me = group->comm->rank();
-  // Member j sends, for each tensor in order, its piece of the output dim.
-  std::vector<size_t> memberBytes(members, 0);
   for (int64_t i = 0; i < count; ++i) {
     if (Status s = checkDim("all_gather", out[i], dim))
       return s;
@@ -125,33 +102,15 @@ Status allGather(AbiCall &call, int64_t groupId, int64_t dim, int64_t count) {
       return shapeError("all_gather", in[i], out[i],
                         "do not match along gather dim " + std::to_string(dim) +
                             " over a group of " + std::to_string(members));
-    for (int j = 0; j < members; ++j)
-      memberBytes[j] += bytesOf(out[i].slice(
-          dim, 0, pieceOf(call.program, *group, out[i].sizes[dim], j).size()));
   }
-  std::vector<char> send(memberBytes[me]);
-  size_t offset = 0;
-  for (const StridedView &view : in) {
-    packView(view, send.data() + offset);
-    offset += bytesOf(view);
-  }
-  size_t total = 0;
-  for (size_t bytes : memberBytes)
-    total += bytes;
-  std::vector<char> received(total);
-  if (Status s = group->comm->allGatherV(send.data(), send.size(),
-                                         received.data(), memberBytes))
-    return s;
-  offset = 0;
-  for (int j = 0; j < members; ++j) {
+  // Member j's input lands in its piece of each output's gather dim.
+  MemberPieces pieces(members);
+  for (int j = 0; j < members; ++j)
     for (const StridedView &view : out) {
       layout::Range piece = pieceOf(call.program, *group, view.sizes[dim], j);
-      StridedView target = view.slice(dim, piece.begin, piece.size());
-      unpackView(received.data() + offset, target);
-      offset += bytesOf(target);
+      pieces[j].push_back(view.slice(dim, piece.begin, piece.size()));
     }
-  }
-  return Status::success();
+  return call.program.backend->allGather(groupId, in, pieces);
 }
 
 Status reduceScatter(AbiCall &call, int64_t groupId, int32_t reduction,
@@ -163,8 +122,6 @@ Status reduceScatter(AbiCall &call, int64_t groupId, int32_t reduction,
   if (Status s = call.takeInputsOutputs("reduce_scatter", count, in, out))
     return s;
   int members = group->comm->size(), me = group->comm->rank();
-  std::vector<size_t> memberCounts(members, 0);
-  size_t total = 0;
   for (int64_t i = 0; i < count; ++i) {
     if (Status s = checkDim("reduce_scatter", in[i], dim))
       return s;
@@ -175,33 +132,19 @@ Status reduceScatter(AbiCall &call, int64_t groupId, int32_t reduction,
                         "do not match along scatter dim " +
                             std::to_string(dim) + " over a group of " +
                             std::to_string(members));
-    total += bytesOf(in[i]);
-  }
-  // Block j of the message: member j's piece of every tensor, in order.
-  std::vector<char> send(total);
-  size_t offset = 0;
-  for (int j = 0; j < members; ++j) {
-    for (const StridedView &view : in) {
-      layout::Range piece = pieceOf(call.program, *group, view.sizes[dim], j);
-      StridedView source = view.slice(dim, piece.begin, piece.size());
-      packView(source, send.data() + offset);
-      offset += bytesOf(source);
-      memberCounts[j] += static_cast<size_t>(source.numElements());
-    }
   }
   layout::ReduceKind kind;
   if (Status s = reductionOf(reduction, kind))
     return s;
-  std::vector<char> mine(memberCounts[me] * call.elemSize);
-  if (Status s = group->comm->reduceScatterV(send.data(), mine.data(),
-                                             memberCounts, call.dtype, kind))
-    return s;
-  offset = 0;
-  for (const StridedView &view : out) {
-    unpackView(mine.data() + offset, view);
-    offset += bytesOf(view);
-  }
-  return Status::success();
+  // Member j's piece of every input is reduced into member j's output.
+  MemberPieces pieces(members);
+  for (int j = 0; j < members; ++j)
+    for (const StridedView &view : in) {
+      layout::Range piece = pieceOf(call.program, *group, view.sizes[dim], j);
+      pieces[j].push_back(view.slice(dim, piece.begin, piece.size()));
+    }
+  return call.program.backend->reduceScatter(groupId, pieces, out, call.dtype,
+                                             kind);
 }
 
 Status allToAll(AbiCall &call, int64_t groupId, int64_t splitDim,
@@ -238,33 +181,13 @@ Status allToAll(AbiCall &call, int64_t groupId, int64_t splitDim,
   // Piece j of the input's split dim goes to member j; member j's piece of
   // the output's concat dim comes from member j.
   std::vector<StridedView> sendPieces, recvPieces;
-  std::vector<size_t> sendBytes, recvBytes;
-  size_t sendTotal = 0, recvTotal = 0;
   for (int j = 0; j < members; ++j) {
     layout::Range out = pieceOf(program, *group, input.sizes[splitDim], j);
     layout::Range back = pieceOf(program, *group, output.sizes[concatDim], j);
     sendPieces.push_back(input.slice(splitDim, out.begin, out.size()));
     recvPieces.push_back(output.slice(concatDim, back.begin, back.size()));
-    sendBytes.push_back(bytesOf(sendPieces.back()));
-    recvBytes.push_back(bytesOf(recvPieces.back()));
-    sendTotal += sendBytes.back();
-    recvTotal += recvBytes.back();
   }
-  std::vector<char> send(sendTotal), received(recvTotal);
-  size_t offset = 0;
-  for (int j = 0; j < members; ++j) {
-    packView(sendPieces[j], send.data() + offset);
-    offset += sendBytes[j];
-  }
-  if (Status s = group->comm->allToAllV(send.data(), sendBytes, received.data(),
-                                        recvBytes))
-    return s;
-  offset = 0;
-  for (int j = 0; j < members; ++j) {
-    unpackView(received.data() + offset, recvPieces[j]);
-    offset += recvBytes[j];
-  }
-  return Status::success();
+  return call.program.backend->allToAll(groupId, sendPieces, recvPieces);
 }
 
 Status broadcast(AbiCall &call, int64_t groupId, int64_t root) {
@@ -280,14 +203,8 @@ Status broadcast(AbiCall &call, int64_t groupId, int64_t root) {
     return runtimeError("broadcast: root " + std::to_string(root) +
                         " is not a member of a group of " +
                         std::to_string(group->comm->size()));
-  std::vector<char> message(bytesOf(in[0]));
-  if (group->comm->rank() == root)
-    packView(in[0], message.data());
-  if (Status s = group->comm->broadcast(message.data(), message.size(),
-                                        static_cast<int>(root)))
-    return s;
-  unpackView(message.data(), out[0]);
-  return Status::success();
+  return call.program.backend->broadcast(groupId, in[0], out[0],
+                                         static_cast<int>(root));
 }
 
 } // namespace

@@ -33,22 +33,26 @@ Status initializeMpi() {
   return Status::success();
 }
 
-/// Cores this process may use, shared among the ranks on this node.
-Status defaultThreads(MPI_Comm comm, int &threads) {
-  cpu_set_t set;
-  int cores = 1;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0)
-    cores = std::max(CPU_COUNT(&set), 1);
+/// This rank's index among the ranks of `comm` on its node, and their number.
+Status nodePlace(MPI_Comm comm, int &localRank, int &ranksOnNode) {
   MPI_Comm node = MPI_COMM_NULL;
   int code =
       MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   if (code != MPI_SUCCESS)
     return mpiError("MPI_Comm_split_type", code);
-  int ranksOnNode = 1;
+  MPI_Comm_rank(node, &localRank);
   MPI_Comm_size(node, &ranksOnNode);
   MPI_Comm_free(&node);
-  threads = std::max(cores / std::max(ranksOnNode, 1), 1);
   return Status::success();
+}
+
+/// Cores this process may use, shared among the ranks on this node.
+int defaultThreads(int ranksOnNode) {
+  cpu_set_t set;
+  int cores = 1;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    cores = std::max(CPU_COUNT(&set), 1);
+  return std::max(cores / std::max(ranksOnNode, 1), 1);
 }
 
 } // namespace
@@ -78,9 +82,10 @@ Status createContext(const dtensor_context_options *options,
   auto created = std::make_unique<dtensor_context>();
   if (Status s = MpiCommunicator::create(parent, created->world))
     return s;
-  Status local;
+  Status local = nodePlace(created->world->handle(), created->localRank,
+                           created->ranksOnNode);
   if (threads == 0)
-    local = defaultThreads(created->world->handle(), threads);
+    threads = defaultThreads(created->ranksOnNode);
   if (Status s = created->world->agree(local))
     return s;
   created->threads = threads;

@@ -18,6 +18,10 @@ struct dtensor_context {
   std::unique_ptr<dtensor::rt::MpiCommunicator> world;
   /// BLAS threads of this rank.
   int threads = 1;
+  /// This rank's index among the context's ranks on its node (shared
+  /// memory), and their number: a GPU program's rank uses device
+  /// localRank % (devices on the node).
+  int localRank = 0, ranksOnNode = 1;
   /// Programs loaded on this context and not yet destroyed.
   std::vector<dtensor_program *> programs;
 };

@@ -2,6 +2,8 @@
 
 #include "Program.h"
 #include "Context.h"
+#include "CpuBackend.h"
+#include "CudaPlugin.h"
 
 #include "Box.h"
 
@@ -34,7 +36,12 @@ size_t Tensor::localBytes() const {
 } // namespace dtensor::rt
 
 dtensor_program::~dtensor_program() {
-  // Communicators go before the code; the code is unloaded last.
+  // The backend's memory and communicators go before the groups it was
+  // built on; the code is unloaded last.
+  for (dtensor::rt::Tensor &tensor : tensors)
+    if (tensor.device)
+      backend->freeTensor(tensor.device);
+  backend.reset();
   groups.clear();
   dimGroups.clear();
   if (library)
@@ -66,7 +73,45 @@ Status promoteRuntimeSymbols() {
 
 /// Reads and checks the manifest and loads the code: the steps that may fail
 /// on one rank only.
-Status loadLocally(dtensor_program &program, int worldSize) {
+/// The target the program's code was built for: the manifest's, or for the
+/// reference program its "reference_target" (default: the same).
+const std::string &codeTarget(const dtensor_program &program) {
+  const Manifest &manifest = program.manifest;
+  if (program.reference && !manifest.referenceTarget.empty())
+    return manifest.referenceTarget;
+  return manifest.target;
+}
+
+/// The backend of the program's target.
+Status createBackend(dtensor_program &program,
+                     const dtensor_load_options *options) {
+  const std::string &target = codeTarget(program);
+  if (target == "cpu") {
+    program.backend = std::make_unique<CpuBackend>();
+    return Status::success();
+  }
+  if (target != "cuda")
+    return artifactError(program.artifact + ": built for target \"" + target +
+                         "\", this runtime runs \"cpu\" and \"cuda\"");
+  auto field = [&](size_t offset, size_t size) {
+    return options && options->struct_size >= offset + size;
+  };
+  BackendOptions backendOptions;
+  const dtensor_context &context = *program.context;
+  backendOptions.worldRank = context.world->rank();
+  backendOptions.worldSize = context.world->size();
+  backendOptions.localRank = context.localRank;
+  if (field(offsetof(dtensor_load_options, cuda_stream), sizeof(void *)))
+    backendOptions.stream = options->cuda_stream;
+  if (field(offsetof(dtensor_load_options, nccl_comm), sizeof(void *)))
+    backendOptions.worldComm = options->nccl_comm;
+  if (Status s = createCudaBackend(backendOptions, program.backend))
+    return Status(s.code(), program.artifact + ": " + s.message());
+  return Status::success();
+}
+
+Status loadLocally(dtensor_program &program, int worldSize,
+                   const dtensor_load_options *options) {
   std::string dir = program.artifact;
   if (std::string error = readManifest(dir, program.manifest); !error.empty())
     return Status(error.find("cannot open") != std::string::npos ||
@@ -75,9 +120,6 @@ Status loadLocally(dtensor_program &program, int worldSize) {
                       : DTENSOR_ERR_ARTIFACT,
                   error);
   const Manifest &manifest = program.manifest;
-  if (manifest.target != "cpu")
-    return artifactError(dir + ": built for target \"" + manifest.target +
-                         "\", this runtime runs \"cpu\"");
   std::string libraryName = manifest.library;
   if (program.reference) {
     if (manifest.referenceLibrary.empty())
@@ -93,6 +135,9 @@ Status loadLocally(dtensor_program &program, int worldSize) {
         dir + ": built for " + std::to_string(manifest.worldSize) +
         " ranks, the context has " + std::to_string(worldSize));
   }
+  // Before the code: a GPU program's code may need its device.
+  if (Status s = createBackend(program, options))
+    return s;
   if (Status s = promoteRuntimeSymbols())
     return s;
   std::string path = dir + "/" + libraryName;
@@ -148,7 +193,10 @@ Status placeTensors(dtensor_program &program, int worldRank) {
     if (numElements(tensor.localShape) < 0)
       return artifactError(program.artifact + ": tensor \"" + info.name +
                            "\" is too large");
-    if (Status s = tensor.buffer.allocate(tensor.localBytes()))
+    Status s = tensor.buffer.allocate(tensor.localBytes());
+    if (s.ok() && tensor.held)
+      s = program.backend->allocateTensor(tensor.localBytes(), tensor.device);
+    if (s)
       return Status(s.code(), "tensor \"" + info.name + "\": " + s.message());
     program.tensors.push_back(std::move(tensor));
   }
@@ -166,6 +214,19 @@ Status createGroups(dtensor_program &program, Communicator &world) {
                                info.meshDims, group))
       return s;
     program.groups.push_back(std::move(group));
+  }
+  // The backend's communicators, over the groups' MPI communicators. A
+  // group spans the world when its members are the context's ranks in
+  // order (the host's communicator, if any, can serve it).
+  for (size_t id = 0; id < program.groups.size(); ++id) {
+    const Group &group = program.groups[id];
+    const layout::Mesh &mesh = program.meshes[group.mesh].mesh;
+    bool spansWorld = static_cast<int>(group.members.size()) == world.size();
+    for (size_t j = 0; spansWorld && j < group.members.size(); ++j)
+      spansWorld = mesh.deviceAt(group.members[j]) == static_cast<int64_t>(j);
+    if (Status s = world.agree(
+            program.backend->addGroup(group.comm.get(), spansWorld)))
+      return s;
   }
   for (const Tensor &tensor : program.tensors) {
     for (size_t dim = 0; dim < tensor.placements.size(); ++dim) {
@@ -202,7 +263,7 @@ Status loadProgram(dtensor_context *context, const char *artifact,
                     offsetof(dtensor_load_options, reference) + sizeof(int32_t)
             ? options->reference != 0
             : false;
-    local = loadLocally(*loaded, world.size());
+    local = loadLocally(*loaded, world.size(), options);
   }
   if (local.ok())
     local = placeTensors(*loaded, world.rank());
@@ -231,11 +292,26 @@ Status findTensor(const dtensor_program &program, const char *name,
 }
 
 Status runProgram(dtensor_program &program) {
+  Backend &backend = *program.backend;
+  if (Status s = backend.beginStep())
+    return s;
+  // Inputs and weights the host changed since the last step.
+  for (Tensor &tensor : program.tensors) {
+    if (!tensor.device || !tensor.deviceStale ||
+        tensor.info.role == TensorRole::Output)
+      continue;
+    if (Status s = backend.upload(tensor.device, tensor.buffer.data(),
+                                  tensor.localBytes())) {
+      backend.endStep();
+      return s;
+    }
+    tensor.deviceStale = false;
+  }
   std::vector<MemRefDescriptor> descriptors;
   descriptors.reserve(program.tensors.size());
   std::vector<void *> arguments;
   for (Tensor &tensor : program.tensors) {
-    descriptors.emplace_back(tensor.buffer.data(), tensor.localShape);
+    descriptors.emplace_back(tensor.stepData(), tensor.localShape);
     arguments.push_back(descriptors.back().get());
   }
   program.queued.clear();
@@ -247,7 +323,22 @@ Status runProgram(dtensor_program &program) {
   program.queued.clear();
   Status result = program.stepError;
   program.stepError = Status::success();
-  return result;
+  // Completes the step's queued work, failed or not.
+  Status ended = backend.endStep();
+  for (Tensor &tensor : program.tensors)
+    if (tensor.device && tensor.info.role == TensorRole::Output)
+      tensor.hostStale = true;
+  return result ? result : ended;
+}
+
+Status syncHost(dtensor_program &program, Tensor &tensor) {
+  if (!tensor.hostStale)
+    return Status::success();
+  if (Status s = program.backend->download(tensor.buffer.data(), tensor.device,
+                                           tensor.localBytes()))
+    return s;
+  tensor.hostStale = false;
+  return Status::success();
 }
 
 } // namespace dtensor::rt

@@ -1,8 +1,11 @@
 //===- Program.h - A loaded artifact and its tensors ------------*- C++ -*-===//
 //
 // A program is a compiled artifact loaded on a context: its manifest, its
-// code (dlopen'ed), the communicators of its groups, and this rank's shard
-// of every tensor, allocated at load and zero-filled.
+// code (dlopen'ed), the communicators of its groups, the backend that runs
+// its steps, and this rank's shard of every tensor, allocated at load and
+// zero-filled. A GPU program keeps a device copy of each tensor next to the
+// host copy: a step uploads what the host changed and a get downloads what
+// the step wrote.
 //
 // A rank outside a tensor's mesh (world size larger than the mesh) holds
 // nothing of it: its local shape is all zeros, its LOCAL view is empty, and
@@ -18,7 +21,7 @@
 #ifndef DTENSOR_RT_PROGRAM_H
 #define DTENSOR_RT_PROGRAM_H
 
-#include "BufferCache.h"
+#include "Backend.h"
 #include "Groups.h"
 #include "Status.h"
 #include "StridedView.h"
@@ -53,7 +56,19 @@ struct Tensor {
   /// False when this rank is outside the tensor's mesh.
   bool held = false;
   std::vector<int64_t> localShape, localOffset;
+  /// The host copy, which set / fill / init / load_weights / get use.
   TensorBuffer buffer;
+  /// The backend's copy that steps run on (device memory), or null when
+  /// steps run on `buffer`. `deviceStale`: the host copy changed since the
+  /// last upload; `hostStale`: a step wrote the device copy since the last
+  /// download.
+  void *device = nullptr;
+  bool deviceStale = true, hostStale = false;
+
+  /// The memory a step's descriptor points to.
+  void *stepData() const { return device ? device : buffer.data(); }
+  /// After the host copy was written.
+  void hostWritten() { deviceStale = true; }
 
   size_t elemSize() const { return dtypeSize(info.dtype); }
   size_t localBytes() const;
@@ -81,8 +96,9 @@ struct dtensor_program {
   /// dtensor_rt_push_buffer and the first error of an ABI call.
   std::vector<std::pair<int64_t, void *>> queued;
   dtensor::rt::Status stepError;
-  /// The temporary buffers the steps freed, for the next steps.
-  dtensor::rt::BufferCache buffers;
+  /// What runs the steps: the CPU backend, or the CUDA plugin's for a
+  /// program of target "cuda".
+  std::unique_ptr<dtensor::rt::Backend> backend;
 
   ~dtensor_program();
 };
@@ -108,6 +124,8 @@ Status loadWeights(dtensor_program &program, const char *path);
 Status runProgram(dtensor_program &program);
 Status getTensor(dtensor_program &program, const char *name, dtensor_view view,
                  int32_t root, void *data, size_t bytes);
+/// Brings the host copy of `tensor` up to date with the last step.
+Status syncHost(dtensor_program &program, Tensor &tensor);
 /// The index of tensor `name`, or an error naming the artifact.
 Status findTensor(const dtensor_program &program, const char *name,
                   int32_t &index);

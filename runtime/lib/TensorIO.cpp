@@ -136,6 +136,7 @@ Status setTensor(dtensor_program &program, const char *name, dtensor_view view,
                            std::to_string(expectedBytes));
   if (!data && bytes > 0)
     return invalidArgument("set " + quoted(*tensor) + ": data is NULL");
+  tensor->hostWritten();
   if (view == DTENSOR_LOCAL) {
     if (bytes > 0)
       std::memcpy(tensor->buffer.data(), data, bytes);
@@ -176,6 +177,7 @@ Status fillTensors(dtensor_program &program, const char *name,
       tensorSeed = seed ^ ((position + 1) * 0x9e3779b97f4a7c15ull);
       tensorSeed ^= tensorSeed >> 31;
     }
+    tensor->hostWritten();
     std::string error =
         fillBox(kind, value, tensorSeed, tensor->info.dtype, tensor->info.shape,
                 tensor->localOffset, tensor->localShape, tensor->buffer.data());
@@ -196,6 +198,7 @@ Status initWeights(dtensor_program &program, uint64_t seed,
       ++without;
       continue;
     }
+    tensor.hostWritten();
     std::string error = fillInitializer(
         *tensor.info.init, initializerSeed(seed, tensor.info.name),
         tensor.info.dtype, tensor.info.shape, tensor.localOffset,
@@ -238,6 +241,7 @@ Status loadWeights(dtensor_program &program, const char *path) {
                         shapeText(tensor.info.shape));
     if (!tensor.held)
       continue;
+    tensor.hostWritten();
     if (std::string error =
             file.readBox(*entry, tensor.localOffset, tensor.localShape,
                          tensor.buffer.data());
@@ -253,6 +257,9 @@ Status getTensor(dtensor_program &program, const char *name, dtensor_view view,
   Communicator &world = *program.context->world;
   Tensor *tensor = nullptr;
   Status local = lookup(program, name, tensor);
+  // A GPU program's last step wrote the device copy.
+  if (local.ok())
+    local = syncHost(program, *tensor);
   bool receives = false;
   size_t expectedBytes = 0;
   if (local.ok() && view != DTENSOR_GLOBAL && view != DTENSOR_LOCAL)

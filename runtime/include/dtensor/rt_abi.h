@@ -98,16 +98,32 @@ void dtensor_rt_wait(int64_t handle);
 /* Matrix product on the queued buffers A, B, C (rank 2, or rank 3 with a
  * leading batch dim on all three), any strides:
  *   C = A x B + beta * C   (beta is 0 or 1; 0 ignores C's old contents)
- * dtype is DTENSOR_RT_F32 or DTENSOR_RT_F64. */
+ * dtype is DTENSOR_RT_F32 or DTENSOR_RT_F64; programs of target "cuda" may
+ * also pass DTENSOR_RT_F16 or DTENSOR_RT_BF16 (accumulated in f32). */
 void dtensor_rt_matmul(int32_t dtype, int32_t beta);
 
-/* Memory of a step's temporary buffers, 64-byte aligned. A buffer freed
- * during a step is kept by the running program for later allocations of the
- * same size, so steps after the first reuse memory instead of faulting in
- * fresh pages; the program frees what it keeps when it is destroyed.
+/* Memory of a step's temporary buffers, 64-byte aligned; device memory,
+ * ordered on the program's stream, for programs of target "cuda". A buffer
+ * freed during a step is kept by the running program for later allocations
+ * of the same size, so steps after the first reuse memory instead of
+ * faulting in fresh pages; the program frees what it keeps when it is
+ * destroyed.
  * Outside dtensor_program_run these are plain aligned_alloc / free. */
 void *dtensor_rt_alloc(uint64_t bytes);
 void dtensor_rt_free(void *buffer);
+
+/* Launches kernel `kernel` (a NUL-terminated name) of the device code
+ * image `image` (a CUDA fatbin, cubin, or NUL-terminated PTX text;
+ * `image_bytes` bytes, the same pointer on every call for one image) on
+ * the running program's stream. `params` holds `param_count` pointers,
+ * one to each kernel argument's value, as cuLaunchKernel takes them.
+ * Only for programs of target "cuda". */
+void dtensor_rt_gpu_launch(const void *image, int64_t image_bytes,
+                           const char *kernel, int64_t grid_x,
+                           int64_t grid_y, int64_t grid_z, int64_t block_x,
+                           int64_t block_y, int64_t block_z,
+                           int32_t shared_bytes, void **params,
+                           int64_t param_count);
 
 /* The entry point a compiled program exports for its entry function F:
  *

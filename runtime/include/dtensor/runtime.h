@@ -97,6 +97,16 @@ typedef struct dtensor_load_options {
   /* Non-zero: load the artifact's single-device reference program instead
    * (the global program, unpartitioned); the context must have one rank. */
   int32_t reference;
+  /* Programs of target "cuda" only (ignored otherwise); NULL for the
+   * defaults. The program's stream, a cudaStream_t of this rank's device:
+   * steps queue their work on it and end by synchronising it; NULL: the
+   * runtime creates one. */
+  void *cuda_stream;
+  /* An ncclComm_t over all the context's ranks, with NCCL rank = context
+   * rank, on this rank's device: the program's groups that span the whole
+   * context use it; the others are created at load, bootstrapped over MPI.
+   * NULL: every group gets its own. The host keeps ownership of both. */
+  void *nccl_comm;
 } dtensor_load_options;
 
 /* COLLECTIVE. Reads `artifact` (the artifact directory), checks the manifest

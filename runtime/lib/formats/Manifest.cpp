@@ -50,7 +50,6 @@ std::string keyPath(const std::string &path, const char *key) {
   return path.empty() ? std::string(key) : path + "." + key;
 }
 
-
 //===----------------------------------------------------------------------===//
 // Semantic checks
 //===----------------------------------------------------------------------===//
@@ -308,6 +307,10 @@ json toJson(const Manifest &manifest) {
   root["library"] = manifest.library;
   if (!manifest.referenceLibrary.empty())
     root["reference_library"] = manifest.referenceLibrary;
+  if (!manifest.gpuArch.empty())
+    root["gpu_arch"] = manifest.gpuArch;
+  if (!manifest.referenceTarget.empty())
+    root["reference_target"] = manifest.referenceTarget;
   json meshes = json::array();
   for (const MeshInfo &mesh : manifest.meshes) {
     json entry = {{"name", mesh.name},
@@ -581,6 +584,14 @@ public:
     out.referenceLibrary.clear();
     if (const json *reference = member(root, "", "reference_library", false))
       if (!string(*reference, "reference_library", out.referenceLibrary))
+        return false;
+    out.gpuArch.clear();
+    if (const json *arch = member(root, "", "gpu_arch", false))
+      if (!string(*arch, "gpu_arch", out.gpuArch))
+        return false;
+    out.referenceTarget.clear();
+    if (const json *target = member(root, "", "reference_target", false))
+      if (!string(*target, "reference_target", out.referenceTarget))
         return false;
     return list(root, "meshes", out.meshes,
                 [&](const json &v, const std::string &p, MeshInfo &o) {

@@ -28,6 +28,7 @@
 //     "content_hash": "sha256:<64 hex digits>"
 //   }
 //
+// A "cuda" target's manifest also has "gpu_arch" and "reference_target".
 // "dim_names", "reference_library" and a weight's "init" (its initializer,
 // with the parameters Init.h names for its kind) are optional. Keys this
 // runtime does not know are ignored when reading (though covered by the content
@@ -106,6 +107,9 @@ struct Manifest {
   int64_t formatVersion = kArtifactFormatVersion;
   std::string compilerVersion, target, targetCpu, entry, library,
       referenceLibrary;
+  /// Target "cuda": the GPU architecture of the device code ("sm_90"), and
+  /// the target of the reference library ("cpu"; empty: `target`).
+  std::string gpuArch, referenceTarget;
   int64_t worldSize = 1;
   std::vector<MeshInfo> meshes;
   std::vector<GroupInfo> groups;

@@ -569,3 +569,93 @@ TEST(RuntimeMatmul, EmptyDims) {
     checkMatmul<float>(0, 4, 5, 3, s, s, s, 0, true, DTENSOR_RT_F32);
   }
 }
+
+//===----------------------------------------------------------------------===//
+// Programs of target "cuda" on a machine without a usable GPU
+//===----------------------------------------------------------------------===//
+
+TEST(RuntimeTargets, UnknownTargetIsAnArtifactError) {
+  Manifest manifest = oneRankManifest("add");
+  manifest.target = "tpu";
+  std::string dir = writeArtifact(workDir, "tpu", manifest);
+  dtensor_program *program = nullptr;
+  EXPECT_EQ(dtensor_program_load(context, dir.c_str(), nullptr, &program),
+            DTENSOR_ERR_ARTIFACT);
+  EXPECT_NE(std::string(dtensor_last_error())
+                .find("built for target \"tpu\", this runtime runs \"cpu\" "
+                      "and \"cuda\""),
+            std::string::npos)
+      << dtensor_last_error();
+  EXPECT_EQ(program, nullptr);
+}
+
+TEST(RuntimeTargets, CudaProgramWithoutAGpuFailsClearly) {
+  if (std::filesystem::exists("/dev/nvidiactl"))
+    GTEST_SKIP() << "this machine has an NVIDIA driver; the GPU lit tests "
+                    "(REQUIRES: gpu) run CUDA programs";
+  Manifest manifest = oneRankManifest("add");
+  manifest.target = "cuda";
+  manifest.gpuArch = "sm_90";
+  manifest.referenceTarget = "cpu";
+  std::string dir = writeArtifact(workDir, "cuda", manifest);
+  dtensor_program *program = nullptr;
+  EXPECT_EQ(dtensor_program_load(context, dir.c_str(), nullptr, &program),
+            DTENSOR_ERR_RUNTIME);
+  EXPECT_EQ(program, nullptr);
+  std::string message = dtensor_last_error();
+#ifdef DTENSOR_TEST_CUDA_BACKEND
+  // The plugin loads (it needs no driver library); the CUDA runtime finds
+  // no driver or no device and says so.
+  EXPECT_NE(message.find("no usable CUDA device (cudaGetDeviceCount): cuda"),
+            std::string::npos)
+      << message;
+#else
+  EXPECT_NE(message.find("this runtime was built without CUDA"),
+            std::string::npos)
+      << message;
+#endif
+  EXPECT_NE(message.find(dir), std::string::npos) << message;
+  // A second load fails the same way (the plugin is opened once).
+  EXPECT_EQ(dtensor_program_load(context, dir.c_str(), nullptr, &program),
+            DTENSOR_ERR_RUNTIME);
+  EXPECT_EQ(dtensor_last_error(), message);
+
+  // Its reference program is CPU code ("reference_target": "cpu") and runs.
+  dtensor_program *reference = load(dir, /*reference=*/1);
+  ASSERT_NE(reference, nullptr);
+  int64_t shape[] = {3, 4};
+  std::vector<float> x = iota(12, 1), w = iota(12, 100), y(12);
+  ASSERT_EQ(dtensor_program_set(reference, "x", DTENSOR_GLOBAL, DTENSOR_F32, 2,
+                                shape, x.data(), 48),
+            DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_set(reference, "w", DTENSOR_GLOBAL, DTENSOR_F32, 2,
+                                shape, w.data(), 48),
+            DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_run(reference), DTENSOR_OK) << dtensor_last_error();
+  ASSERT_EQ(
+      dtensor_program_get(reference, "y", DTENSOR_GLOBAL, 0, y.data(), 48),
+      DTENSOR_OK);
+  for (size_t i = 0; i < 12; ++i)
+    EXPECT_EQ(y[i], x[i] + w[i]);
+  EXPECT_EQ(dtensor_program_destroy(reference), DTENSOR_OK);
+}
+
+TEST(RuntimeTargets, KernelLaunchInACpuProgramIsAStepError) {
+  std::string dir =
+      writeArtifact(workDir, "launch", oneRankManifest("callback"));
+  dtensor_program *program = load(dir);
+  ASSERT_NE(program, nullptr);
+  setStepBody(dir, [](void **) {
+    static const char image[] = "not device code";
+    dtensor_rt_gpu_launch(image, sizeof image, "kernel", 1, 1, 1, 32, 1, 1, 0,
+                          nullptr, 0);
+  });
+  EXPECT_EQ(dtensor_program_run(program), DTENSOR_ERR_RUNTIME);
+  EXPECT_NE(std::string(dtensor_last_error())
+                .find("dtensor_rt_gpu_launch (" + dir +
+                      "): cannot launch GPU kernel \"kernel\": the program "
+                      "runs on the CPU"),
+            std::string::npos)
+      << dtensor_last_error();
+  EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+}

@@ -17,7 +17,8 @@
 namespace dtensor::rt::test {
 
 /// Writes an artifact in a new folder under `parent`: the test program as
-/// program.so (and reference.so) and the manifest.
+/// program.so (and reference.so) and the manifest (target "cpu" unless it
+/// names one).
 inline std::string writeArtifact(const std::string &parent,
                                  const std::string &name, Manifest manifest) {
   namespace fs = std::filesystem;
@@ -27,7 +28,8 @@ inline std::string writeArtifact(const std::string &parent,
                 fs::copy_options::overwrite_existing);
   fs::copy_file(TEST_PROGRAM_PATH, dir / "reference.so",
                 fs::copy_options::overwrite_existing);
-  manifest.target = "cpu";
+  if (manifest.target.empty())
+    manifest.target = "cpu";
   manifest.compilerVersion = "0.1.0";
   manifest.library = "program.so";
   manifest.referenceLibrary = "reference.so";
