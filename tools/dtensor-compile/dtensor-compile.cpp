@@ -55,6 +55,12 @@ static cl::opt<std::string> cudaToolkit(
              "libdevice (default: $CUDA_PATH, the one found when dtensor "
              "was built, /usr/local/cuda)"),
     cl::value_desc("dir"), cl::cat(category));
+static cl::opt<bool> emulateGpuKernels(
+    "emulate-gpu-kernels",
+    cl::desc("With --target cpu: lower loop nests to kernels as --target "
+             "cuda does and run each kernel's threads as loops (tests the "
+             "kernel mapping without a GPU; slower code)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<int64_t> gpuBlockSize(
     "gpu-block-size",
     cl::desc("With --target cuda: threads per block of the generated "
@@ -147,6 +153,17 @@ int main(int argc, char **argv) {
                     "--gpu-block-size apply to --target cuda only\n";
     return 1;
   }
+  if (gpuBlockSize < 1 || gpuBlockSize > 1024) {
+    llvm::errs() << "dtensor-compile: --gpu-block-size " << gpuBlockSize
+                 << " is outside [1, 1024]\n";
+    return 1;
+  }
+  if (emulateGpuKernels && target != "cpu") {
+    llvm::errs() << "dtensor-compile: --emulate-gpu-kernels applies to "
+                    "--target cpu only\n";
+    return 1;
+  }
+  options.lowering.emulateGpuKernels = emulateGpuKernels;
   options.gpu.chip = gpuArch;
   options.gpu.toolkit = cudaToolkit;
   options.gpu.blockSize = gpuBlockSize;

@@ -144,7 +144,7 @@ struct GpuMapParallelLoops
     func::FuncOp function = getOperation();
     if (blockSize < 1 || blockSize > 1024) {
       function.emitError() << "--dtensor-gpu-map-parallel-loops: block-size "
-                           << blockSize << " is outside [1, 1024]";
+                           << static_cast<int64_t>(blockSize) << " is outside [1, 1024]";
       return signalPassFailure();
     }
     SmallVector<scf::ParallelOp> outermost;

@@ -56,6 +56,11 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   stage.matmulToRuntime = options.matmulToRuntime;
   stage.clampExp = true;
   addBufferizationPasses(pm, stage);
+  if (options.emulateGpuKernels) {
+    pm.addNestedPass<func::FuncOp>(createGpuLinalgToParallelLoops());
+    pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoops());
+    pm.addNestedPass<func::FuncOp>(createGpuEmulateLaunches());
+  }
   pm.addPass(createCpuStridedCopiesToLoops());
 
   // Loops, then the LLVM dialect.
@@ -99,6 +104,11 @@ struct CpuLoweringPipelineOptions
       *this, "matmul-to-runtime",
       llvm::cl::desc("Call dtensor_rt_matmul for f32/f64 matmuls"),
       llvm::cl::init(true)};
+  Option<bool> emulateGpuKernels{
+      *this, "emulate-gpu-kernels",
+      llvm::cl::desc("Map loop nests to kernels as the CUDA target does, "
+                     "then run the kernels as loops"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -111,6 +121,7 @@ void registerCpuCodegenPasses() {
         CpuLoweringOptions lowering;
         lowering.fuseElementwise = options.fuseElementwise;
         lowering.matmulToRuntime = options.matmulToRuntime;
+        lowering.emulateGpuKernels = options.emulateGpuKernels;
         buildCpuLoweringPipeline(pm, lowering);
       });
 }

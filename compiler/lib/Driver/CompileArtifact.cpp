@@ -484,7 +484,11 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   if (reference) {
     PassManager single(context);
     single.addPass(createStripLayouts());
-    codegen::buildCpuLoweringPipeline(single, options.lowering);
+    // The reference is plain CPU code whatever the target: what --check
+    // compares the target's results with.
+    codegen::CpuLoweringOptions referenceLowering = options.lowering;
+    referenceLowering.emulateGpuKernels = false;
+    codegen::buildCpuLoweringPipeline(single, referenceLowering);
     if (failed(single.run(*reference)))
       return failure();
     manifest.referenceLibrary = kReferenceName.str();

@@ -238,6 +238,24 @@ def GpuMapParallelLoops : Pass<"dtensor-gpu-map-parallel-loops",
                            "::mlir::scf::SCFDialect"];
 }
 
+def GpuEmulateLaunches : Pass<"dtensor-gpu-emulate-launches",
+                              "::mlir::func::FuncOp"> {
+  let summary = "Run each gpu.launch as sequential loops (testing aid)";
+  let description = [{
+    Each `gpu.launch` becomes six nested `scf.for` loops over its blocks and
+    threads (z, y, x of the grid, then of the block), with the launch's body
+    inside and the block and thread ids bound to the loops' induction
+    variables. The kernels of `--dtensor-gpu-map-parallel-loops` use no
+    barrier and no shared memory, so they compute the same results this
+    way: the CPU target compiles through the CUDA target's kernel mapping
+    with `dtensor-compile --emulate-gpu-kernels`, which tests that mapping
+    end to end on machines without a GPU. A launch with a barrier, async
+    tokens, clusters or memory attributions is an error.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def GpuLaunchToRuntime : Pass<"dtensor-gpu-launch-to-runtime",
                               "::mlir::ModuleOp"> {
   let summary = "Embed GPU binaries and launch kernels through the runtime";
