@@ -63,7 +63,8 @@ public:
   Status release(void *buffer) override;
 
   Status matmul(const StridedView &a, const StridedView &b,
-                const StridedView &c, DType dtype, int32_t beta) override;
+                const StridedView &c, DType dtype, DType resultDtype,
+                int32_t beta) override;
 
   Status allReduce(int64_t group, const std::vector<StridedView> &in,
                    const std::vector<StridedView> &out, DType dtype,

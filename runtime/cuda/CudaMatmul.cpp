@@ -66,7 +66,8 @@ Status layoutOf(const ColumnMajor &form, cudaDataType_t type, int64_t batch,
 } // namespace
 
 Status CudaBackend::matmul(const StridedView &a, const StridedView &b,
-                           const StridedView &c, DType dtype, int32_t beta) {
+                           const StridedView &c, DType dtype,
+                           DType resultDtype, int32_t beta) {
   cudaDataType_t type;
   cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
   cudaDataType_t scaleType = CUDA_R_32F;
@@ -89,6 +90,16 @@ Status CudaBackend::matmul(const StridedView &a, const StridedView &b,
   default:
     return runtimeError(std::string("matmul: dtype ") + dtypeName(dtype) +
                         " is not f32, f64, f16 or bf16");
+  }
+  // C's type: the operands', or f32 accumulating f16/bf16 operands.
+  cudaDataType_t resultType = type;
+  if (resultDtype != dtype) {
+    if (resultDtype != DType::F32 ||
+        (dtype != DType::F16 && dtype != DType::BF16))
+      return runtimeError(std::string("matmul: ") + dtypeName(dtype) +
+                          " operands with a " + dtypeName(resultDtype) +
+                          " result (only f16 or bf16 into f32)");
+    resultType = CUDA_R_32F;
   }
   int64_t batch = a.rank() == 3 ? a.sizes[0] : 1;
   int64_t m = rowsOf(c), n = colsOf(c), k = colsOf(a);
@@ -153,7 +164,8 @@ Status CudaBackend::matmul(const StridedView &a, const StridedView &b,
         return s;
       if (Status s = layoutOf(gemm.b, type, batch, second.batchStride, lt_.b))
         return s;
-      if (Status s = layoutOf(gemm.c, type, batch, ops[2].batchStride, lt_.c))
+      if (Status s =
+              layoutOf(gemm.c, resultType, batch, ops[2].batchStride, lt_.c))
         return s;
       DTENSOR_CUBLAS_TRY(cublasLtMatmulPreferenceCreate(&lt_.preference));
       DTENSOR_CUBLAS_TRY(cublasLtMatmulPreferenceSetAttribute(

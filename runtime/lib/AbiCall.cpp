@@ -79,6 +79,10 @@ Status AbiCall::takeInputsOutputs(const char *op, int64_t count,
   return Status::success();
 }
 
+StridedView AbiCall::viewAs(size_t index, size_t size) const {
+  return viewOfDescriptor(buffers[index].first, buffers[index].second, size);
+}
+
 Status reductionOf(int32_t reduction, layout::ReduceKind &kind) {
   switch (reduction) {
   case 0:

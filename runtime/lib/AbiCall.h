@@ -31,6 +31,9 @@ public:
   /// Views of exactly `count` queued buffers.
   Status takeViews(const char *op, int64_t count,
                    std::vector<StridedView> &views);
+  /// The view of queued buffer `index` (after takeViews checked it) with
+  /// elements of another size: an operand of another dtype than the call's.
+  StridedView viewAs(size_t index, size_t elemSize) const;
 
   dtensor_program &program;
   DType dtype = DType::F32;

@@ -96,9 +96,11 @@ public:
   virtual Status release(void *buffer) = 0;
 
   /// C = A x B + beta C on checked views: rank 2, or rank 3 with the batch
-  /// dim first.
+  /// dim first. A and B hold `dtype`, C `resultDtype` (the same, or f32
+  /// for f16/bf16 operands).
   virtual Status matmul(const StridedView &a, const StridedView &b,
-                        const StridedView &c, DType dtype, int32_t beta) = 0;
+                        const StridedView &c, DType dtype, DType resultDtype,
+                        int32_t beta) = 0;
 
   /// The collectives, on group `group` (an addGroup id), with checked
   /// shapes. Inputs and outputs are one view per tensor of the call.

@@ -111,10 +111,16 @@ void multiply(const StridedView &aView, const StridedView &bView,
 } // namespace
 
 Status CpuBackend::matmul(const StridedView &a, const StridedView &b,
-                          const StridedView &c, DType dtype, int32_t beta) {
+                          const StridedView &c, DType dtype, DType resultDtype,
+                          int32_t beta) {
   if (dtype != DType::F32 && dtype != DType::F64)
     return runtimeError(std::string("matmul: dtype ") + dtypeName(dtype) +
                         " is not f32 or f64");
+  if (resultDtype != dtype)
+    return runtimeError(std::string("matmul: ") + dtypeName(dtype) +
+                        " operands with a " + dtypeName(resultDtype) +
+                        " result: the CPU backend computes products of one "
+                        "dtype");
   int64_t batch = a.rank() == 3 ? a.sizes[0] : 1;
   for (int64_t i = 0; i < batch; ++i) {
     if (dtype == DType::F32)

@@ -15,7 +15,7 @@ namespace dtensor::rt {
 
 namespace {
 
-Status matmul(AbiCall &call, int32_t beta) {
+Status matmul(AbiCall &call, DType resultDtype, int32_t beta) {
   if (call.dtype != DType::F32 && call.dtype != DType::F64 &&
       call.dtype != DType::F16 && call.dtype != DType::BF16)
     return runtimeError(std::string("matmul: dtype ") + dtypeName(call.dtype) +
@@ -26,6 +26,8 @@ Status matmul(AbiCall &call, int32_t beta) {
   std::vector<StridedView> views;
   if (Status s = call.takeViews("matmul", 3, views))
     return s;
+  if (resultDtype != call.dtype)
+    views[2] = call.viewAs(2, dtypeSize(resultDtype));
   const StridedView &a = views[0], &b = views[1], &c = views[2];
   int64_t rank = a.rank();
   bool shapesMatch =
@@ -42,7 +44,7 @@ Status matmul(AbiCall &call, int32_t beta) {
     return runtimeError("matmul: shapes " + a.shapeString() + " x " +
                         b.shapeString() + " -> " + c.shapeString() +
                         " do not form a (batched) matrix product");
-  return call.program.backend->matmul(a, b, c, call.dtype, beta);
+  return call.program.backend->matmul(a, b, c, call.dtype, resultDtype, beta);
 }
 
 } // namespace
@@ -51,6 +53,19 @@ Status matmul(AbiCall &call, int32_t beta) {
 
 extern "C" DTENSOR_EXPORT void dtensor_rt_matmul(int32_t dtype, int32_t beta) {
   dtensor::rt::AbiCall::run("matmul", dtype, [&](dtensor::rt::AbiCall &call) {
-    return dtensor::rt::matmul(call, beta);
+    return dtensor::rt::matmul(call, call.dtype, beta);
   });
+}
+
+extern "C" DTENSOR_EXPORT void
+dtensor_rt_matmul_mixed(int32_t dtype, int32_t result_dtype, int32_t beta) {
+  dtensor::rt::AbiCall::run(
+      "matmul_mixed", dtype, [&](dtensor::rt::AbiCall &call) {
+        std::optional<dtensor::rt::DType> result =
+            dtensor::rt::dtypeFromInt(result_dtype);
+        if (!result)
+          return dtensor::rt::runtimeError("unknown result dtype " +
+                                           std::to_string(result_dtype));
+        return dtensor::rt::matmul(call, *result, beta);
+      });
 }

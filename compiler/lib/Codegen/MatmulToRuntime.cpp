@@ -140,13 +140,17 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, bool halfPrecision) {
   Value a = op.getDpsInputOperand(0)->get();
   Value b = op.getDpsInputOperand(1)->get();
   Value c = op.getDpsInitOperand(0)->get();
-  Type elementType = cast<MemRefType>(c.getType()).getElementType();
-  if (!elementType.isF32() && !elementType.isF64() &&
-      !(halfPrecision && (elementType.isF16() || elementType.isBF16())))
+  Type elementType = cast<MemRefType>(a.getType()).getElementType();
+  Type resultType = cast<MemRefType>(c.getType()).getElementType();
+  bool half = elementType.isF16() || elementType.isBF16();
+  if (!elementType.isF32() && !elementType.isF64() && !(halfPrecision && half))
     return failure();
-  for (Value operand : {a, b})
-    if (cast<MemRefType>(operand.getType()).getElementType() != elementType)
-      return failure();
+  if (cast<MemRefType>(b.getType()).getElementType() != elementType)
+    return failure();
+  // Half-precision operands may accumulate into an f32 result.
+  bool mixed = resultType != elementType;
+  if (mixed && !(half && resultType.isF32()))
+    return failure();
 
   // Several loops of one group (e.g. M = batch x sequence of a linear on
   // [B, S, in]) become one dim of a collapsed view.
@@ -184,10 +188,14 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, bool halfPrecision) {
     pushBuffer(builder, loc,
                createView(builder, loc, buffer, views[role], wanted));
   }
-  int32_t dtype = *getRuntimeDType(elementType);
-  callRuntime(builder, loc, "dtensor_rt_matmul", {},
-              {createI32(builder, loc, dtype),
-               createI32(builder, loc, zeroFill ? 0 : 1)});
+  SmallVector<Value> args = {
+      createI32(builder, loc, *getRuntimeDType(elementType))};
+  if (mixed)
+    args.push_back(createI32(builder, loc, *getRuntimeDType(resultType)));
+  args.push_back(createI32(builder, loc, zeroFill ? 0 : 1));
+  callRuntime(builder, loc,
+              mixed ? "dtensor_rt_matmul_mixed" : "dtensor_rt_matmul", {},
+              args);
   op->erase();
   if (zeroFill)
     zeroFill->erase();

@@ -102,6 +102,13 @@ void dtensor_rt_wait(int64_t handle);
  * also pass DTENSOR_RT_F16 or DTENSOR_RT_BF16 (accumulated in f32). */
 void dtensor_rt_matmul(int32_t dtype, int32_t beta);
 
+/* As dtensor_rt_matmul, with A and B of `dtype` and C of `result_dtype`:
+ * f16 or bf16 operands accumulated into an f32 C, the form model plans give
+ * half-precision products. Only for programs of target "cuda" (cuBLASLt
+ * computes it in f32); the CPU backend reports an error. */
+void dtensor_rt_matmul_mixed(int32_t dtype, int32_t result_dtype,
+                             int32_t beta);
+
 /* Memory of a step's temporary buffers, 64-byte aligned; device memory,
  * ordered on the program's stream, for programs of target "cuda". A buffer
  * freed during a step is kept by the running program for later allocations

@@ -352,6 +352,46 @@ TEST(RuntimeAbi, StepErrorsFailTheRun) {
   EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
 }
 
+TEST(RuntimeAbi, MixedPrecisionProductsAreForTheCudaBackend) {
+  Manifest manifest = oneRankManifest("callback");
+  std::string dir = writeArtifact(workDir, "mixed", manifest);
+  dtensor_program *program = load(dir);
+  ASSERT_NE(program, nullptr);
+  // Well-formed calls the CPU backend does not compute: half-precision
+  // operands, and operands and result of different dtypes.
+  static float a[2 * 3], b[3 * 2];
+  static double c[2 * 2];
+  static int32_t operands, result;
+  auto step = [](void **) {
+    Memref(a, {2, 3}).push();
+    Memref(b, {3, 2}).push();
+    Memref(c, {2, 2}).push();
+    dtensor_rt_matmul_mixed(operands, result, 0);
+  };
+  struct Case {
+    int32_t operands, result;
+    std::string message;
+  };
+  for (const Case &test :
+       {Case{DTENSOR_RT_BF16, DTENSOR_RT_F32,
+             "matmul: dtype bf16 is not f32 or f64"},
+        Case{DTENSOR_RT_F32, DTENSOR_RT_F64,
+             "matmul: f32 operands with a f64 result: the CPU backend "
+             "computes products of one dtype"},
+        Case{DTENSOR_RT_F32, 42, "unknown result dtype 42"}}) {
+    operands = test.operands;
+    result = test.result;
+    setStepBody(dir, step);
+    EXPECT_EQ(dtensor_program_run(program), DTENSOR_ERR_RUNTIME);
+    EXPECT_NE(std::string(dtensor_last_error())
+                  .find("dtensor_rt_matmul_mixed (" + dir + "): " +
+                        test.message),
+              std::string::npos)
+        << dtensor_last_error();
+  }
+  EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+}
+
 namespace {
 /// The buffers a step body allocated, in order.
 std::vector<void *> stepBuffers;

@@ -117,7 +117,9 @@ def CpuMatmulToRuntime : Pass<"dtensor-cpu-matmul-to-runtime",
     without a copy; otherwise the op stays a loop nest.
     A `linalg.fill` of zero into C that nothing reads before the matmul is
     dropped and beta is 0; otherwise beta is 1. With `half-precision`
-    (the CUDA target), f16 and bf16 matmuls become calls too.
+    (the CUDA target), f16 and bf16 matmuls become calls too, and those
+    accumulating f16 or bf16 operands into an f32 result become
+    `dtensor_rt_matmul_mixed(dtype, result_dtype, beta)` calls.
   }];
   let options = [
     Option<"halfPrecision", "half-precision", "bool", /*default=*/"false",
