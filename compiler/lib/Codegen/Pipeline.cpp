@@ -26,6 +26,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   if (options.fuseElementwise)
     pm.addNestedPass<func::FuncOp>(createCpuFuseElementwise());
   pm.addNestedPass<func::FuncOp>(createCpuClampExp());
+  pm.addNestedPass<func::FuncOp>(createCpuApproximateTanh());
   pm.addPass(createCpuPrepareCollectives());
   pm.addPass(createCpuEntryOutParams());
   pm.addPass(createCanonicalizerPass());
