@@ -27,6 +27,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createCpuFuseElementwise());
   pm.addNestedPass<func::FuncOp>(createCpuClampExp());
   pm.addNestedPass<func::FuncOp>(createCpuApproximateTanh());
+  pm.addNestedPass<func::FuncOp>(createCpuReassociateSums());
   pm.addPass(createCpuPrepareCollectives());
   pm.addPass(createCpuEntryOutParams());
   pm.addPass(createCanonicalizerPass());

@@ -74,6 +74,26 @@ def CpuApproximateTanh : Pass<"dtensor-cpu-approximate-tanh",
                            "::mlir::math::MathDialect"];
 }
 
+def CpuReassociateSums : Pass<"dtensor-cpu-reassociate-sums",
+                              "::mlir::func::FuncOp"> {
+  let summary = "Let float sums of linalg reductions be reassociated";
+  let description = [{
+    In each `linalg.generic` with a reduction loop, the `arith.addf` that
+    adds to an output's accumulator (the value yielded for that output, one
+    of whose operands is the output's block argument) gets the `reassoc`
+    fast-math flag. LLVM's loop vectoriser then sums a row in several
+    partial sums, one per vector lane, added up at the end; without the
+    flag a float reduction whose loop is innermost (a softmax's row sum,
+    a norm's sum of squares) stays scalar. The order of the additions, not
+    their number, changes: results differ from the sequential sum by
+    rounding only (the usual bound of a sum of n terms, n ulp of the sum of
+    magnitudes, is unchanged). Other fast-math flags and other combiners
+    are left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 def CpuPrepareCollectives : Pass<"dtensor-cpu-prepare-collectives",
                                  "::mlir::ModuleOp"> {
   let summary = "Assign communication ids and lower local dtensor ops";
