@@ -47,7 +47,9 @@ Definitions (also in results.md):
   products the tp plan splits count 1/R.
 - bytes: the least traffic a step needs per rank: its weight shards, the
   embedding rows it looks up, the step's inputs and outputs, each once;
-  activations in between are not counted.
+  and its activations: each intermediate tensor (views excepted, attention's
+  scores included) written once and read once, in f32 (see
+  activation_bytes).
 - roofline time per rank: max(FLOPs / GEMM peak, bytes / bandwidth) with the
   ceilings of R ranks of cores/R threads each; "% roofline" is roofline time
   over measured median time.
@@ -338,9 +340,52 @@ def count_work(plan, ranks, shapes_of):
         if name in decl:
             out_dtype[name] = "i64" if op["op"] == "argmax" else "f32"
     io += sum(numel(s) * elt[out_dtype.get(n, "f32")] for n, s in decl.items())
+    act, act_rank = activation_bytes(plan, ranks, shapes)
     return {"flops": flops, "flops_per_rank": flops_rank,
-            "bytes": weight_bytes + io, "bytes_per_rank": weight_bytes_rank + io,
-            "weight_bytes": weight_bytes}
+            "bytes": weight_bytes + io + act,
+            "bytes_per_rank": weight_bytes_rank + io + act_rank,
+            "weight_bytes": weight_bytes, "activation_bytes": act,
+            "activation_bytes_per_rank": act_rank}
+
+
+# Ops that only reinterpret their input's layout: no bytes of their own.
+VIEW_OPS = ("view", "reshape")
+
+
+def activation_bytes(plan, ranks, shapes):
+    """Bytes of the step's intermediate tensors, in total and per rank: each
+    op output that is not a step output written once and read once (f32, as
+    our programs compute them), and for attention its L x S scores, written
+    and read once more. A tensor counts 1/R per rank when it is split: the
+    output of a column-parallel linear, attention whose query projection is
+    column-parallel, and ops on a split first input (a row-parallel linear's
+    output is whole after its all-reduce). Without them a dim-64 model, whose
+    weights are a few KiB, passed for GEMM-bound while its steps move
+    megabytes of activations."""
+    model = plan["model"]
+    outputs = set(model["outputs"])
+    split = {}
+    total = per_rank = 0.0
+    for op in model["ops"]:
+        kind, name = op["op"], op.get("output")
+        module = op.get("module", "")
+        style = style_of(plan, module)
+        if kind == "linear":
+            parts = ranks if style == "colwise" else 1
+        elif kind == "scaled_dot_product_attention":
+            parts = ranks if style_of(plan, module + ".wq") == "colwise" else 1
+        else:
+            parts = split.get(op["inputs"][0], 1) if op["inputs"] else 1
+        split[name] = parts
+        size = 0.0
+        if name not in outputs and kind not in VIEW_OPS and name in shapes:
+            size = 2.0 * 4 * math.prod(shapes[name])
+        if kind == "scaled_dot_product_attention":
+            q, k = shapes[op["inputs"][0]], shapes[op["inputs"][1]]
+            size += 2.0 * 4 * math.prod(q[:-1]) * k[-2]
+        total += size
+        per_rank += size / parts
+    return total, per_rank
 
 
 # --- ours --------------------------------------------------------------------------------
@@ -770,7 +815,12 @@ def markdown(results):
               "PV over the full S×S, as both sides compute it); elementwise "
               "ops, norms, softmax not counted. Bytes: per rank, its weight "
               "shards, looked-up embedding rows, the step's inputs and "
-              "outputs, once (activations in between not counted).",
+              "outputs, once, and its activations: every intermediate "
+              "tensor (views excepted, attention's S×S scores included) "
+              "written once and read once in f32, 1/R of those the tp plan "
+              "splits. Small models (dim 64) move far more activation than "
+              "weight bytes: counting only the weights called them "
+              "GEMM-bound.",
               "- roofline per rank = max(FLOPs/rank ÷ GEMM peak/rank, "
               "bytes/rank ÷ bandwidth/rank); % roofline = roofline ÷ ours. "
               "bound: GEMM if FLOPs/bytes ≥ balance, else memory; "

@@ -27,8 +27,11 @@ void addBufferizationPasses(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   if (options.fuseElementwise)
     pm.addNestedPass<func::FuncOp>(createCpuFuseElementwise());
-  if (options.clampExp)
+  if (options.cpuVectorMath) {
     pm.addNestedPass<func::FuncOp>(createCpuClampExp());
+    pm.addNestedPass<func::FuncOp>(createCpuApproximateTanh());
+    pm.addNestedPass<func::FuncOp>(createCpuReassociateSums());
+  }
   pm.addPass(createCpuPrepareCollectives());
   pm.addPass(createCpuEntryOutParams());
   pm.addPass(createCanonicalizerPass());
@@ -54,7 +57,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   BufferizationStageOptions stage;
   stage.fuseElementwise = options.fuseElementwise;
   stage.matmulToRuntime = options.matmulToRuntime;
-  stage.clampExp = true;
+  stage.cpuVectorMath = true;
   addBufferizationPasses(pm, stage);
   if (options.emulateGpuKernels) {
     pm.addNestedPass<func::FuncOp>(createGpuLinalgToParallelLoops());

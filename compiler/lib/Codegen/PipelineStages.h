@@ -12,8 +12,11 @@ struct BufferizationStageOptions {
   bool matmulToRuntime = true;
   /// f16 and bf16 matmuls are runtime calls too (cuBLASLt has them).
   bool halfPrecisionMatmuls = false;
-  /// exp without glibc's slow path (a CPU concern).
-  bool clampExp = false;
+  /// Math in the form the CPU's vector units want: exp without glibc's slow
+  /// path, tanh as a vectorisable polynomial, sums reassociated so that they
+  /// vectorise. The GPU's libdevice and one-thread-per-row kernels need
+  /// none of it.
+  bool cpuVectorMath = false;
 };
 
 /// Per-rank tensors to buffers, for every target: gathers and elementwise ops

@@ -51,6 +51,49 @@ def CpuClampExp : Pass<"dtensor-cpu-clamp-exp", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def CpuApproximateTanh : Pass<"dtensor-cpu-approximate-tanh",
+                              "::mlir::func::FuncOp"> {
+  let summary = "Replace f32 tanh by a rational approximation that vectorises";
+  let description = [{
+    Each scalar f32 `math.tanh` (as in loops from linalg) becomes upstream
+    MLIR's rational approximation (`populatePolynomialApproximateTanhPattern`):
+    the argument clamped to [-7.9988, 7.9988], then an odd polynomial of
+    degree 13 over an even one of degree 6, or the argument itself where
+    |x| < 0.0004. It is plain arithmetic (mul, fma, div, select), so LLVM
+    vectorises the loops around it, whereas glibc's vector math library has
+    no tanh and each element called the scalar `tanhf`: 62% of the step of
+    an MLP with GELU's tanh form on 256 tokens.
+
+    Accuracy against numpy's f64 tanh (f32 ulps of the exact result), over
+    2^23 arguments evenly spread over the f32 numbers of magnitude 1e-30 to
+    12, both signs: at most 4.4 ulp (99.9% within 3 ulp), relative error
+    2.9e-7, absolute error 2.6e-7 (glibc's tanhf: within 2 ulp);
+    tanh(±inf) = ±1 and NaN stays NaN. Other types are left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+def CpuReassociateSums : Pass<"dtensor-cpu-reassociate-sums",
+                              "::mlir::func::FuncOp"> {
+  let summary = "Let float sums of linalg reductions be reassociated";
+  let description = [{
+    In each `linalg.generic` with a reduction loop, the `arith.addf` that
+    adds to an output's accumulator (the value yielded for that output, one
+    of whose operands is the output's block argument) gets the `reassoc`
+    fast-math flag. LLVM's loop vectoriser then sums a row in several
+    partial sums, one per vector lane, added up at the end; without the
+    flag a float reduction whose loop is innermost (a softmax's row sum,
+    a norm's sum of squares) stays scalar. The order of the additions, not
+    their number, changes: results differ from the sequential sum by
+    rounding only (the usual bound of a sum of n terms, n ulp of the sum of
+    magnitudes, is unchanged). Other fast-math flags and other combiners
+    are left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect"];
+}
+
 def CpuPrepareCollectives : Pass<"dtensor-cpu-prepare-collectives",
                                  "::mlir::ModuleOp"> {
   let summary = "Assign communication ids and lower local dtensor ops";

@@ -262,33 +262,7 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
       });
 
   // Softmax over s as reductions, in f32.
-  AffineMap rowMap = dropDims(context, rank, {s});
-  Value max = createReduction(b, loc, {scoresShape, {s}, {f32}, Combiner::Max},
-                              logits, identity,
-                              [](OpBuilder &, Location, ValueRange args) {
-                                return SmallVector<Value>{args[0]};
-                              })
-                  .front();
-  auto shiftedExp = [&](OpBuilder &nested, Location bodyLoc, Value x,
-                        Value rowMax) -> Value {
-    Value shifted = arith::SubFOp::create(nested, bodyLoc, x, rowMax);
-    return math::ExpOp::create(nested, bodyLoc, shifted);
-  };
-  Value sum = createReduction(
-                  b, loc, {scoresShape, {s}, {f32}, Combiner::Sum},
-                  {logits, max}, {identity, rowMap},
-                  [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
-                    return SmallVector<Value>{
-                        shiftedExp(nested, bodyLoc, args[0], args[1])};
-                  })
-                  .front();
-  Value weights = createMap(
-      b, loc, scoresShape, f32, {logits, max, sum}, {identity, rowMap, rowMap},
-      [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
-        Value exp = shiftedExp(nested, bodyLoc, args[0], args[1]);
-        return SmallVector<Value>{
-            arith::DivFOp::create(nested, bodyLoc, exp, args[2])};
-      });
+  Value weights = createSoftmax(b, loc, logits, s, f32);
 
   // out[..., l, ev] = sum_s weights[..., l, s] v[..., s, ev], loops
   // (..., l, ev, s).

@@ -37,6 +37,11 @@ EmitResult emitRmsNorm(OpEmitter &emitter);
 EmitResult emitSoftmax(OpEmitter &emitter);
 EmitResult emitLogSoftmax(OpEmitter &emitter);
 EmitResult emitCrossEntropy(OpEmitter &emitter);
+/// Softmax of `x` over `dim` computed in f32, rounded to `element`: the row
+/// max, exp(x - max) once per element, its row sum, then a product with
+/// the sum's reciprocal.
+mlir::Value createSoftmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                          int64_t dim, mlir::Type element);
 
 // ReductionOps.cpp
 EmitResult emitSum(OpEmitter &emitter);

@@ -5,6 +5,8 @@
 // (addf, from 0), then an elementwise op. With the dim sharded (logits
 // sharded over the vocabulary) each rank reduces its piece and only the
 // per-row max and sum are combined across ranks, never the logits.
+// Softmax keeps exp(x - max) in a tensor of its own: exp is computed once
+// per element, and the sum is a plain reduction that vectorises.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +28,18 @@ struct SoftmaxParts {
 };
 } // namespace
 
+/// The max of `x` over `dim`, in f32.
+static Value createRowMax(OpBuilder &b, Location loc, Value x, int64_t dim) {
+  auto type = cast<RankedTensorType>(x.getType());
+  return createReduction(
+             b, loc, {type.getShape(), {dim}, {b.getF32Type()}, Combiner::Max},
+             x, identityMap(b.getContext(), type.getRank()),
+             [](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+               return SmallVector<Value>{extend(nested, bodyLoc, args[0])};
+             })
+      .front();
+}
+
 static SoftmaxParts createSoftmaxParts(OpBuilder &b, Location loc, Value x,
                                        int64_t dim) {
   auto type = cast<RankedTensorType>(x.getType());
@@ -35,13 +49,7 @@ static SoftmaxParts createSoftmaxParts(OpBuilder &b, Location loc, Value x,
   parts.identity = identityMap(context, rank);
   parts.rowMap = dropDims(context, rank, {dim});
   Type f32 = b.getF32Type();
-  parts.max = createReduction(
-                  b, loc, {type.getShape(), {dim}, {f32}, Combiner::Max}, x,
-                  parts.identity,
-                  [](OpBuilder &nested, Location bodyLoc, ValueRange args) {
-                    return SmallVector<Value>{extend(nested, bodyLoc, args[0])};
-                  })
-                  .front();
+  parts.max = createRowMax(b, loc, x, dim);
   parts.sum =
       createReduction(b, loc, {type.getShape(), {dim}, {f32}, Combiner::Sum},
                       {x, parts.max}, {parts.identity, parts.rowMap},
@@ -56,6 +64,42 @@ static SoftmaxParts createSoftmaxParts(OpBuilder &b, Location loc, Value x,
   return parts;
 }
 
+Value ops::createSoftmax(OpBuilder &b, Location loc, Value x, int64_t dim,
+                         Type element) {
+  auto type = cast<RankedTensorType>(x.getType());
+  MLIRContext *context = b.getContext();
+  int64_t rank = type.getRank();
+  AffineMap identity = identityMap(context, rank);
+  AffineMap rowMap = dropDims(context, rank, {dim});
+  Type f32 = b.getF32Type();
+  Value max = createRowMax(b, loc, x, dim);
+  Value exp = createMap(
+      b, loc, type.getShape(), f32, {x, max}, {identity, rowMap},
+      [](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+        Value shifted = arith::SubFOp::create(
+            nested, bodyLoc, extend(nested, bodyLoc, args[0]), args[1]);
+        return SmallVector<Value>{
+            math::ExpOp::create(nested, bodyLoc, shifted)};
+      });
+  Value sum =
+      createReduction(b, loc, {type.getShape(), {dim}, {f32}, Combiner::Sum},
+                      exp, identity,
+                      [](OpBuilder &, Location, ValueRange args) {
+                        return SmallVector<Value>{args[0]};
+                      })
+          .front();
+  // A product with the reciprocal, which the loop over the row hoists.
+  return createMap(
+      b, loc, type.getShape(), element, {exp, sum}, {identity, rowMap},
+      [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+        Value one = floatConstant(nested, bodyLoc, f32, 1);
+        Value reciprocal = arith::DivFOp::create(nested, bodyLoc, one, args[1]);
+        Value value =
+            arith::MulFOp::create(nested, bodyLoc, args[0], reciprocal);
+        return SmallVector<Value>{round(nested, bodyLoc, value, element)};
+      });
+}
+
 /// softmax or log_softmax of input 0 over `dim`.
 static EmitResult emitSoftmaxLike(OpEmitter &emitter, bool logarithm) {
   if (failed(checkFloatInput(emitter, 0)))
@@ -68,6 +112,8 @@ static EmitResult emitSoftmaxLike(OpEmitter &emitter, bool logarithm) {
   Location loc = emitter.loc;
   Value x = emitter.input(0);
   Type element = type.getElementType();
+  if (!logarithm)
+    return SmallVector<Value>{createSoftmax(b, loc, x, *dim, element)};
   SoftmaxParts parts = createSoftmaxParts(b, loc, x, *dim);
   Value result = createMap(
       b, loc, type.getShape(), element, {x, parts.max, parts.sum},
@@ -75,14 +121,8 @@ static EmitResult emitSoftmaxLike(OpEmitter &emitter, bool logarithm) {
       [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
         Value shifted = arith::SubFOp::create(
             nested, bodyLoc, extend(nested, bodyLoc, args[0]), args[1]);
-        Value value;
-        if (logarithm) {
-          Value logSum = math::LogOp::create(nested, bodyLoc, args[2]);
-          value = arith::SubFOp::create(nested, bodyLoc, shifted, logSum);
-        } else {
-          Value exp = math::ExpOp::create(nested, bodyLoc, shifted);
-          value = arith::DivFOp::create(nested, bodyLoc, exp, args[2]);
-        }
+        Value logSum = math::LogOp::create(nested, bodyLoc, args[2]);
+        Value value = arith::SubFOp::create(nested, bodyLoc, shifted, logSum);
         return SmallVector<Value>{round(nested, bodyLoc, value, element)};
       });
   return SmallVector<Value>{result};
