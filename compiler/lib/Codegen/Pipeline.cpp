@@ -52,6 +52,18 @@ void addBufferizationPasses(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
 }
 
+void addHostToLLVMPasses(OpPassManager &pm) {
+  pm.addPass(createArithToLLVMConversionPass());
+  // Allocations through generic functions, bound to the runtime's buffer
+  // cache by --dtensor-cpu-finalize-abi.
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+}
+
 void buildCpuLoweringPipeline(OpPassManager &pm,
                               const CpuLoweringOptions &options) {
   BufferizationStageOptions stage;
@@ -82,15 +94,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
-  pm.addPass(createArithToLLVMConversionPass());
-  // Allocations through generic functions, bound to the runtime's buffer
-  // cache by --dtensor-cpu-finalize-abi.
-  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
-  memrefToLLVM.useGenericFunctions = true;
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createUBToLLVMConversionPass());
+  addHostToLLVMPasses(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCpuFinalizeAbi());
   pm.addPass(createCanonicalizerPass());

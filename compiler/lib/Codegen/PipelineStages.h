@@ -25,6 +25,11 @@ struct BufferizationStageOptions {
 void addBufferizationPasses(mlir::OpPassManager &pm,
                             const BufferizationStageOptions &options);
 
+/// The host's arith, memref, cf, func and ub ops to the LLVM dialect, for
+/// every target; allocations go through the generic functions that
+/// --dtensor-cpu-finalize-abi binds to the runtime's step buffers.
+void addHostToLLVMPasses(mlir::OpPassManager &pm);
+
 } // namespace dtensor::codegen
 
 #endif // DTENSOR_CODEGEN_PIPELINESTAGES_H
