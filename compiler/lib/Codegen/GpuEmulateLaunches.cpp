@@ -46,9 +46,9 @@ LogicalResult emulate(gpu::LaunchOp launch, RewriterBase &rewriter) {
   gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
   SmallVector<Value> upper = {grid.z,  grid.y,  grid.x,
                               block.z, block.y, block.x};
-  scf::LoopNest nest = scf::buildLoopNest(
-      rewriter, loc, SmallVector<Value>(6, zero), upper,
-      SmallVector<Value>(6, one));
+  scf::LoopNest nest =
+      scf::buildLoopNest(rewriter, loc, SmallVector<Value>(6, zero), upper,
+                         SmallVector<Value>(6, one));
   auto iv = [&](int level) { return nest.loops[level].getInductionVar(); };
 
   gpu::KernelDim3 blockIds = launch.getBlockIds();
@@ -56,13 +56,13 @@ LogicalResult emulate(gpu::LaunchOp launch, RewriterBase &rewriter) {
   gpu::KernelDim3 gridArgs = launch.getGridSize();
   gpu::KernelDim3 blockArgs = launch.getBlockSize();
   // The body's arguments: block ids, thread ids, grid size, block size.
-  SmallVector<Value> replacements = {
-      iv(2),  iv(1),   iv(0),   iv(5),   iv(4),   iv(3),
-      grid.x, grid.y,  grid.z,  block.x, block.y, block.z};
-  SmallVector<Value> arguments = {
-      blockIds.x,  blockIds.y,  blockIds.z,  threadIds.x,
-      threadIds.y, threadIds.z, gridArgs.x,  gridArgs.y,
-      gridArgs.z,  blockArgs.x, blockArgs.y, blockArgs.z};
+  SmallVector<Value> replacements = {iv(2),  iv(1),   iv(0),   iv(5),
+                                     iv(4),  iv(3),   grid.x,  grid.y,
+                                     grid.z, block.x, block.y, block.z};
+  SmallVector<Value> arguments = {blockIds.x,  blockIds.y,  blockIds.z,
+                                  threadIds.x, threadIds.y, threadIds.z,
+                                  gridArgs.x,  gridArgs.y,  gridArgs.z,
+                                  blockArgs.x, blockArgs.y, blockArgs.z};
   Block &kernel = body.front();
   if (kernel.getNumArguments() != arguments.size())
     return launch.emitOpError("has block arguments emulation does not know");
@@ -77,7 +77,8 @@ struct GpuEmulateLaunches
     : dtensor::codegen::impl::GpuEmulateLaunchesBase<GpuEmulateLaunches> {
   void runOnOperation() override {
     SmallVector<gpu::LaunchOp> launches;
-    getOperation().walk([&](gpu::LaunchOp launch) { launches.push_back(launch); });
+    getOperation().walk(
+        [&](gpu::LaunchOp launch) { launches.push_back(launch); });
     IRRewriter rewriter(&getContext());
     for (gpu::LaunchOp launch : launches)
       if (failed(emulate(launch, rewriter)))

@@ -38,8 +38,8 @@ LLVM::GlobalOp createByteGlobal(OpBuilder &builder, Location loc,
   MLIRContext *context = builder.getContext();
   std::string contents = bytes.str();
   contents.push_back('\0');
-  auto type = LLVM::LLVMArrayType::get(IntegerType::get(context, 8),
-                                       contents.size());
+  auto type =
+      LLVM::LLVMArrayType::get(IntegerType::get(context, 8), contents.size());
   auto global = LLVM::GlobalOp::create(
       builder, loc, type, /*isConstant=*/true, LLVM::Linkage::Internal, name,
       builder.getStringAttr(contents), alignment);
@@ -89,8 +89,8 @@ struct GpuLaunchToRuntime
       StringRef bytes = object.getObject().getValue();
       builder.setInsertionPoint(binary);
       std::string name = (binary.getName() + "_image").str();
-      LLVM::GlobalOp global = createByteGlobal(builder, binary.getLoc(),
-                                               symbols, name, bytes, 64);
+      LLVM::GlobalOp global =
+          createByteGlobal(builder, binary.getLoc(), symbols, name, bytes, 64);
       images[binary.getName()] = {global, static_cast<int64_t>(bytes.size())};
     }
 
@@ -150,15 +150,15 @@ struct GpuLaunchToRuntime
             << ", which is not a gpu.binary of this module";
         return signalPassFailure();
       }
-      std::string qualified = (launch.getKernelModuleName().getValue() +
-                               "_" + launch.getKernelName().getValue())
+      std::string qualified = (launch.getKernelModuleName().getValue() + "_" +
+                               launch.getKernelName().getValue())
                                   .str();
       LLVM::GlobalOp &nameGlobal = kernelNames[qualified];
       if (!nameGlobal) {
         builder.setInsertionPoint(image->second.global);
-        nameGlobal = createByteGlobal(builder, loc, symbols,
-                                      qualified + "_name",
-                                      launch.getKernelName().getValue(), 1);
+        nameGlobal =
+            createByteGlobal(builder, loc, symbols, qualified + "_name",
+                             launch.getKernelName().getValue(), 1);
       }
 
       builder.setInsertionPoint(launch);
@@ -178,8 +178,9 @@ struct GpuLaunchToRuntime
         auto slot = LLVM::GEPOp::create(builder, loc, ptr, i64, args.slots,
                                         ArrayRef<LLVM::GEPArg>{int32_t(index)});
         LLVM::StoreOp::create(builder, loc, operand, slot);
-        auto param = LLVM::GEPOp::create(builder, loc, ptr, ptr, args.params,
-                                         ArrayRef<LLVM::GEPArg>{int32_t(index)});
+        auto param =
+            LLVM::GEPOp::create(builder, loc, ptr, ptr, args.params,
+                                ArrayRef<LLVM::GEPArg>{int32_t(index)});
         LLVM::StoreOp::create(builder, loc, slot, param);
       }
 

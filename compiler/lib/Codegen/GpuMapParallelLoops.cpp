@@ -28,9 +28,9 @@ LogicalResult serialize(scf::ParallelOp loop, RewriterBase &rewriter) {
   if (loop.getNumResults() != 0)
     return loop.emitOpError("with reductions cannot run inside a kernel");
   rewriter.setInsertionPoint(loop);
-  scf::LoopNest nest = scf::buildLoopNest(
-      rewriter, loop.getLoc(), loop.getLowerBound(), loop.getUpperBound(),
-      loop.getStep());
+  scf::LoopNest nest =
+      scf::buildLoopNest(rewriter, loop.getLoc(), loop.getLowerBound(),
+                         loop.getUpperBound(), loop.getStep());
   Block *body = nest.loops.back().getBody();
   SmallVector<Value> ivs;
   for (scf::ForOp level : nest.loops)
@@ -57,8 +57,7 @@ LogicalResult mapToKernel(scf::ParallelOp loop, int64_t blockSize,
   for (auto [lower, upper, step] :
        llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
     Value extent = rewriter.createOrFold<arith::SubIOp>(loc, upper, lower);
-    Value count =
-        rewriter.createOrFold<arith::CeilDivSIOp>(loc, extent, step);
+    Value count = rewriter.createOrFold<arith::CeilDivSIOp>(loc, extent, step);
     count = rewriter.createOrFold<arith::MaxSIOp>(loc, count, zero);
     counts.push_back(count);
     total = rewriter.createOrFold<arith::MulIOp>(loc, total, count);
@@ -71,8 +70,7 @@ LogicalResult mapToKernel(scf::ParallelOp loop, int64_t blockSize,
   Value threads =
       arith::ConstantIndexOp::create(rewriter, loc, threadsPerBlock);
   Value blocks = rewriter.createOrFold<arith::MaxSIOp>(
-      loc, rewriter.createOrFold<arith::CeilDivSIOp>(loc, total, threads),
-      one);
+      loc, rewriter.createOrFold<arith::CeilDivSIOp>(loc, total, threads), one);
 
   auto launch =
       gpu::LaunchOp::create(rewriter, loc, blocks, one, one, threads, one, one);
@@ -85,8 +83,8 @@ LogicalResult mapToKernel(scf::ParallelOp loop, int64_t blockSize,
       arith::MulIOp::create(rewriter, loc, launch.getBlockIds().x,
                             launch.getBlockSize().x),
       launch.getThreadIds().x);
-  Value inRange = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
-                                        id, total);
+  Value inRange = arith::CmpIOp::create(rewriter, loc,
+                                        arith::CmpIPredicate::ult, id, total);
   auto guard = scf::IfOp::create(rewriter, loc, inRange, /*withElse=*/false);
 
   // The innermost dim varies fastest.
@@ -110,7 +108,8 @@ LogicalResult mapToKernel(scf::ParallelOp loop, int64_t blockSize,
   rewriter.eraseOp(loop);
 
   SmallVector<scf::ParallelOp> nested;
-  launch.getBody().walk([&](scf::ParallelOp inner) { nested.push_back(inner); });
+  launch.getBody().walk(
+      [&](scf::ParallelOp inner) { nested.push_back(inner); });
   for (scf::ParallelOp inner : nested)
     if (failed(serialize(inner, rewriter)))
       return failure();
@@ -131,8 +130,8 @@ LogicalResult mapToKernel(scf::ParallelOp loop, int64_t blockSize,
 
 /// Ops that read or write buffer contents, which host code must not do.
 bool touchesBufferContents(Operation *op) {
-  return isa<memref::LoadOp, memref::StoreOp, memref::CopyOp,
-             memref::AllocaOp, memref::GetGlobalOp, memref::AtomicRMWOp,
+  return isa<memref::LoadOp, memref::StoreOp, memref::CopyOp, memref::AllocaOp,
+             memref::GetGlobalOp, memref::AtomicRMWOp,
              memref::GenericAtomicRMWOp>(op);
 }
 
@@ -144,7 +143,8 @@ struct GpuMapParallelLoops
     func::FuncOp function = getOperation();
     if (blockSize < 1 || blockSize > 1024) {
       function.emitError() << "--dtensor-gpu-map-parallel-loops: block-size "
-                           << static_cast<int64_t>(blockSize) << " is outside [1, 1024]";
+                           << static_cast<int64_t>(blockSize)
+                           << " is outside [1, 1024]";
       return signalPassFailure();
     }
     SmallVector<scf::ParallelOp> outermost;

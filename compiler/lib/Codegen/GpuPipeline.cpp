@@ -105,9 +105,9 @@ struct GpuLoweringPipelineOptions
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("GPU architecture, e.g. sm_90"),
                            llvm::cl::init("sm_90")};
-  Option<std::string> features{
-      *this, "features", llvm::cl::desc("NVPTX features, e.g. +ptx80"),
-      llvm::cl::init("")};
+  Option<std::string> features{*this, "features",
+                               llvm::cl::desc("NVPTX features, e.g. +ptx80"),
+                               llvm::cl::init("")};
   Option<std::string> toolkit{
       *this, "toolkit",
       llvm::cl::desc("CUDA toolkit root (default: $CUDA_PATH, the one found "
@@ -136,8 +136,9 @@ void registerGpuCodegenPasses() {
         GpuLoweringOptions lowering;
         lowering.chip = options.chip;
         lowering.features = options.features;
-        lowering.toolkit =
-            options.toolkit.empty() ? findCudaToolkit() : std::string(options.toolkit);
+        lowering.toolkit = options.toolkit.empty()
+                               ? findCudaToolkit()
+                               : std::string(options.toolkit);
         lowering.format = options.format;
         lowering.blockSize = options.blockSize;
         lowering.fuseElementwise = options.fuseElementwise;

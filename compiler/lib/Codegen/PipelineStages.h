@@ -1,4 +1,5 @@
-//===- PipelineStages.h - Stages shared by the targets' pipelines -*- C++ -*-===//
+//===- PipelineStages.h - Stages shared by the targets' pipelines -*- C++
+//-*-===//
 
 #ifndef DTENSOR_CODEGEN_PIPELINESTAGES_H
 #define DTENSOR_CODEGEN_PIPELINESTAGES_H
