@@ -52,15 +52,17 @@ void clampExp(math::ExpOp exp) {
   };
   Value x = exp.getOperand();
   Value low = constant(range->low), high = constant(range->high);
-  // Out-of-range arguments are replaced by 0, whose exp is on every fast
-  // path (the scalar exp too: clamping to `low` would still underflow). The
-  // comparisons are false for NaN, which reaches exp unchanged.
   Value below =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, low);
   Value above =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, high);
-  Value outside = arith::OrIOp::create(b, loc, below, above);
-  Value clamped = arith::SelectOp::create(b, loc, outside, constant(0.0), x);
+  // exp gets the argument clamped into [low, high], whose results are on
+  // the fast path. A select (0 for arguments outside) would not do: LLVM
+  // folds exp(select(c, 0, x)) into select(c, 1, exp(x)), which calls exp
+  // on the original argument again. maximumf and minimumf propagate NaN,
+  // and the comparisons are false for it, so exp(NaN) stays NaN.
+  Value clamped = arith::MinimumFOp::create(
+      b, loc, arith::MaximumFOp::create(b, loc, x, low), high);
   Value result = math::ExpOp::create(b, loc, clamped, exp.getFastmath());
   result = arith::SelectOp::create(
       b, loc, above, constant(std::numeric_limits<double>::infinity()), result);

@@ -38,7 +38,7 @@ def CpuClampExp : Pass<"dtensor-cpu-clamp-exp", "::mlir::func::FuncOp"> {
   let summary = "Flush exp's denormal results to zero without a slow path";
   let description = [{
     Each scalar f32 or f64 `math.exp(x)` becomes
-    `x < lo ? 0 : x > hi ? +inf : exp(x < lo || x > hi ? 0 : x)`, with
+    `x < lo ? 0 : x > hi ? +inf : exp(minimumf(maximumf(x, lo), hi))`, with
     `lo` = -87 for f32 (-708 for f64), whose exp is just above the smallest
     normal number, and `hi` = 89 (710), above which exp overflows. Results
     below exp(lo) -- denormals, less than 1.7e-38 for f32 -- become 0, as
@@ -46,7 +46,9 @@ def CpuClampExp : Pass<"dtensor-cpu-clamp-exp", "::mlir::func::FuncOp"> {
     glibc's vector exp computes every lane outside its normal range one at
     a time with the scalar function, which also takes a slow path that sets
     errno; the causal mask of attention sends half the scores there as
-    -inf.
+    -inf. The argument is clamped with `maximumf` and `minimumf` rather
+    than a select: LLVM rewrites `exp(select(c, k, x))` as
+    `select(c, exp(k), exp(x))`, which brings the slow path back.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
