@@ -1,12 +1,15 @@
 //===- Blas.cpp - Matrix products on OpenBLAS -----------------------------===//
 
 #include "Blas.h"
+#include "SkinnyGemm.h"
+#include "WorkerPool.h"
 
 #include <algorithm>
 #include <cpuid.h>
 #include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -188,6 +191,14 @@ void gemm(Fn blasFn, GemvFn gemvFn, bool transA, bool transB, int64_t m,
          leading(ldc, false, m, n));
 }
 
+/// The threads of the runtime's own kernels (setThreads); none until a
+/// context sets them. Shared so that a product in flight keeps its pool
+/// while another context replaces it.
+std::shared_ptr<WorkerPool> &workerPoolSlot() {
+  static std::shared_ptr<WorkerPool> pool;
+  return pool;
+}
+
 } // namespace
 
 std::string detectCoreType() {
@@ -216,6 +227,12 @@ std::string detectCoreType() {
 void sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
            const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
            float *c, int64_t ldc) {
+  // A few rows of A by a weight stored [n, k]: one pass over the weight.
+  if (!transA && transB && m <= skinny::kMaxRows) {
+    std::shared_ptr<WorkerPool> pool = std::atomic_load(&workerPoolSlot());
+    if (skinny::multiply({m, n, k, a, lda, b, ldb, beta, c, ldc}, pool.get()))
+      return;
+  }
   gemm<float>(openBlas().sgemm, openBlas().sgemv, transA, transB, m, n, k, a,
               lda, b, ldb, beta, c, ldc);
 }
@@ -228,8 +245,12 @@ void dgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
 }
 
 void setThreads(int threads) {
+  threads = std::max(threads, 1);
   if (openBlas().setThreads)
-    openBlas().setThreads(std::max(threads, 1));
+    openBlas().setThreads(threads);
+  std::shared_ptr<WorkerPool> pool = std::atomic_load(&workerPoolSlot());
+  if (!pool || pool->threads() != threads)
+    std::atomic_store(&workerPoolSlot(), std::make_shared<WorkerPool>(threads));
 }
 
 bool usesOpenBlas() { return openBlas().sgemm != nullptr; }

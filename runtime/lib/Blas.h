@@ -9,7 +9,9 @@
 //
 // All matrices are row-major in the CBLAS sense (ld is the stride between
 // rows of the stored matrix); transA/transB mean the stored matrix is the
-// transpose of the operand. Sizes may be zero.
+// transpose of the operand. Sizes may be zero. Products of up to
+// skinny::kMaxRows rows by a transposed B (a weight stored [n, k]) use the
+// runtime's own kernels (SkinnyGemm.h) on CPUs with AVX2 or AVX-512.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,7 +32,8 @@ void dgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
            const double *a, int64_t lda, const double *b, int64_t ldb,
            double beta, double *c, int64_t ldc);
 
-/// Sets the threads OpenBLAS uses (no effect on the fallback).
+/// Sets the threads OpenBLAS and the runtime's own kernels use (OpenBLAS's
+/// setting has no effect on the fallback).
 void setThreads(int threads);
 
 /// True when OpenBLAS was loaded (loads it on first call).

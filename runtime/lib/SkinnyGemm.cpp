@@ -1,0 +1,79 @@
+//===- SkinnyGemm.cpp - Products of a few rows by a weight ----------------===//
+
+#include "SkinnyGemm.h"
+
+#include "Blas.h"
+#include "WorkerPool.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace dtensor::rt::skinny {
+
+namespace {
+
+/// W smaller than this is computed by the caller alone: a worker's share
+/// would take less time than handing it over.
+constexpr int64_t kParallelBytes = 512 * 1024;
+
+/// Pieces per thread, so that a thread slowed by other load leaves its rest
+/// to the others.
+constexpr int64_t kPiecesPerThread = 4;
+
+bool enabled() {
+  static const bool on = [] {
+    const char *value = std::getenv("DTENSOR_SKINNY_GEMM");
+    return !value || std::strcmp(value, "0") != 0;
+  }();
+  return on;
+}
+
+} // namespace
+
+Isa detectIsa() {
+  // The same check that picks OpenBLAS's kernels.
+  static const Isa isa = [] {
+    std::string core = blas::detectCoreType();
+    if (core == "SkylakeX")
+      return Isa::Avx512;
+    if (core == "Haswell")
+      return Isa::Avx2;
+    return Isa::None;
+  }();
+  return isa;
+}
+
+void computeColumns(Isa isa, const Problem &problem, int64_t begin,
+                    int64_t end) {
+  if (isa == Isa::Avx512)
+    computeColumnsAvx512(problem, begin, end);
+  else if (isa == Isa::Avx2)
+    computeColumnsAvx2(problem, begin, end);
+}
+
+bool multiply(const Problem &problem, WorkerPool *pool) {
+  Isa isa = detectIsa();
+  if (isa == Isa::None || !enabled() || problem.m < 1 || problem.m > kMaxRows ||
+      problem.n < 1 || problem.k < 1)
+    return false;
+  int64_t wBytes = problem.n * problem.k * static_cast<int64_t>(sizeof(float));
+  int threads = pool ? pool->threads() : 1;
+  if (threads == 1 || wBytes < kParallelBytes) {
+    computeColumns(isa, problem, 0, problem.n);
+    return true;
+  }
+  // Contiguous ranges of columns, multiples of 8 (every kernel's block).
+  int64_t pieces =
+      std::min<int64_t>(threads * kPiecesPerThread, (problem.n + 7) / 8);
+  int64_t width = (problem.n + pieces - 1) / pieces;
+  width = (width + 7) / 8 * 8;
+  pieces = (problem.n + width - 1) / width;
+  pool->parallelFor(pieces, [&](int64_t piece) {
+    int64_t begin = piece * width;
+    computeColumns(isa, problem, begin, std::min(problem.n, begin + width));
+  });
+  return true;
+}
+
+} // namespace dtensor::rt::skinny
