@@ -53,8 +53,9 @@ void computeColumns(Isa isa, const Problem &problem, int64_t begin,
 void computeColumnsAvx2(const Problem &problem, int64_t begin, int64_t end);
 void computeColumnsAvx512(const Problem &problem, int64_t begin, int64_t end);
 
-/// Computes `problem` when it fits (m <= kMaxRows, this CPU has AVX2 or
-/// AVX-512 and DTENSOR_SKINNY_GEMM is not 0), spreading the columns over
+/// Computes `problem` when it fits (m <= kMaxRows, one row or more than
+/// 2^18 multiply-adds, this CPU has AVX2 or AVX-512 and DTENSOR_SKINNY_GEMM
+/// is not 0), spreading the columns over
 /// `pool` when W is large enough to be worth it. False when it does not.
 bool multiply(const Problem &problem, WorkerPool *pool);
 

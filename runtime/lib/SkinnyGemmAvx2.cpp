@@ -26,12 +26,9 @@ struct Avx2Ops {
     return _mm256_maskload_ps(p, mask);
   }
   static Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
-  static float sum(Vec v) {
-    __m128 half =
-        _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    half = _mm_add_ps(half, _mm_movehl_ps(half, half));
-    half = _mm_add_ss(half, _mm_movehdup_ps(half));
-    return _mm_cvtss_f32(half);
+  /// The sum of each quarter of v's lanes.
+  static __m128 quarterSums(Vec v) {
+    return _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   }
 };
 

@@ -24,19 +24,14 @@ struct Avx512Ops {
     return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << count) - 1), p);
   }
   static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
-  static float sum(Vec v) {
-    // Through memory, once per dot product: GCC 12's helpers of
-    // _mm512_reduce_add_ps and of the 256-bit extracts warn of undefined
-    // values they do not use.
-    alignas(64) float lanes[16];
-    _mm512_store_ps(lanes, v);
-    __m256 eight =
-        _mm256_add_ps(_mm256_load_ps(lanes), _mm256_load_ps(lanes + 8));
-    __m128 four = _mm_add_ps(_mm256_castps256_ps128(eight),
-                             _mm256_extractf128_ps(eight, 1));
-    four = _mm_add_ps(four, _mm_movehl_ps(four, four));
-    four = _mm_add_ss(four, _mm_movehdup_ps(four));
-    return _mm_cvtss_f32(four);
+  /// The sum of each quarter of v's lanes (__builtin_shufflevector: GCC
+  /// 12's extract intrinsics warn of undefined values they do not use).
+  static __m128 quarterSums(Vec v) {
+    __m256 eight = _mm256_add_ps(
+        __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7),
+        __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15));
+    return _mm_add_ps(__builtin_shufflevector(eight, eight, 0, 1, 2, 3),
+                      __builtin_shufflevector(eight, eight, 4, 5, 6, 7));
   }
 };
 

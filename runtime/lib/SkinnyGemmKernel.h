@@ -17,6 +17,29 @@
 namespace dtensor::rt::skinny {
 namespace {
 
+/// out[j] = sum of acc[j]'s lanes (+ out[j] when `accumulate`), for j < NB.
+/// Four at a time: the quarter sums of four vectors, pairwise added twice.
+template <typename Ops, int NB>
+void storeSums(const typename Ops::Vec (&acc)[NB], float *out,
+               bool accumulate) {
+  int j = 0;
+  for (; j + 4 <= NB; j += 4) {
+    __m128 sums = _mm_hadd_ps(
+        _mm_hadd_ps(Ops::quarterSums(acc[j]), Ops::quarterSums(acc[j + 1])),
+        _mm_hadd_ps(Ops::quarterSums(acc[j + 2]),
+                    Ops::quarterSums(acc[j + 3])));
+    if (accumulate)
+      sums = _mm_add_ps(sums, _mm_loadu_ps(out + j));
+    _mm_storeu_ps(out + j, sums);
+  }
+  for (; j < NB; ++j) {
+    __m128 four = Ops::quarterSums(acc[j]);
+    four = _mm_hadd_ps(four, four);
+    float sum = _mm_cvtss_f32(_mm_hadd_ps(four, four));
+    out[j] = accumulate ? out[j] + sum : sum;
+  }
+}
+
 /// C[0..M, n..n+NB) from NB rows of W streamed together: each W vector is
 /// loaded once and multiplied with the M rows of A (in L1 or L2), M x NB
 /// accumulators in registers. Several W rows at once keep enough memory
@@ -60,11 +83,7 @@ void columnBlock(const Problem &p, int64_t n) {
     }
   }
   for (int i = 0; i < M; ++i)
-    for (int j = 0; j < NB; ++j) {
-      float sum = Ops::sum(acc[i][j]);
-      float *out = p.c + i * p.ldc + n + j;
-      *out = p.beta != 0.0f ? *out + sum : sum;
-    }
+    storeSums<Ops, NB>(acc[i], p.c + i * p.ldc + n, p.beta != 0.0f);
 }
 
 /// Columns [begin, end): blocks of Ops::kColumns<M> W rows, then one at a
