@@ -496,8 +496,9 @@ class TorchServer:
 
 
 def run_gemms_alone(a, case, coretype, reps):
-    """The step's matrix products alone, in OpenBLAS with our runtime's
-    kernels and threads: one process per rank, all at once (they share the
+    """The step's matrix products alone, through our runtime's matrix
+    products (OpenBLAS with the kernel family it selects, or its own kernels
+    for products of up to 8 rows) and threads: one process per rank, all at once (they share the
     cores and the memory bus as the ranks do); the slowest rank's median
     pass."""
     ranks = case["ranks"]
@@ -803,8 +804,10 @@ def markdown(results):
     lines += ["", "## Definitions", "",
               "- ours: `dtensor-run -n R` median step time (rank 0) after "
               "warm-up steps. GEMMs alone: the step's matrix products (its "
-              "shapes per rank) timed alone in OpenBLAS with our kernels and "
-              "threads, one process per rank at once, and their share of our "
+              "shapes per rank) timed alone through our runtime's matrix "
+              "products (OpenBLAS with the kernels it selects, or its own "
+              "kernels for products of up to 8 rows by a weight) and threads, "
+              "one process per rank at once, and their share of our "
               "step: the rest is everything else (elementwise loops, copies, "
               "allocation, collectives, call overhead). torch: the same model in PyTorch eager, manual "
               "Megatron-style tensor parallelism on gloo, median step time "

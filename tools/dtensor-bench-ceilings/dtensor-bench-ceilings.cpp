@@ -27,11 +27,15 @@
 //   counted.
 //
 // With --gemm-list it instead times a given list of products (a model
-// step's matrix products alone, for scripts/bench.py).
+// step's matrix products alone, for scripts/bench.py) as the runtime
+// computes them: through its matrix-product library (runtime/lib/Blas.h,
+// OpenBLAS or its own kernels for products of a few rows).
 //
-// No MLIR and no runtime library: only libc, threads and dlopen.
+// No MLIR: libc, threads, dlopen and that static library.
 //
 //===----------------------------------------------------------------------===//
+
+#include "Blas.h"
 
 #include <algorithm>
 #include <chrono>
@@ -268,9 +272,12 @@ int gemmList(const std::string &core, int threads, const std::string &text,
   std::vector<ListedGemm> list;
   if (!parseGemmList(text, list))
     return 1;
+  // OpenBLAS loaded here first, with the kernel family asked for; the
+  // runtime's library then opens the same one.
   OpenBlas blas;
   if (!loadOpenBlas(core, threads, blas))
     return 1;
+  dtensor::rt::blas::setThreads(threads);
   double flops = 0;
   for (ListedGemm &g : list) {
     g.a.assign(g.batch * g.m * g.k, 0.5f);
@@ -281,10 +288,10 @@ int gemmList(const std::string &core, int threads, const std::string &text,
   auto pass = [&] {
     for (ListedGemm &g : list)
       for (long i = 0; i < g.batch; ++i)
-        blas.sgemm(101, 111, g.transB ? 112 : 111, int(g.m), int(g.n),
-                   int(g.k), 1.0f, g.a.data() + i * g.m * g.k, int(g.k),
-                   g.b.data() + i * g.k * g.n, int(g.transB ? g.k : g.n),
-                   0.0f, g.c.data() + i * g.m * g.n, int(g.n));
+        dtensor::rt::blas::sgemm(
+            false, g.transB, g.m, g.n, g.k, g.a.data() + i * g.m * g.k, g.k,
+            g.b.data() + i * g.k * g.n, g.transB ? g.k : g.n, 0.0f,
+            g.c.data() + i * g.m * g.n, g.n);
   };
   pass();
   std::vector<double> times;
