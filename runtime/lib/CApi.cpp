@@ -10,7 +10,7 @@
 #include "Export.h"
 #include "Program.h"
 
-#include "DType.h"
+#include "dtensor/Formats/DType.h"
 #include "dtensor/rt_abi.h"
 #include "dtensor/runtime.h"
 

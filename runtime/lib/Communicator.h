@@ -15,7 +15,7 @@
 
 #include "Status.h"
 
-#include "DType.h"
+#include "dtensor/Formats/DType.h"
 #include "dtensor/Layout/LayoutMath.h"
 
 #include <cstddef>

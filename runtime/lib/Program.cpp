@@ -5,7 +5,7 @@
 #include "CpuBackend.h"
 #include "CudaPlugin.h"
 
-#include "Box.h"
+#include "dtensor/Formats/Box.h"
 
 #include <cstring>
 #include <dlfcn.h>

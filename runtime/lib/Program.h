@@ -26,7 +26,7 @@
 #include "Status.h"
 #include "StridedView.h"
 
-#include "Manifest.h"
+#include "dtensor/Formats/Manifest.h"
 
 #include <map>
 #include <memory>

@@ -10,10 +10,10 @@
 #include "Context.h"
 #include "Program.h"
 
-#include "Box.h"
-#include "Init.h"
-#include "Random.h"
-#include "Safetensors.h"
+#include "dtensor/Formats/Box.h"
+#include "dtensor/Formats/Init.h"
+#include "dtensor/Formats/Random.h"
+#include "dtensor/Formats/Safetensors.h"
 
 #include <cstring>
 #include <unistd.h>

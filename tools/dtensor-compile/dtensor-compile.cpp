@@ -10,19 +10,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dtensor/Codegen/CpuCodegen.h"
-#include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Driver/CompileArtifact.h"
 #include "dtensor/Frontend/ImportJson.h"
+#include "dtensor/InitAllDialects.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -116,9 +115,35 @@ static cl::opt<std::string>
                          "fusion) to this file"),
                 cl::value_desc("file"), cl::cat(category));
 
+/// MLIR's own options, shown by --help in a category of their own:
+/// printing IR before and after passes, timing, statistics, crash
+/// reproducers, the context's threading and diagnostics.
+static cl::OptionCategory mlirCategory(
+    "MLIR options (pass manager, IR printing, timing, context)");
+
+static void registerMlirOptions() {
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  for (auto &entry : cl::getRegisteredOptions())
+    if (entry.getKey().starts_with("mlir-"))
+      entry.getValue()->addCategory(mlirCategory);
+}
+
+/// Applies MLIR's pass-manager options to each pass manager the compiler
+/// runs.
+static LogicalResult configurePassManager(PassManager &pm) {
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
+  return success();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
+  registerMlirOptions();
+  cl::HideUnrelatedOptions({&category, &mlirCategory});
   cl::ParseCommandLineOptions(
       argc, argv,
       "dtensor-compile: compile a global program into a dtensor artifact\n");
@@ -146,6 +171,7 @@ int main(int argc, char **argv) {
   options.cpu.features = cpuFeatures;
   options.cpu.optLevel = optLevel;
   options.dumpPerRank = dumpPerRank;
+  options.configurePassManager = configurePassManager;
   if (target != "cuda" && (gpuArch.getNumOccurrences() ||
                            cudaToolkit.getNumOccurrences() ||
                            gpuBlockSize.getNumOccurrences())) {
@@ -178,10 +204,9 @@ int main(int argc, char **argv) {
   }
 
   DialectRegistry registry;
-  registerAllDialects(registry);
+  dtensor::registerAllDialects(registry);
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
-  registry.insert<dtensor::DTensorDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "DType.h"
-#include "Npy.h"
+#include "dtensor/Formats/DType.h"
+#include "dtensor/Formats/Npy.h"
 
 #include "dtensor/runtime.h"
 

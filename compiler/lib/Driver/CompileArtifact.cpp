@@ -11,10 +11,11 @@
 
 #include "dtensor/Driver/CompileArtifact.h"
 
-#include "Manifest.h"
+#include "dtensor/Formats/Manifest.h"
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
-#include "dtensor/Transforms/Passes.h"
+#include "dtensor/Driver/Pipelines.h"
+#include "dtensor/Partition/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -370,6 +371,15 @@ static LogicalResult publish(ModuleOp module, TemporaryDirectory &staging,
   return success();
 }
 
+/// Lets the caller set up each pass manager (IR printing, timing,
+/// statistics, crash reproducers: MLIR's command-line options).
+static LogicalResult configure(const CompileOptions &options,
+                               PassManager &pm) {
+  if (!options.configurePassManager)
+    return success();
+  return options.configurePassManager(pm);
+}
+
 LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
                                                const CompileOptions &options,
                                                llvm::StringRef output) {
@@ -436,17 +446,13 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
     reference = module.clone();
 
   PassManager distribute(context);
-  distribute.addPass(createPropagate());
-  distribute.addPass(createPartition());
-  FuseCollectivesOptions fuseOptions;
-  fuseOptions.bucketBytes = options.bucketBytes;
-  fuseOptions.overlap = options.overlap;
-  distribute.addPass(createFuseCollectives(fuseOptions));
-  if (!options.commReport.empty()) {
-    CommReportOptions reportOptions;
-    reportOptions.format = options.commReport;
-    distribute.addPass(createCommReport(reportOptions));
-  }
+  DistributeOptions distributeOptions;
+  distributeOptions.bucketBytes = options.bucketBytes;
+  distributeOptions.overlap = options.overlap;
+  distributeOptions.commReport = options.commReport;
+  buildDistributePipeline(distribute, distributeOptions);
+  if (failed(configure(options, distribute)))
+    return failure();
   if (failed(distribute.run(module)))
     return failure();
   if (!options.dumpPerRank.empty() &&
@@ -466,6 +472,8 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   TemporaryDirectory stagingDir(staging);
 
   PassManager lower(context);
+  if (failed(configure(options, lower)))
+    return failure();
   if (options.target == "cuda") {
     gpu.fuseElementwise = options.lowering.fuseElementwise;
     gpu.matmulToRuntime = options.lowering.matmulToRuntime;
@@ -483,6 +491,8 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
 
   if (reference) {
     PassManager single(context);
+    if (failed(configure(options, single)))
+      return failure();
     single.addPass(createStripLayouts());
     // The reference is plain CPU code whatever the target: what --check
     // compares the target's results with.

@@ -15,6 +15,7 @@
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Frontend/ModelPlan.h"
+#include "dtensor/InitAllDialects.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -659,18 +660,12 @@ LogicalResult Importer::run() {
   return success();
 }
 
-void dtensor::frontend::registerImportDialects(DialectRegistry &registry) {
-  registry.insert<arith::ArithDialect, DTensorDialect, func::FuncDialect,
-                  linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
-                  tensor::TensorDialect>();
-}
-
 OwningOpRef<ModuleOp>
 dtensor::frontend::importModelPlan(llvm::SourceMgr &sourceMgr,
                                    MLIRContext *context,
                                    const ImportOptions &options) {
   DialectRegistry registry;
-  registerImportDialects(registry);
+  registerAllDialects(registry);
   context->appendDialectRegistry(registry);
   context->loadAllAvailableDialects();
 
@@ -727,5 +722,5 @@ void dtensor::frontend::registerImportJsonTranslation() {
         return OwningOpRef<Operation *>(
             importModelPlan(sourceMgr, context, options).release());
       },
-      registerImportDialects);
+      registerAllDialects);
 }

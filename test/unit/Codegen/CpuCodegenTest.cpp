@@ -7,7 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dtensor/Codegen/CpuCodegen.h"
+#include "dtensor/Codegen/CPU/CpuCodegen.h"
+#include "dtensor/InitAllDialects.h"
 #include "NaiveRuntime.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 
@@ -83,12 +84,10 @@ using Entry = void (*)(void **);
 class CpuCodegenTest : public ::testing::Test {
 protected:
   CpuCodegenTest() {
-    context.loadDialect<dtensor::DTensorDialect, mlir::arith::ArithDialect,
-                        mlir::bufferization::BufferizationDialect,
-                        mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
-                        mlir::LLVM::LLVMDialect, mlir::math::MathDialect,
-                        mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
-                        mlir::tensor::TensorDialect>();
+    mlir::DialectRegistry registry;
+  dtensor::registerAllDialects(registry);
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
     dtensor::test::resetNaiveRuntime();
   }
 

@@ -1,6 +1,6 @@
 //===- BoxTest.cpp - Box copies against an element-wise reference ---------===//
 
-#include "Box.h"
+#include "dtensor/Formats/Box.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 //===- DTypeTest.cpp - Element types and 16-bit float conversions ---------===//
 
-#include "DType.h"
+#include "dtensor/Formats/DType.h"
 
 #include "dtensor/rt_abi.h"
 

@@ -1,9 +1,9 @@
 //===- InitTest.cpp - Weight initializers and affine fills ----------------===//
 
-#include "Init.h"
+#include "dtensor/Formats/Init.h"
 
-#include "Box.h"
-#include "Random.h"
+#include "dtensor/Formats/Box.h"
+#include "dtensor/Formats/Random.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 //===- ManifestTest.cpp - Artifact manifest reading, writing, checks ------===//
 
-#include "Manifest.h"
+#include "dtensor/Formats/Manifest.h"
 
 #include "Sha256.h"
 #include "TestFiles.h"

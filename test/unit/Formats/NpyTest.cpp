@@ -1,6 +1,6 @@
 //===- NpyTest.cpp - NumPy .npy reading and writing -----------------------===//
 
-#include "Npy.h"
+#include "dtensor/Formats/Npy.h"
 
 #include "TestFiles.h"
 

@@ -1,8 +1,8 @@
 //===- RandomTest.cpp - Sharding-independent tensor factories -------------===//
 
-#include "Random.h"
+#include "dtensor/Formats/Random.h"
 
-#include "Box.h"
+#include "dtensor/Formats/Box.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 //===- SafetensorsTest.cpp - Safetensors reading, writing, validation -----===//
 
-#include "Safetensors.h"
+#include "dtensor/Formats/Safetensors.h"
 
-#include "Box.h"
+#include "dtensor/Formats/Box.h"
 #include "TestFiles.h"
 
 #include <gtest/gtest.h>

@@ -3,7 +3,8 @@
 #include "OpHarness.h"
 
 #include "NaiveRuntime.h"
-#include "dtensor/Codegen/CpuCodegen.h"
+#include "dtensor/Codegen/CPU/CpuCodegen.h"
+#include "dtensor/InitAllDialects.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Frontend/OpEmitter.h"
 
@@ -313,11 +314,10 @@ constexpr llvm::StringLiteral kPrefix = "{\"model\": {\"ops\": [";
 unsigned OpTest::opColumn() { return kPrefix.size() + 1; }
 
 OpTest::OpTest() {
-  context.loadDialect<dtensor::DTensorDialect, arith::ArithDialect,
-                      bufferization::BufferizationDialect, func::FuncDialect,
-                      linalg::LinalgDialect, LLVM::LLVMDialect,
-                      math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
-                      tensor::TensorDialect>();
+  mlir::DialectRegistry registry;
+  dtensor::registerAllDialects(registry);
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
   context.getDiagEngine().registerHandler([this](Diagnostic &diag) {
     Error error;
     if (auto file = dyn_cast<FileLineColLoc>(diag.getLocation())) {

@@ -10,8 +10,8 @@
 
 #include "RuntimeTestSupport.h"
 
-#include "DType.h"
-#include "Random.h"
+#include "dtensor/Formats/DType.h"
+#include "dtensor/Formats/Random.h"
 #include "dtensor/Layout/LayoutMath.h"
 
 #include <mpi.h>

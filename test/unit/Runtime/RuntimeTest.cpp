@@ -8,8 +8,8 @@
 
 #include "RuntimeTestSupport.h"
 
-#include "Init.h"
-#include "Safetensors.h"
+#include "dtensor/Formats/Init.h"
+#include "dtensor/Formats/Safetensors.h"
 
 #include <cmath>
 #include <cstring>

@@ -3,7 +3,7 @@
 #ifndef DTENSOR_TEST_RUNTIMETESTSUPPORT_H
 #define DTENSOR_TEST_RUNTIMETESTSUPPORT_H
 
-#include "Manifest.h"
+#include "dtensor/Formats/Manifest.h"
 #include "dtensor/rt_abi.h"
 #include "dtensor/runtime.h"
 

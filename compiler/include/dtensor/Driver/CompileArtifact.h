@@ -10,13 +10,15 @@
 #ifndef DTENSOR_DRIVER_COMPILEARTIFACT_H
 #define DTENSOR_DRIVER_COMPILEARTIFACT_H
 
-#include "dtensor/Codegen/CpuCodegen.h"
-#include "dtensor/Codegen/GpuCodegen.h"
+#include "dtensor/Codegen/CPU/CpuCodegen.h"
+#include "dtensor/Codegen/GPU/GpuCodegen.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,11 @@ struct CompileOptions {
   /// Target "cuda": architecture, toolkit (empty = codegen::findCudaToolkit)
   /// and the kernels' block size.
   codegen::GpuLoweringOptions gpu;
+  /// Called on each pass manager the compiler runs (the distribute
+  /// pipeline, the target's lowering, the reference program's lowering)
+  /// before it runs: dtensor-compile applies MLIR's pass-manager options
+  /// there. A failure stops the compilation.
+  std::function<mlir::LogicalResult(mlir::PassManager &)> configurePassManager;
 };
 
 /// Parses "2x4", "8" or "tp=2x4" into a mesh override; "" or the error.

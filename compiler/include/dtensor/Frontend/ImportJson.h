@@ -34,9 +34,6 @@ mlir::OwningOpRef<mlir::ModuleOp> importModelPlan(llvm::SourceMgr &sourceMgr,
                                                   mlir::MLIRContext *context,
                                                   const ImportOptions &options);
 
-/// The dialects an imported module uses.
-void registerImportDialects(mlir::DialectRegistry &registry);
-
 /// Registers `--import-json` with mlir-translate's registry, with the
 /// option `--import-world-size`.
 void registerImportJsonTranslation();

@@ -26,7 +26,7 @@
 #ifndef DTENSOR_PROPAGATION_SOLVER_H
 #define DTENSOR_PROPAGATION_SOLVER_H
 
-#include "dtensor/Layout/CommCost.h"
+#include "dtensor/Planner/CommCost.h"
 #include "dtensor/Layout/LayoutMath.h"
 
 #include <cstdint>

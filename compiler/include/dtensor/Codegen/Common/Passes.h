@@ -1,0 +1,32 @@
+//===- Passes.h - dtensor code generation passes both targets run ---*- C++ -*-===//
+
+#ifndef DTENSOR_CODEGEN_COMMON_PASSES_H
+#define DTENSOR_CODEGEN_COMMON_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/Pass.h"
+
+namespace dtensor::codegen {
+
+#define GEN_PASS_DECL
+#include "dtensor/Codegen/Common/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "dtensor/Codegen/Common/Passes.h.inc"
+
+/// Attaches the bufferization models of the dtensor collectives, which turn
+/// them into runtime calls during one-shot bufferization.
+void registerCollectiveBufferizationModels(mlir::DialectRegistry &registry);
+
+} // namespace dtensor::codegen
+
+#endif // DTENSOR_CODEGEN_COMMON_PASSES_H

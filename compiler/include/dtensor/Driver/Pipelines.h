@@ -1,0 +1,40 @@
+//===- Pipelines.h - The named pipelines of the compiler --------*- C++ -*-===//
+//
+// The distribute pipeline: propagation, partitioning and collective fusion,
+// global program in, per-rank program out. dtensor-compile runs it before the
+// target's lowering (dtensor/Codegen/CPU/CpuCodegen.h, GPU/GpuCodegen.h);
+// dtensor-opt runs it as --dtensor-distribute.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_DRIVER_PIPELINES_H
+#define DTENSOR_DRIVER_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+
+#include <cstdint>
+#include <string>
+
+namespace dtensor::driver {
+
+struct DistributeOptions {
+  /// Collective fusion (see --dtensor-fuse-collectives).
+  uint64_t bucketBytes = 25 * 1024 * 1024;
+  bool overlap = true;
+  /// Print the communication report of the per-rank program: "text" or
+  /// "json"; "" for none.
+  std::string commReport;
+};
+
+/// Global program (layouts on arguments, distribute constraints) -> per-rank
+/// program: --dtensor-propagate, --dtensor-partition,
+/// --dtensor-fuse-collectives, and --dtensor-comm-report when asked.
+void buildDistributePipeline(mlir::OpPassManager &pm,
+                             const DistributeOptions &options);
+
+/// Registers the pipeline `dtensor-distribute` for dtensor-opt.
+void registerDistributePipeline();
+
+} // namespace dtensor::driver
+
+#endif // DTENSOR_DRIVER_PIPELINES_H

@@ -1,0 +1,76 @@
+//===- Passes.td - dtensor partitioning passes -------------*- tablegen -*-===//
+
+#ifndef DTENSOR_PARTITION_PASSES_TD
+#define DTENSOR_PARTITION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def Partition : Pass<"dtensor-partition", "mlir::ModuleOp"> {
+  let summary = "Rewrite the global program into the per-rank program";
+  let description = [{
+    Turns every function with layouts (the output of `--dtensor-propagate`)
+    into the program each rank runs. Tensor types become the shard type of
+    the rank: a sharded dim holds `ceil(N / n)` elements, split like
+    `torch.chunk` (nested over several mesh dims, the first listed
+    outermost); where ranks hold different sizes (uneven shards, including
+    ranks holding nothing) the dim is dynamic and its size is computed from
+    `dtensor.mesh_coord` at run time. Collectives on such dims move
+    variable-size pieces; nothing is padded.
+
+    Each op is rewritten to its local form. Most ops keep their meaning on
+    local pieces (a matmul on shards, a reduction over a sharded dim giving
+    the local partial value) and only change types. In addition:
+    - `tensor.empty`, `tensor.expand_shape` and `tensor.reshape` take the
+      rank's sizes; tensor constants are sliced to the rank's piece;
+    - slices keep whole sharded dims at the rank's size;
+    - `linalg.index` of a loop over a sharded dim adds the rank's offset,
+      so loop indices stay global positions;
+    - `tensor.gather` from a table sharded along a gathered dim looks up
+      only the rows the rank holds and yields zeros for the others (a
+      partial sum);
+    - `tensor.dim` of a tensor with a static global size becomes that size;
+    - `dtensor.distribute` disappears and `dtensor.redistribute` (whose
+      source must be the layout its operand has) becomes
+      the cheapest sequence of `all_gather`, `all_reduce`,
+      `reduce_scatter`, `all_to_all`, `chunk` and the local Replicate to
+      Partial step, as planned under the cost model of docs/propagation.md.
+
+    Function arguments and results keep their `dtensor.layout` and gain
+    `dtensor.global_shape`; declarations with layouts get the same per-rank
+    signature. Functions without layouts are left alone, and so are
+    functions partitioned already. Sharded dims must have static
+    global sizes.
+  }];
+  let options = [
+    Option<"callUs", "call-us", "double", /*default=*/"1.0",
+           "Fixed cost of issuing one collective, in microseconds">,
+    Option<"latencyUs", "latency-us", "double", /*default=*/"5.0",
+           "Cost of one step of a collective, in microseconds">,
+    Option<"bandwidthGBps", "bandwidth-gbps", "double", /*default=*/"10.0",
+           "Bytes per second each rank sends, in GB/s">,
+  ];
+  let dependentDialects = ["::dtensor::DTensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def StripLayouts : Pass<"dtensor-strip-layouts", "mlir::ModuleOp"> {
+  let summary = "Turn a global program into its single-device form";
+  let description = [{
+    Removes every trace of distribution from a global-level program, which
+    leaves the program a single device runs: `dtensor.distribute` and
+    `dtensor.redistribute` are replaced by their operand (at the global
+    level they do not change values), `dtensor.layout` attributes are
+    dropped from function arguments and results, and `dtensor.mesh` symbols
+    are erased. `dtensor-compile` compiles this form as the artifact's
+    reference program, the one `dtensor-run --check` compares against.
+
+    A per-rank program (one that uses collectives, `dtensor.chunk` or
+    `dtensor.mesh_coord`) has no single-device form: the pass fails on it,
+    naming the first such op.
+  }];
+}
+
+#endif // DTENSOR_PARTITION_PASSES_TD

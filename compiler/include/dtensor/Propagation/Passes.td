@@ -1,0 +1,52 @@
+//===- Passes.td - dtensor layout propagation passes -------*- tablegen -*-===//
+
+#ifndef DTENSOR_PROPAGATION_PASSES_TD
+#define DTENSOR_PROPAGATION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def Propagate : Pass<"dtensor-propagate", "mlir::ModuleOp"> {
+  let summary = "Give every tensor value a layout and insert redistributes";
+  let description = [{
+    Chooses a layout for every tensor value of each function that uses a
+    mesh, and inserts `dtensor.redistribute` exactly where an operand's
+    layout differs from what its user's chosen strategy needs.
+
+    User constraints win: layouts on function arguments, `dtensor.distribute`
+    (the operand *is* that layout) and the source layout of a hand-written
+    `dtensor.redistribute`. Two constraints that give one value different
+    layouts, or different meshes in one function, are errors naming both
+    places. A layout on a function result is a request: the returned value
+    is redistributed to it when needed.
+
+    Every op gets a strategy: for each mesh dim, shard one factor of its
+    sharding rule, let Partial values flow through it (linear ops), or
+    replicate. The choice is global and cost-based: each candidate is priced
+    by the collectives its operands would need plus the op's local compute
+    time. A deterministic local search starts twice (greedy in program
+    order, and in reverse), sweeps backward and forward moving one op at a
+    time (its operands' producers follow), and keeps the cheaper end point.
+    The cost model, the rules and the search are described in
+    docs/propagation.md.
+
+    Each op that produces tensors gets a `dtensor.layouts` attribute (one
+    layout per result); function arguments and results get `dtensor.layout`.
+    Ops with no sharding rule are replicated, with a remark naming the op.
+  }];
+  let options = [
+    Option<"callUs", "call-us", "double", /*default=*/"1.0",
+           "Fixed cost of issuing one collective, in microseconds">,
+    Option<"latencyUs", "latency-us", "double", /*default=*/"5.0",
+           "Cost of one step of a collective, in microseconds">,
+    Option<"bandwidthGBps", "bandwidth-gbps", "double", /*default=*/"10.0",
+           "Bytes per second each rank sends, in GB/s">,
+    Option<"computeGflops", "compute-gflops", "double", /*default=*/"100.0",
+           "Per-rank compute throughput in GFLOP/s: arithmetic ops of an "
+           "op's body per loop point, per nanosecond">,
+    Option<"maxSweeps", "max-sweeps", "unsigned", /*default=*/"16",
+           "Upper bound on forward/backward improvement sweeps">,
+  ];
+  let dependentDialects = ["::dtensor::DTensorDialect"];
+}
+
+#endif // DTENSOR_PROPAGATION_PASSES_TD

@@ -1,0 +1,24 @@
+//===- Passes.h - dtensor reports passes ------------------------*- C++ -*-===//
+
+#ifndef DTENSOR_REPORTS_PASSES_H
+#define DTENSOR_REPORTS_PASSES_H
+
+#include "dtensor/Dialect/DTensor/DTensorDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace dtensor {
+
+#define GEN_PASS_DECL
+#include "dtensor/Reports/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "dtensor/Reports/Passes.h.inc"
+
+} // namespace dtensor
+
+#endif // DTENSOR_REPORTS_PASSES_H

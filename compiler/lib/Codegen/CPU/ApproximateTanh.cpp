@@ -1,0 +1,47 @@
+//===- ApproximateTanh.cpp - tanh as a rational polynomial ----------------===//
+//
+// glibc's vector math library has no tanh: a loop of f32 tanh (GELU's tanh
+// form) called the scalar tanhf once per element, most of an MLP's step.
+// Upstream MLIR's rational approximation is plain arithmetic, which LLVM's
+// loop vectoriser turns into vector code.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace dtensor::codegen {
+#define GEN_PASS_DEF_CPUAPPROXIMATETANH
+#include "dtensor/Codegen/CPU/Passes.h.inc"
+} // namespace dtensor::codegen
+
+using namespace mlir;
+
+namespace {
+
+struct CpuApproximateTanh
+    : dtensor::codegen::impl::CpuApproximateTanhBase<CpuApproximateTanh> {
+  void runOnOperation() override {
+    // Only tanh: the other approximations are less accurate than libmvec,
+    // which already vectorises them. Scalars only, as loops of linalg ops
+    // have them (vectors would need the vector dialect).
+    RewritePatternSet patterns(&getContext());
+    populatePolynomialApproximateTanhPattern(patterns);
+    // Rewrites the tanh ops and nothing else (no folding of their users).
+    SmallVector<Operation *> tanhs;
+    getOperation().walk([&](math::TanhOp op) {
+      if (op.getType().isF32())
+        tanhs.push_back(op);
+    });
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    if (failed(applyOpPatternsGreedily(tanhs, std::move(patterns), config)))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,138 @@
+//===- Pipeline.cpp - The CPU lowering pipeline ---------------------------===//
+
+#include "dtensor/Codegen/CPU/CpuCodegen.h"
+#include "dtensor/Codegen/CPU/Passes.h"
+#include "dtensor/Codegen/Common/Passes.h"
+#include "dtensor/Codegen/GPU/Passes.h"
+
+#include "dtensor/Codegen/Common/PipelineStages.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace dtensor::codegen {
+
+void addBufferizationPasses(OpPassManager &pm,
+                            const BufferizationStageOptions &options) {
+  // Tensors: gathers and elementwise ops as fused linalg generics,
+  // collectives prepared, entry results as out-params.
+  pm.addNestedPass<func::FuncOp>(createLowerGather());
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  if (options.fuseElementwise)
+    pm.addNestedPass<func::FuncOp>(createFuseElementwise());
+  if (options.cpuVectorMath) {
+    pm.addNestedPass<func::FuncOp>(createCpuClampExp());
+    pm.addNestedPass<func::FuncOp>(createCpuApproximateTanh());
+    pm.addNestedPass<func::FuncOp>(createCpuReassociateSums());
+  }
+  pm.addPass(createPrepareCollectives());
+  pm.addPass(createEntryOutParams());
+  pm.addPass(createCanonicalizerPass());
+
+  // Buffers: collectives become runtime calls as they bufferize.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createLowerMeshCoords());
+  if (options.matmulToRuntime) {
+    MatmulToRuntimeOptions matmul;
+    matmul.halfPrecision = options.halfPrecisionMatmuls;
+    pm.addPass(createMatmulToRuntime(matmul));
+  }
+  bufferization::buildBufferDeallocationPipeline(pm);
+}
+
+void addHostToLLVMPasses(OpPassManager &pm) {
+  pm.addPass(createArithToLLVMConversionPass());
+  // Allocations through generic functions, bound to the runtime's buffer
+  // cache by --dtensor-finalize-abi.
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+}
+
+void buildCpuLoweringPipeline(OpPassManager &pm,
+                              const CpuLoweringOptions &options) {
+  BufferizationStageOptions stage;
+  stage.fuseElementwise = options.fuseElementwise;
+  stage.matmulToRuntime = options.matmulToRuntime;
+  stage.cpuVectorMath = true;
+  addBufferizationPasses(pm, stage);
+  if (options.emulateGpuKernels) {
+    pm.addNestedPass<func::FuncOp>(createGpuLinalgToParallelLoops());
+    pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoops());
+    pm.addNestedPass<func::FuncOp>(createGpuEmulateLaunches());
+  }
+  pm.addPass(createCpuStridedCopiesToLoops());
+
+  // Loops, then the LLVM dialect.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // One function per loop nest, each distinct nest once: LLVM's loop
+  // passes take time quadratic in a function's size.
+  pm.addPass(createCpuOutlineLoopNests());
+  pm.addPass(createCpuMergeIdenticalFunctions());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  // bf16 conversions as integer arithmetic: the system's libgcc may lack
+  // __truncsfbf2.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  addHostToLLVMPasses(pm);
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createFinalizeAbi());
+  pm.addPass(createCanonicalizerPass());
+}
+
+namespace {
+struct CpuLoweringPipelineOptions
+    : PassPipelineOptions<CpuLoweringPipelineOptions> {
+  Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse elementwise linalg ops before bufferization"),
+      llvm::cl::init(true)};
+  Option<bool> matmulToRuntime{
+      *this, "matmul-to-runtime",
+      llvm::cl::desc("Call dtensor_rt_matmul for f32/f64 matmuls"),
+      llvm::cl::init(true)};
+  Option<bool> emulateGpuKernels{
+      *this, "emulate-gpu-kernels",
+      llvm::cl::desc("Map loop nests to kernels as the CUDA target does, "
+                     "then run the kernels as loops"),
+      llvm::cl::init(false)};
+};
+} // namespace
+
+void registerCpuCodegenPasses() {
+  registerCodegenCPUPasses();
+  PassPipelineRegistration<CpuLoweringPipelineOptions>(
+      "dtensor-cpu-lowering",
+      "Lower a per-rank module to the LLVM dialect for the CPU runtime",
+      [](OpPassManager &pm, const CpuLoweringPipelineOptions &options) {
+        CpuLoweringOptions lowering;
+        lowering.fuseElementwise = options.fuseElementwise;
+        lowering.matmulToRuntime = options.matmulToRuntime;
+        lowering.emulateGpuKernels = options.emulateGpuKernels;
+        buildCpuLoweringPipeline(pm, lowering);
+      });
+}
+
+} // namespace dtensor::codegen

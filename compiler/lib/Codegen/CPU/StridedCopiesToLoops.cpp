@@ -1,0 +1,48 @@
+//===- StridedCopiesToLoops.cpp - no memrefCopy calls ---------------------===//
+//
+// The LLVM lowering of memref.copy calls MLIR's support library for copies
+// it cannot do with one memcpy. A compiled program links only the dtensor
+// runtime, so those copies become linalg.copy, lowered to loops like every
+// other linalg op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+
+namespace dtensor::codegen {
+#define GEN_PASS_DEF_CPUSTRIDEDCOPIESTOLOOPS
+#include "dtensor/Codegen/CPU/Passes.h.inc"
+} // namespace dtensor::codegen
+
+using namespace mlir;
+
+namespace {
+/// True when a memref's elements are one contiguous, row-major run.
+bool isContiguous(Value value) {
+  auto type = cast<MemRefType>(value.getType());
+  return type.getLayout().isIdentity() ||
+         memref::isStaticShapeAndContiguousRowMajor(type);
+}
+
+struct CpuStridedCopiesToLoops
+    : dtensor::codegen::impl::CpuStridedCopiesToLoopsBase<
+          CpuStridedCopiesToLoops> {
+  void runOnOperation() override {
+    SmallVector<memref::CopyOp> copies;
+    getOperation()->walk([&](memref::CopyOp copy) {
+      if (!isContiguous(copy.getSource()) || !isContiguous(copy.getTarget()))
+        copies.push_back(copy);
+    });
+    for (memref::CopyOp copy : copies) {
+      OpBuilder builder(copy);
+      linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),
+                             copy.getTarget());
+      copy.erase();
+    }
+  }
+};
+} // namespace

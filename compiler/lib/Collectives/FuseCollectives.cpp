@@ -1,0 +1,82 @@
+//===- FuseCollectives.cpp - --dtensor-fuse-collectives ---------*- C++ -*-===//
+//
+// Runs the three phases on every block of every function: cancel and
+// strength-reduce collectives, bucket the remaining ones, then split each
+// into start/wait for overlap. Each phase sees the output of the one before:
+// cancelled collectives are never bucketed, and a bucket is issued as one
+// start.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FuseCollectives.h"
+
+#include "dtensor/Dialect/DTensor/DTensorOps.h"
+#include "dtensor/Collectives/Passes.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace dtensor {
+#define GEN_PASS_DEF_FUSECOLLECTIVES
+#include "dtensor/Collectives/Passes.h.inc"
+} // namespace dtensor
+
+using namespace mlir;
+using namespace dtensor;
+
+namespace {
+struct FuseCollectivesPass
+    : dtensor::impl::FuseCollectivesBase<FuseCollectivesPass> {
+  using FuseCollectivesBase::FuseCollectivesBase;
+
+  void runOnOperation() override;
+
+private:
+  LogicalResult simplify();
+  /// The blocks of the module's functions, nested ones included, except the
+  /// bodies of dtensor.start (each holds one collective, already issued).
+  SmallVector<Block *> getScheduledBlocks();
+};
+} // namespace
+
+LogicalResult FuseCollectivesPass::simplify() {
+  // Only collectives and chunks are rewritten: seed the driver with them and
+  // let it visit nothing else, so that unrelated IR is left as written.
+  SmallVector<Operation *> ops;
+  getOperation()->walk([&](Operation *op) {
+    if ((op->hasTrait<Collective>() || isa<ChunkOp>(op)) && !isIssuedAsync(op))
+      ops.push_back(op);
+  });
+  RewritePatternSet patterns(&getContext());
+  populateCollectiveSimplificationPatterns(patterns);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps)
+      .enableFolding(false)
+      .enableConstantCSE(false);
+  if (succeeded(applyOpPatternsGreedily(ops, std::move(patterns), config)))
+    return success();
+  return getOperation()->emitError(
+      "cancelling and strength-reducing collectives did not converge");
+}
+
+SmallVector<Block *> FuseCollectivesPass::getScheduledBlocks() {
+  SmallVector<Block *> blocks;
+  getOperation()->walk([&](FunctionOpInterface function) {
+    function->walk([&](Block *block) {
+      if (!isa<StartOp>(block->getParentOp()))
+        blocks.push_back(block);
+    });
+  });
+  return blocks;
+}
+
+void FuseCollectivesPass::runOnOperation() {
+  if (failed(simplify()))
+    return signalPassFailure();
+  if (bucketBytes > 0)
+    for (Block *block : getScheduledBlocks())
+      bucketCollectives(*block, bucketBytes);
+  if (overlap)
+    for (Block *block : getScheduledBlocks())
+      overlapCollectives(*block);
+}

@@ -1,0 +1,61 @@
+//===- Pipelines.cpp - The named pipelines of the compiler ----------------===//
+
+#include "dtensor/Driver/Pipelines.h"
+
+#include "dtensor/Collectives/Passes.h"
+#include "dtensor/Partition/Passes.h"
+#include "dtensor/Propagation/Passes.h"
+#include "dtensor/Reports/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+void dtensor::driver::buildDistributePipeline(
+    OpPassManager &pm, const DistributeOptions &options) {
+  pm.addPass(createPropagate());
+  pm.addPass(createPartition());
+  FuseCollectivesOptions fuse;
+  fuse.bucketBytes = options.bucketBytes;
+  fuse.overlap = options.overlap;
+  pm.addPass(createFuseCollectives(fuse));
+  if (!options.commReport.empty()) {
+    CommReportOptions report;
+    report.format = options.commReport;
+    pm.addPass(createCommReport(report));
+  }
+}
+
+namespace {
+struct DistributePipelineOptions
+    : PassPipelineOptions<DistributePipelineOptions> {
+  Option<uint64_t> bucketBytes{
+      *this, "bucket-bytes",
+      llvm::cl::desc("Largest combined size, in bytes per rank, of one "
+                     "bucketed collective; 0 disables bucketing"),
+      llvm::cl::init(25 * 1024 * 1024)};
+  Option<bool> overlap{
+      *this, "overlap",
+      llvm::cl::desc("Overlap collectives with independent computation"),
+      llvm::cl::init(true)};
+  Option<std::string> commReport{
+      *this, "comm-report",
+      llvm::cl::desc("Print the communication report of the per-rank "
+                     "program: text or json (default: none)"),
+      llvm::cl::init("")};
+};
+} // namespace
+
+void dtensor::driver::registerDistributePipeline() {
+  PassPipelineRegistration<DistributePipelineOptions>(
+      "dtensor-distribute",
+      "Global program to per-rank program: propagate layouts, partition, "
+      "fuse collectives",
+      [](OpPassManager &pm, const DistributePipelineOptions &options) {
+        DistributeOptions distribute;
+        distribute.bucketBytes = options.bucketBytes;
+        distribute.overlap = options.overlap;
+        distribute.commReport = options.commReport;
+        buildDistributePipeline(pm, distribute);
+      });
+}

@@ -1,0 +1,23 @@
+//===- InitAllPasses.cpp - Passes and pipelines of dtensor-opt ------------===//
+
+#include "dtensor/InitAllPasses.h"
+
+#include "dtensor/Codegen/CPU/CpuCodegen.h"
+#include "dtensor/Codegen/Common/Passes.h"
+#include "dtensor/Codegen/GPU/GpuCodegen.h"
+#include "dtensor/Collectives/Passes.h"
+#include "dtensor/Driver/Pipelines.h"
+#include "dtensor/Partition/Passes.h"
+#include "dtensor/Propagation/Passes.h"
+#include "dtensor/Reports/Passes.h"
+
+void dtensor::registerAllPasses() {
+  registerPropagationPasses();
+  registerPartitionPasses();
+  registerCollectivesPasses();
+  registerReportsPasses();
+  codegen::registerCodegenCommonPasses();
+  codegen::registerCpuCodegenPasses();
+  codegen::registerGpuCodegenPasses();
+  driver::registerDistributePipeline();
+}

@@ -1,0 +1,103 @@
+//===- LowerRedistribute.cpp - redistribute to local collectives ----------===//
+
+#include "LowerRedistribute.h"
+#include "dtensor/Analysis/ElementBytes.h"
+
+#include "dtensor/Planner/RedistributePlan.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace dtensor;
+using layout::Placement;
+using layout::RedistributeStep;
+
+RankedTensorType dtensor::getLocalType(RankedTensorType globalType,
+                                       const std::vector<Placement> &placements,
+                                       const layout::Mesh &mesh) {
+  std::vector<int64_t> local =
+      layout::localShapeType(std::vector<int64_t>(globalType.getShape().begin(),
+                                                  globalType.getShape().end()),
+                             placements, mesh);
+  SmallVector<int64_t> shape;
+  for (int64_t size : local)
+    shape.push_back(size == layout::kDynamic ? ShapedType::kDynamic : size);
+  return globalType.clone(shape);
+}
+
+/// A tensor of zeros shaped like `like`.
+static Value createZerosLike(OpBuilder &builder, Location loc, Value like) {
+  auto type = cast<RankedTensorType>(like.getType());
+  SmallVector<Value> dynamicSizes;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim)
+    if (type.isDynamicDim(dim))
+      dynamicSizes.push_back(tensor::DimOp::create(builder, loc, like, dim));
+  Value empty = tensor::EmptyOp::create(builder, loc, type, dynamicSizes);
+  Value zero = arith::ConstantOp::create(
+      builder, loc,
+      cast<TypedAttr>(builder.getZeroAttr(type.getElementType())));
+  return linalg::FillOp::create(builder, loc, zero, empty).getResult(0);
+}
+
+/// Emits one planned step on `local`; `after` is the layout it leads to.
+static Value emitStep(OpBuilder &builder, Location loc, Value local,
+                      const RedistributeStep &step, RankedTensorType afterType,
+                      ShardIndex &index) {
+  StringRef mesh = index.getMesh().getSymName();
+  ArrayRef<int64_t> meshDims = step.meshDims;
+  switch (step.kind) {
+  case RedistributeStep::Kind::AllGather:
+    return AllGatherOp::create(builder, loc, afterType, local, step.dim, mesh,
+                               meshDims)
+        ->getResult(0);
+  case RedistributeStep::Kind::AllReduce:
+    return AllReduceOp::create(builder, loc, local,
+                               fromLayoutReduceKind(step.reduce), mesh,
+                               meshDims)
+        ->getResult(0);
+  case RedistributeStep::Kind::ReduceScatter:
+    return ReduceScatterOp::create(builder, loc, afterType, local,
+                                   fromLayoutReduceKind(step.reduce), step.dim,
+                                   mesh, meshDims)
+        ->getResult(0);
+  case RedistributeStep::Kind::AllToAll:
+    // The shard moves from `dim` (joined) to `toDim` (split).
+    return AllToAllOp::create(builder, loc, afterType, local, step.toDim,
+                              step.dim, mesh, meshDims);
+  case RedistributeStep::Kind::Chunk:
+    return ChunkOp::create(builder, loc, afterType, local, step.dim, mesh,
+                           meshDims);
+  case RedistributeStep::Kind::MarkPartial: {
+    // Avg, max and min of copies of one value are that value; a sum of
+    // copies is not, so only the group's first member keeps its data.
+    if (step.reduce != layout::ReduceKind::Sum)
+      return local;
+    Value isFirst =
+        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                              index.getGroupIndex(meshDims), index.getIndex(0));
+    return arith::SelectOp::create(builder, loc, isFirst, local,
+                                   createZerosLike(builder, loc, local));
+  }
+  }
+  llvm_unreachable("unknown redistribute step");
+}
+
+Value dtensor::lowerRedistribute(OpBuilder &builder, Location loc, Value local,
+                                 RankedTensorType globalType, LayoutAttr source,
+                                 LayoutAttr target, ShardIndex &index,
+                                 const layout::CostParams &params) {
+  int64_t rank = globalType.getRank();
+  layout::Mesh mesh = index.getMesh().getLayoutMesh();
+  std::vector<int64_t> shape(globalType.getShape().begin(),
+                             globalType.getShape().end());
+  layout::RedistributePlan plan = layout::planRedistribute(
+      shape, getElementBytes(globalType),
+      source.getNormalized(rank).getLayoutPlacements(),
+      target.getNormalized(rank).getLayoutPlacements(), mesh, params);
+  for (auto [step, after] : llvm::zip(plan.steps, plan.layouts))
+    local = emitStep(builder, loc, local, step,
+                     getLocalType(globalType, after, mesh), index);
+  return local;
+}

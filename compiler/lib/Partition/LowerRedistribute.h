@@ -1,0 +1,40 @@
+//===- LowerRedistribute.h - redistribute to local collectives --*- C++ -*-===//
+//
+// Turns one dtensor.redistribute of the global program into the per-rank
+// collectives the redistribute planner chooses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_TRANSFORMS_LOWERREDISTRIBUTE_H
+#define DTENSOR_TRANSFORMS_LOWERREDISTRIBUTE_H
+
+#include "dtensor/Partition/ShardIndex.h"
+
+#include "dtensor/Planner/CommCost.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace dtensor {
+
+/// The per-rank type of a tensor of `globalType` laid out as `layout`
+/// (normalised placements on `mesh`): sharded dims hold the local size when
+/// every rank holds the same, and are dynamic otherwise.
+mlir::RankedTensorType
+getLocalType(mlir::RankedTensorType globalType,
+             const std::vector<layout::Placement> &placements,
+             const layout::Mesh &mesh);
+
+/// Emits, at `builder`'s insertion point, the steps that turn `local` (this
+/// rank's piece of a tensor of `globalType` laid out as `source`) into its
+/// piece under `target`, and returns the new piece. Both layouts are on the
+/// mesh of `index`.
+mlir::Value lowerRedistribute(mlir::OpBuilder &builder, mlir::Location loc,
+                              mlir::Value local,
+                              mlir::RankedTensorType globalType,
+                              LayoutAttr source, LayoutAttr target,
+                              ShardIndex &index,
+                              const layout::CostParams &params);
+
+} // namespace dtensor
+
+#endif // DTENSOR_TRANSFORMS_LOWERREDISTRIBUTE_H

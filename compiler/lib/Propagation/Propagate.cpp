@@ -1,0 +1,675 @@
+//===- Propagate.cpp - sharding propagation -----------------------------===//
+//
+// Gives every tensor value of a function a layout and inserts
+// dtensor.redistribute where a user needs another layout than its operand
+// has. The function becomes a propagation::Problem: one node per tensor
+// argument, per op touching tensors and per returned tensor, each with its
+// candidate strategies; the solver picks one per node globally; the choice
+// is written back as attributes and redistributes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Analysis/ElementBytes.h"
+#include "RuleStrategies.h"
+
+#include "dtensor/Analysis/ShardingRule.h"
+#include "dtensor/Dialect/DTensor/DTensorAttrs.h"
+#include "dtensor/Dialect/DTensor/DTensorDialect.h"
+#include "dtensor/Dialect/DTensor/DTensorOps.h"
+#include "dtensor/Propagation/Solver.h"
+#include "dtensor/Propagation/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace dtensor {
+#define GEN_PASS_DEF_PROPAGATE
+#include "dtensor/Propagation/Passes.h.inc"
+} // namespace dtensor
+
+using namespace mlir;
+using namespace dtensor;
+using propagation::Layout;
+using propagation::Strategy;
+
+namespace {
+
+/// The normalised layout-math placements of `attr` for a `rank`-D tensor.
+Layout toLayout(LayoutAttr attr, int64_t rank) {
+  return attr.getNormalized(rank).getLayoutPlacements();
+}
+
+Layout replicated(const layout::Mesh &mesh) {
+  return Layout(mesh.rank(), layout::Placement::replicate());
+}
+
+/// Arithmetic ops per point of `op`'s iteration space: what sharding the op
+/// saves. A fill or a copy has none; reshapes and slices are views.
+double getArithmeticPerPoint(Operation *op) {
+  if (isa<tensor::TensorDialect>(op->getDialect()))
+    return 0.0;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    // The payload minus its terminator.
+    return static_cast<double>(linalgOp.getBlock()->getOperations().size() -
+                               1);
+  }
+  return 1.0;
+}
+
+/// Ops recreated in each layout their users need instead of redistributed:
+/// they cost nothing to build again on every rank.
+bool isRematerializable(Operation *op) {
+  return op && isa<tensor::EmptyOp, arith::ConstantOp>(op);
+}
+
+/// A user's claim that a value has a layout, and where it was made.
+struct Assertion {
+  Layout layout;
+  Location loc;
+};
+
+/// What one node of the problem stands for.
+struct NodeInfo {
+  enum class Kind { Argument, Op, Result };
+  Kind kind;
+  /// The op (Op), or null.
+  Operation *op = nullptr;
+  /// Argument or result number (Argument, Result).
+  unsigned index = 0;
+  /// The uses each operand slot stands for.
+  SmallVector<SmallVector<OpOperand *, 1>> slots;
+  /// The values of the node's results, in node-result order.
+  SmallVector<Value> results;
+  /// Some result had to keep a layout other than a user's claim.
+  bool missedClaim = false;
+};
+
+/// Propagation over one function.
+class FunctionPropagation {
+public:
+  FunctionPropagation(func::FuncOp func, MeshOp mesh,
+                      FlatSymbolRefAttr meshRef, layout::CostParams costs,
+                      ComputeParams compute)
+      : func(func), meshRef(meshRef), mesh(mesh.getLayoutMesh()),
+        problem(this->mesh, costs), compute(compute) {}
+
+  LogicalResult run(unsigned maxSweeps);
+
+private:
+  LogicalResult collectAssertions();
+  LogicalResult addAssertion(Value value, Layout layout, Location loc);
+  void addValue(Value value);
+  void buildNodes();
+  void addOpNode(Operation *op);
+  void addNode(NodeInfo info, SmallVector<Value> operands,
+               std::vector<Strategy> strategies);
+  void materialize(const std::vector<int> &choice);
+  /// The layout a constraint claims for `value` (which has one).
+  const Layout &claimed(Value value) const {
+    return assertions.find(value)->second.layout;
+  }
+  LayoutAttr getAttr(const Layout &layout) const {
+    return getLayoutAttr(meshRef, layout);
+  }
+
+  func::FuncOp func;
+  FlatSymbolRefAttr meshRef;
+  layout::Mesh mesh;
+  propagation::Problem problem;
+  ComputeParams compute;
+  DenseMap<Value, int> valueIds;
+  /// Claims made by users (distribute, redistribute's source) and by
+  /// argument attributes or the layout-carrying producers.
+  llvm::MapVector<Value, Assertion> assertions;
+  std::vector<NodeInfo> nodes;
+};
+
+} // namespace
+
+LogicalResult FunctionPropagation::addAssertion(Value value, Layout layout,
+                                                Location loc) {
+  auto [it, inserted] =
+      assertions.try_emplace(value, Assertion{layout, loc});
+  if (inserted || it->second.layout == layout)
+    return success();
+  InFlightDiagnostic diag = emitError(loc)
+                            << "conflicting layouts for one value: "
+                            << layout::str(layout) << " here, but "
+                            << layout::str(it->second.layout) << " before";
+  diag.attachNote(it->second.loc) << "the other layout constraint is here";
+  return failure();
+}
+
+LogicalResult FunctionPropagation::collectAssertions() {
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    auto attr = func.getArgAttrOfType<LayoutAttr>(
+        arg.getArgNumber(), DTensorDialect::getLayoutAttrName());
+    if (type && attr &&
+        failed(addAssertion(arg, toLayout(attr, type.getRank()),
+                            arg.getLoc())))
+      return failure();
+  }
+  for (Operation &op : func.getBody().front()) {
+    if (auto distribute = dyn_cast<DistributeOp>(op)) {
+      int64_t rank = distribute.getInput().getType().getRank();
+      Layout layout = toLayout(distribute.getLayout(), rank);
+      if (failed(addAssertion(distribute.getInput(), layout, op.getLoc())) ||
+          failed(addAssertion(distribute.getResult(), layout, op.getLoc())))
+        return failure();
+    } else if (auto request = dyn_cast<ToLayoutOp>(op)) {
+      // Only the result: the input keeps its producer's choice.
+      int64_t rank = request.getInput().getType().getRank();
+      if (failed(addAssertion(request.getResult(),
+                              toLayout(request.getLayout(), rank),
+                              op.getLoc())))
+        return failure();
+    } else if (auto redistribute = dyn_cast<RedistributeOp>(op)) {
+      int64_t rank = redistribute.getInput().getType().getRank();
+      if (failed(addAssertion(redistribute.getInput(),
+                              toLayout(redistribute.getSource(), rank),
+                              op.getLoc())) ||
+          failed(addAssertion(redistribute.getResult(),
+                              toLayout(redistribute.getTarget(), rank),
+                              op.getLoc())))
+        return failure();
+    }
+  }
+  return success();
+}
+
+void FunctionPropagation::addValue(Value value) {
+  Operation *producer = value.getDefiningOp();
+  propagation::ValueInfo info;
+  auto type = cast<RankedTensorType>(value.getType());
+  for (int64_t size : type.getShape())
+    info.shape.push_back(ShapedType::isDynamic(size) ? layout::kDynamic
+                                                     : size);
+  info.elementBytes = getElementBytes(type);
+  info.rematerializable = isRematerializable(producer);
+  valueIds[value] = problem.addValue(std::move(info));
+}
+
+void FunctionPropagation::addNode(NodeInfo info, SmallVector<Value> operands,
+                                  std::vector<Strategy> strategies) {
+  // A user's claim on a result narrows the producer's choice; when no
+  // strategy can honour it, the claiming op converts instead.
+  for (auto [index, result] : llvm::enumerate(info.results)) {
+    auto it = assertions.find(result);
+    if (it == assertions.end())
+      continue;
+    std::vector<Strategy> kept;
+    for (const Strategy &strategy : strategies)
+      if (strategy.results[index] == it->second.layout)
+        kept.push_back(strategy);
+    if (kept.empty())
+      info.missedClaim = true;
+    else
+      strategies = std::move(kept);
+  }
+  std::vector<int> operandIds, resultIds;
+  for (Value operand : operands)
+    operandIds.push_back(valueIds.at(operand));
+  for (Value result : info.results)
+    resultIds.push_back(valueIds.at(result));
+  problem.addNode(std::move(operandIds), std::move(resultIds),
+                  std::move(strategies));
+  nodes.push_back(std::move(info));
+}
+
+void FunctionPropagation::addOpNode(Operation *op) {
+  NodeInfo info{NodeInfo::Kind::Op, op};
+  SmallVector<Value> operands;
+  std::vector<Strategy> strategies;
+  auto isTracked = [&](Value value) { return valueIds.contains(value); };
+  auto addSlot = [&](OpOperand &use) {
+    info.slots.push_back({&use});
+    operands.push_back(use.get());
+  };
+  for (Value result : op->getResults())
+    if (isa<RankedTensorType>(result.getType())) {
+      addValue(result);
+      info.results.push_back(result);
+    }
+
+  auto replicateAll = [&] {
+    Strategy strategy;
+    for (OpOperand &use : op->getOpOperands())
+      if (isTracked(use.get())) {
+        addSlot(use);
+        strategy.operands.push_back(replicated(mesh));
+      }
+    strategy.results.assign(info.results.size(), replicated(mesh));
+    strategies.push_back(std::move(strategy));
+  };
+
+  if (isa<DistributeOp, ToLayoutOp>(op)) {
+    Layout layout = claimed(op->getResult(0));
+    addSlot(op->getOpOperand(0));
+    strategies.push_back(Strategy{{layout}, {layout}, 0.0});
+  } else if (auto redistribute = dyn_cast<RedistributeOp>(op)) {
+    addSlot(redistribute.getInputMutable());
+    strategies.push_back(
+        Strategy{{claimed(redistribute.getInput())},
+                 {claimed(redistribute.getResult())},
+                 0.0});
+  } else if (auto call = dyn_cast<func::CallOp>(op)) {
+    // The callee was propagated first: its signature is the contract.
+    auto callee =
+        SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op,
+                                                           call.getCalleeAttr());
+    Strategy strategy;
+    for (OpOperand &use : op->getOpOperands()) {
+      if (!isTracked(use.get()))
+        continue;
+      addSlot(use);
+      auto attr = callee ? callee.getArgAttrOfType<LayoutAttr>(
+                               use.getOperandNumber(),
+                               DTensorDialect::getLayoutAttrName())
+                         : LayoutAttr();
+      int64_t rank = cast<RankedTensorType>(use.get().getType()).getRank();
+      strategy.operands.push_back(attr ? toLayout(attr, rank)
+                                       : replicated(mesh));
+    }
+    for (Value result : info.results) {
+      unsigned number = cast<OpResult>(result).getResultNumber();
+      auto attr = callee ? callee.getResultAttrOfType<LayoutAttr>(
+                               number, DTensorDialect::getLayoutAttrName())
+                         : LayoutAttr();
+      int64_t rank = cast<RankedTensorType>(result.getType()).getRank();
+      strategy.results.push_back(attr ? toLayout(attr, rank)
+                                      : replicated(mesh));
+    }
+    strategies.push_back(std::move(strategy));
+  } else if (std::optional<ShardingRule> rule = getShardingRule(op)) {
+    for (unsigned number : rule->tensorOperands)
+      addSlot(op->getOpOperand(number));
+    ComputeParams params = compute;
+    params.usPerPoint *= getArithmeticPerPoint(op);
+    strategies = enumerateStrategies(*rule, mesh, params);
+  } else {
+    op->emitRemark() << "no sharding rule for '" << op->getName()
+                     << "'; replicated";
+    replicateAll();
+  }
+  if (strategies.empty()) {
+    // A rule whose every strategy is invalid on this mesh (e.g. a unit
+    // factor everywhere) still runs replicated.
+    info.slots.clear();
+    operands.clear();
+    replicateAll();
+  }
+
+  // Tensors captured by regions are read whole by the body.
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  for (Value value : captured) {
+    if (!isTracked(value))
+      continue;
+    SmallVector<OpOperand *, 1> uses;
+    for (OpOperand &use : value.getUses())
+      if (op->isProperAncestor(use.getOwner()))
+        uses.push_back(&use);
+    info.slots.push_back(std::move(uses));
+    operands.push_back(value);
+    for (Strategy &strategy : strategies)
+      strategy.operands.push_back(replicated(mesh));
+  }
+  addNode(std::move(info), std::move(operands), std::move(strategies));
+}
+
+void FunctionPropagation::buildNodes() {
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type)
+      continue;
+    addValue(arg);
+    std::vector<Strategy> strategies;
+    auto it = assertions.find(arg);
+    if (it != assertions.end()) {
+      strategies.push_back(Strategy{{}, {it->second.layout}, 0.0});
+    } else {
+      std::vector<int64_t> shape(type.getShape());
+      for (Layout &layout : enumerateShardLayouts(shape, mesh))
+        strategies.push_back(Strategy{{}, {std::move(layout)}, 0.0});
+    }
+    NodeInfo info{NodeInfo::Kind::Argument, nullptr, arg.getArgNumber()};
+    info.results.push_back(arg);
+    // The argument's own claim is already its only strategy.
+    nodes.push_back(std::move(info));
+    problem.addNode({}, {valueIds.at(arg)}, std::move(strategies));
+  }
+  Operation *terminator = func.getBody().front().getTerminator();
+  for (Operation &op : func.getBody().front()) {
+    if (&op == terminator || isa<tensor::DimOp>(op))
+      // tensor.dim reads the global shape, which every layout knows.
+      continue;
+    bool touchesTensors =
+        llvm::any_of(op.getResultTypes(), llvm::IsaPred<RankedTensorType>) ||
+        llvm::any_of(op.getOperands(),
+                     [&](Value v) { return valueIds.contains(v); });
+    if (!touchesTensors) {
+      llvm::SetVector<Value> captured;
+      getUsedValuesDefinedAbove(op.getRegions(), captured);
+      touchesTensors = llvm::any_of(
+          captured, [&](Value v) { return valueIds.contains(v); });
+    }
+    if (touchesTensors)
+      addOpNode(&op);
+  }
+  for (OpOperand &use : terminator->getOpOperands()) {
+    auto type = dyn_cast<RankedTensorType>(use.get().getType());
+    if (!type)
+      continue;
+    unsigned number = use.getOperandNumber();
+    std::vector<Strategy> strategies;
+    if (auto attr = func.getResultAttrOfType<LayoutAttr>(
+            number, DTensorDialect::getLayoutAttrName())) {
+      strategies.push_back(Strategy{{toLayout(attr, type.getRank())}, {}, 0});
+    } else {
+      std::vector<int64_t> shape(type.getShape());
+      for (Layout &layout : enumerateShardLayouts(shape, mesh))
+        strategies.push_back(Strategy{{std::move(layout)}, {}, 0.0});
+    }
+    NodeInfo info{NodeInfo::Kind::Result, nullptr, number};
+    info.slots.push_back({&use});
+    nodes.push_back(std::move(info));
+    problem.addNode({valueIds.at(use.get())}, {}, std::move(strategies));
+  }
+}
+
+void FunctionPropagation::materialize(const std::vector<int> &choice) {
+  MLIRContext *context = func.getContext();
+  StringAttr layoutsName =
+      StringAttr::get(context, DTensorDialect::getResultLayoutsAttrName());
+  // The layout each value ends up with.
+  DenseMap<Value, Layout> produced;
+  for (auto [nodeId, info] : llvm::enumerate(nodes)) {
+    const Strategy &strategy = problem.getStrategy(nodeId, choice[nodeId]);
+    for (auto [value, layout] : llvm::zip_equal(info.results,
+                                                strategy.results))
+      produced[value] = layout;
+    switch (info.kind) {
+    case NodeInfo::Kind::Argument:
+      func.setArgAttr(info.index, DTensorDialect::getLayoutAttrName(),
+                      getAttr(strategy.results.front()));
+      break;
+    case NodeInfo::Kind::Result:
+      func.setResultAttr(info.index, DTensorDialect::getLayoutAttrName(),
+                         getAttr(strategy.operands.front()));
+      break;
+    case NodeInfo::Kind::Op: {
+      if (isa<DistributeOp, RedistributeOp, ToLayoutOp>(info.op))
+        break;
+      if (info.missedClaim)
+        info.op->emitRemark()
+            << "cannot produce the layout a user asks for; its result is "
+               "redistributed";
+      SmallVector<Attribute> layouts;
+      unsigned next = 0;
+      for (Value result : info.op->getResults())
+        layouts.push_back(isa<RankedTensorType>(result.getType())
+                              ? Attribute(getAttr(strategy.results[next++]))
+                              : Attribute(UnitAttr::get(context)));
+      info.op->setAttr(layoutsName, ArrayAttr::get(context, layouts));
+      break;
+    }
+    }
+  }
+
+  // Group the uses of each value by the layout their node needs.
+  llvm::MapVector<Value, std::vector<std::pair<Layout, SmallVector<OpOperand *>>>>
+      needs;
+  for (auto [nodeId, info] : llvm::enumerate(nodes)) {
+    const Strategy &strategy = problem.getStrategy(nodeId, choice[nodeId]);
+    for (auto [slot, uses] : llvm::enumerate(info.slots)) {
+      if (uses.empty())
+        continue;
+      Value value = uses.front()->get();
+      const Layout &layout = strategy.operands[slot];
+      if (layout == produced.at(value))
+        continue;
+      auto &groups = needs[value];
+      auto group = llvm::find_if(
+          groups, [&](const auto &entry) { return entry.first == layout; });
+      if (group == groups.end()) {
+        groups.push_back({layout, {}});
+        group = std::prev(groups.end());
+      }
+      group->second.append(uses.begin(), uses.end());
+    }
+  }
+
+  OpBuilder builder(context);
+  Block &body = func.getBody().front();
+  for (auto &[value, groups] : needs) {
+    Operation *producer = value.getDefiningOp();
+    bool rematerialize = isRematerializable(producer);
+    for (auto &[layout, uses] : groups) {
+      Value replacement;
+      if (rematerialize) {
+        builder.setInsertionPointAfter(producer);
+        Operation *clone = builder.clone(*producer);
+        clone->setAttr(layoutsName,
+                       ArrayAttr::get(context, {getAttr(layout)}));
+        replacement = clone->getResult(0);
+      } else {
+        // Just before the first user in the function body.
+        Operation *first = nullptr;
+        for (OpOperand *use : uses) {
+          Operation *owner = body.findAncestorOpInBlock(*use->getOwner());
+          if (!first || owner->isBeforeInBlock(first))
+            first = owner;
+        }
+        builder.setInsertionPoint(first);
+        replacement = RedistributeOp::create(
+            builder, first->getLoc(), value.getType(), value,
+            getAttr(produced.at(value)), getAttr(layout));
+      }
+      for (OpOperand *use : uses)
+        use->set(replacement);
+    }
+    // A recreated producer nobody reads any more is dropped.
+    if (rematerialize && producer->use_empty())
+      producer->erase();
+  }
+
+  // The input of each to_layout now has its layout: it is a distribute.
+  for (Operation &op : llvm::make_early_inc_range(body)) {
+    auto request = dyn_cast<ToLayoutOp>(op);
+    if (!request)
+      continue;
+    builder.setInsertionPoint(request);
+    auto distribute =
+        DistributeOp::create(builder, request.getLoc(), request.getInput(),
+                             request.getLayout());
+    request.replaceAllUsesWith(distribute.getResult());
+    request.erase();
+  }
+}
+
+LogicalResult FunctionPropagation::run(unsigned maxSweeps) {
+  if (failed(collectAssertions()))
+    return failure();
+  buildNodes();
+  std::vector<int> choice = problem.solve(maxSweeps);
+  materialize(choice);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The mesh references a function uses, with a location for each.
+struct MeshUse {
+  FlatSymbolRefAttr mesh;
+  Location loc;
+};
+
+/// Finds the one mesh `func` uses; null when it uses none. Two meshes are
+/// an error.
+FailureOr<FlatSymbolRefAttr> getFunctionMesh(func::FuncOp func) {
+  std::optional<MeshUse> found;
+  auto use = [&](LayoutAttr layout, Location loc) -> LogicalResult {
+    if (!layout)
+      return success();
+    if (!found) {
+      found = MeshUse{layout.getMesh(), loc};
+      return success();
+    }
+    if (found->mesh == layout.getMesh())
+      return success();
+    InFlightDiagnostic diag =
+        emitError(loc) << "function '" << func.getSymName() << "' uses mesh "
+                       << layout.getMesh() << " here and mesh " << found->mesh
+                       << " elsewhere; propagation needs one mesh per function";
+    diag.attachNote(found->loc) << "mesh " << found->mesh << " is used here";
+    return failure();
+  };
+  StringRef name = DTensorDialect::getLayoutAttrName();
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (failed(use(func.getArgAttrOfType<LayoutAttr>(i, name),
+                   func.getArgument(i).getLoc())))
+      return failure();
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+    if (failed(use(func.getResultAttrOfType<LayoutAttr>(i, name),
+                   func.getLoc())))
+      return failure();
+  WalkResult walk = func.walk([&](Operation *op) {
+    LogicalResult result = success();
+    if (auto distribute = dyn_cast<DistributeOp>(op))
+      result = use(distribute.getLayout(), op->getLoc());
+    else if (auto request = dyn_cast<ToLayoutOp>(op))
+      result = use(request.getLayout(), op->getLoc());
+    else if (auto redistribute = dyn_cast<RedistributeOp>(op))
+      result = use(redistribute.getSource(), op->getLoc());
+    else if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          op, call.getCalleeAttr());
+      for (unsigned i = 0, e = callee ? callee.getNumArguments() : 0;
+           i < e && succeeded(result); ++i)
+        result = use(callee.getArgAttrOfType<LayoutAttr>(i, name),
+                     op->getLoc());
+      for (unsigned i = 0, e = callee ? callee.getNumResults() : 0;
+           i < e && succeeded(result); ++i)
+        result = use(callee.getResultAttrOfType<LayoutAttr>(i, name),
+                     op->getLoc());
+    }
+    return failed(result) ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return found ? found->mesh : FlatSymbolRefAttr();
+}
+
+struct Propagate : public dtensor::impl::PropagateBase<Propagate> {
+  using PropagateBase::PropagateBase;
+
+  void runOnOperation() override;
+
+private:
+  /// Orders functions so that callees come before callers.
+  LogicalResult orderFunctions(SmallVectorImpl<func::FuncOp> &order);
+  LogicalResult propagate(func::FuncOp func);
+};
+
+} // namespace
+
+LogicalResult Propagate::orderFunctions(SmallVectorImpl<func::FuncOp> &order) {
+  ModuleOp module = getOperation();
+  enum class Mark { InProgress, Done };
+  DenseMap<Operation *, Mark> marks;
+  std::function<LogicalResult(func::FuncOp)> visit =
+      [&](func::FuncOp func) -> LogicalResult {
+    auto [it, inserted] = marks.try_emplace(func, Mark::InProgress);
+    if (!inserted)
+      return success();
+    WalkResult walk = func.walk([&](func::CallOp call) {
+      auto callee = module.lookupSymbol<func::FuncOp>(call.getCalleeAttr());
+      if (!callee)
+        return WalkResult::advance();
+      auto mark = marks.find(callee);
+      if (mark != marks.end() && mark->second == Mark::InProgress) {
+        call.emitError() << "recursive call to '" << callee.getSymName()
+                         << "': propagation needs an acyclic call graph";
+        return WalkResult::interrupt();
+      }
+      return failed(visit(callee)) ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    marks[func] = Mark::Done;
+    order.push_back(func);
+    return success();
+  };
+  for (auto func : module.getOps<func::FuncOp>())
+    if (failed(visit(func)))
+      return failure();
+  return success();
+}
+
+LogicalResult Propagate::propagate(func::FuncOp func) {
+  if (func.isExternal())
+    return success();
+  FailureOr<FlatSymbolRefAttr> meshRef = getFunctionMesh(func);
+  if (failed(meshRef))
+    return failure();
+  // A function with no layout anywhere is not distributed: it runs whole
+  // on every rank, as it is.
+  if (!*meshRef)
+    return success();
+  if (!func.getBody().hasOneBlock())
+    return func.emitError()
+           << "propagation supports functions with a single block";
+  // The verifier resolved every layout's mesh before any pass runs.
+  MeshOp mesh = lookupMesh(func, *meshRef);
+  assert(mesh && "layouts of a verified module name existing meshes");
+  for (Operation &op : func.getBody().front()) {
+    WalkResult nested = op.walk([&](Operation *inner) {
+      if (inner != &op &&
+          isa<DistributeOp, RedistributeOp, ToLayoutOp>(inner)) {
+        inner->emitError()
+            << "layout constraints must be at the top level of a function";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (nested.wasInterrupted())
+      return failure();
+  }
+  layout::CostParams costs;
+  costs.callUs = callUs;
+  costs.latencyUs = latencyUs;
+  costs.bandwidthGBps = bandwidthGBps;
+  ComputeParams compute;
+  compute.usPerPoint = 1.0 / (computeGflops * 1e3);
+  FunctionPropagation propagation(func, mesh, *meshRef, costs, compute);
+  return propagation.run(maxSweeps);
+}
+
+void Propagate::runOnOperation() {
+  if (callUs < 0 || latencyUs < 0 || bandwidthGBps <= 0 ||
+      computeGflops <= 0) {
+    getOperation().emitError()
+        << "dtensor-propagate: call-us and latency-us must be >= 0, "
+           "bandwidth-gbps and compute-gflops > 0";
+    return signalPassFailure();
+  }
+  SmallVector<func::FuncOp> order;
+  if (failed(orderFunctions(order)))
+    return signalPassFailure();
+  for (func::FuncOp func : order)
+    if (failed(propagate(func)))
+      return signalPassFailure();
+}

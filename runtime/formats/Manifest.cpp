@@ -1,0 +1,779 @@
+//===- Manifest.cpp - The artifact manifest -------------------------------===//
+//
+// Reading decodes the JSON into a Manifest with a JSON path for every type
+// error, then runs the semantic checks (validate), then checks the content
+// hash. Writing validates, hashes and renames a temporary file into place.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Formats/Manifest.h"
+
+#include "AtomicFile.h"
+#include "JsonText.h"
+#include "Sha256.h"
+#include "dtensor/Layout/LayoutMath.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+using json = nlohmann::json;
+
+namespace dtensor::rt {
+
+namespace {
+
+constexpr const char *kContentHashKey = "content_hash";
+constexpr const char *kHashPrefix = "sha256:";
+
+std::string joinPath(const std::string &dir, const std::string &name) {
+  if (dir.empty())
+    return name;
+  if (dir.back() == '/')
+    return dir + name;
+  return dir + "/" + name;
+}
+
+std::string indexPath(const std::string &path, size_t index) {
+  return path + "[" + std::to_string(index) + "]";
+}
+
+std::string keyPath(const std::string &path, const char *key) {
+  return path.empty() ? std::string(key) : path + "." + key;
+}
+
+//===----------------------------------------------------------------------===//
+// Semantic checks
+//===----------------------------------------------------------------------===//
+
+/// Collects the first error of a check, as "<file>: <path>: <message>".
+class Checker {
+public:
+  explicit Checker(std::string file) : file(std::move(file)) {}
+
+  bool fail(const std::string &path, const std::string &message) {
+    if (error.empty())
+      error = file + ": " + (path.empty() ? "" : path + ": ") + message;
+    return false;
+  }
+  const std::string &result() const { return error; }
+
+private:
+  std::string file;
+  std::string error;
+};
+
+bool isPlainFileName(const std::string &name) {
+  return !name.empty() && name != "." && name != ".." &&
+         name.find('/') == std::string::npos &&
+         name.find('\0') == std::string::npos &&
+         name.find("..") == std::string::npos;
+}
+
+bool checkLibraryName(Checker &check, const char *key,
+                      const std::string &name) {
+  if (!isPlainFileName(name))
+    return check.fail(key, "expected a plain file name in the artifact "
+                           "directory (no '/' or \"..\"), got \"" +
+                               name + "\"");
+  if (name == kManifestFileName)
+    return check.fail(key, "the library cannot be called manifest.json");
+  return true;
+}
+
+bool checkMesh(Checker &check, const MeshInfo &mesh, const std::string &path,
+               int64_t worldSize) {
+  if (mesh.name.empty())
+    return check.fail(keyPath(path, "name"), "expected a non-empty name");
+  // The manifest always lists the device ids (the layout library would take
+  // an empty list as the identity).
+  if (mesh.deviceIds.empty())
+    return check.fail(keyPath(path, "device_ids"),
+                      "expected the device id of every mesh position, got "
+                      "an empty list");
+  layout::Mesh layoutMesh(mesh.shape, mesh.deviceIds);
+  if (std::string error = layoutMesh.validate(); !error.empty())
+    return check.fail(path, "invalid mesh: " + error);
+  if (layoutMesh.size() > worldSize)
+    return check.fail(keyPath(path, "shape"),
+                      "the mesh has " + std::to_string(layoutMesh.size()) +
+                          " devices, more than world_size (" +
+                          std::to_string(worldSize) + ")");
+  if (!mesh.dimNames.empty()) {
+    if (mesh.dimNames.size() != mesh.shape.size())
+      return check.fail(keyPath(path, "dim_names"),
+                        "expected one name per mesh dim (" +
+                            std::to_string(mesh.shape.size()) + "), got " +
+                            std::to_string(mesh.dimNames.size()));
+    std::set<std::string> seen;
+    for (size_t d = 0; d < mesh.dimNames.size(); ++d) {
+      const std::string &name = mesh.dimNames[d];
+      std::string namePath = indexPath(keyPath(path, "dim_names"), d);
+      if (name.empty())
+        return check.fail(namePath, "expected a non-empty name");
+      if (!seen.insert(name).second)
+        return check.fail(namePath, "duplicate mesh dim name \"" + name + "\"");
+    }
+  }
+  return true;
+}
+
+bool checkGroup(Checker &check, const GroupInfo &group, const std::string &path,
+                const std::vector<MeshInfo> &meshes) {
+  if (group.mesh < 0 || group.mesh >= static_cast<int64_t>(meshes.size()))
+    return check.fail(keyPath(path, "mesh"), "expected a mesh index in [0, " +
+                                                 std::to_string(meshes.size()) +
+                                                 "), got " +
+                                                 std::to_string(group.mesh));
+  int64_t meshRank = meshes[group.mesh].shape.size();
+  std::set<int64_t> seen;
+  for (size_t i = 0; i < group.meshDims.size(); ++i) {
+    int64_t dim = group.meshDims[i];
+    std::string dimPath = indexPath(keyPath(path, "mesh_dims"), i);
+    if (dim < 0 || dim >= meshRank)
+      return check.fail(dimPath, "expected a dim of mesh " +
+                                     std::to_string(group.mesh) + " in [0, " +
+                                     std::to_string(meshRank) + "), got " +
+                                     std::to_string(dim));
+    if (!seen.insert(dim).second)
+      return check.fail(dimPath,
+                        "mesh dim " + std::to_string(dim) + " listed twice");
+  }
+  return true;
+}
+
+bool checkTensor(Checker &check, const TensorInfo &tensor,
+                 const std::string &path, const std::vector<MeshInfo> &meshes) {
+  if (tensor.name.empty())
+    return check.fail(keyPath(path, "name"), "expected a non-empty name");
+  if (!dtypeFromInt(static_cast<int32_t>(tensor.dtype)))
+    return check.fail(keyPath(path, "dtype"), "unknown dtype");
+  for (size_t d = 0; d < tensor.shape.size(); ++d)
+    if (tensor.shape[d] < 0)
+      return check.fail(indexPath(keyPath(path, "shape"), d),
+                        "expected a non-negative integer, got " +
+                            std::to_string(tensor.shape[d]));
+  int64_t elements = 1;
+  for (int64_t dim : tensor.shape) {
+    if (dim != 0 &&
+        elements > std::numeric_limits<int64_t>::max() /
+                       static_cast<int64_t>(dtypeSize(tensor.dtype)) / dim)
+      return check.fail(keyPath(path, "shape"),
+                        "the tensor's size in bytes overflows 64 bits");
+    elements *= dim;
+  }
+  if (tensor.mesh < 0 || tensor.mesh >= static_cast<int64_t>(meshes.size()))
+    return check.fail(keyPath(path, "mesh"), "expected a mesh index in [0, " +
+                                                 std::to_string(meshes.size()) +
+                                                 "), got " +
+                                                 std::to_string(tensor.mesh));
+  size_t meshRank = meshes[tensor.mesh].shape.size();
+  if (tensor.placements.size() != meshRank)
+    return check.fail(keyPath(path, "placements"),
+                      "expected one placement per dim of mesh " +
+                          std::to_string(tensor.mesh) + " (" +
+                          std::to_string(meshRank) + "), got " +
+                          std::to_string(tensor.placements.size()));
+  int64_t rank = tensor.shape.size();
+  for (size_t i = 0; i < tensor.placements.size(); ++i) {
+    std::string placementPath = indexPath(keyPath(path, "placements"), i);
+    std::optional<layout::Placement> placement =
+        layout::parsePlacement(tensor.placements[i]);
+    if (!placement)
+      return check.fail(placementPath,
+                        "expected a placement (\"S(<dim>)\", \"R\", "
+                        "\"P(sum|avg|max|min)\"), got \"" +
+                            tensor.placements[i] + "\"");
+    if (placement->isShard() && !layout::normalizeDim(placement->dim, rank))
+      return check.fail(placementPath,
+                        "shard dim " + std::to_string(placement->dim) +
+                            " is out of range for a tensor of rank " +
+                            std::to_string(rank));
+  }
+  if (tensor.init) {
+    if (tensor.role != TensorRole::Weight)
+      return check.fail(keyPath(path, "init"),
+                        std::string("only weights have an initializer, not "
+                                    "the ") +
+                            tensorRoleName(tensor.role) + " \"" + tensor.name +
+                            "\"");
+    if (std::string error = validateInitializer(*tensor.init, tensor.dtype);
+        !error.empty())
+      return check.fail(keyPath(path, "init"), error);
+  }
+  return true;
+}
+
+std::string validate(const Manifest &manifest, const std::string &file) {
+  Checker check(file);
+  if (manifest.formatVersion != kArtifactFormatVersion) {
+    check.fail("format_version", "this runtime reads format version " +
+                                     std::to_string(kArtifactFormatVersion) +
+                                     " only, got " +
+                                     std::to_string(manifest.formatVersion));
+    return check.result();
+  }
+  if (manifest.worldSize < 1) {
+    check.fail("world_size", "expected a positive integer, got " +
+                                 std::to_string(manifest.worldSize));
+    return check.result();
+  }
+  if (manifest.target.empty()) {
+    check.fail("target", "expected a non-empty target name");
+    return check.result();
+  }
+  if (manifest.entry.empty()) {
+    check.fail("entry", "expected a non-empty function name");
+    return check.result();
+  }
+  if (!checkLibraryName(check, "library", manifest.library))
+    return check.result();
+  if (!manifest.referenceLibrary.empty()) {
+    if (!checkLibraryName(check, "reference_library",
+                          manifest.referenceLibrary))
+      return check.result();
+    if (manifest.referenceLibrary == manifest.library) {
+      check.fail("reference_library",
+                 "expected a file other than the library \"" +
+                     manifest.library + "\"");
+      return check.result();
+    }
+  }
+
+  std::set<std::string> meshNames;
+  for (size_t i = 0; i < manifest.meshes.size(); ++i) {
+    std::string path = indexPath("meshes", i);
+    if (!checkMesh(check, manifest.meshes[i], path, manifest.worldSize))
+      return check.result();
+    if (!meshNames.insert(manifest.meshes[i].name).second) {
+      check.fail(keyPath(path, "name"),
+                 "duplicate mesh name \"" + manifest.meshes[i].name + "\"");
+      return check.result();
+    }
+  }
+  for (size_t i = 0; i < manifest.groups.size(); ++i)
+    if (!checkGroup(check, manifest.groups[i], indexPath("groups", i),
+                    manifest.meshes))
+      return check.result();
+
+  std::set<std::string> tensorNames;
+  bool seenOutput = false;
+  for (size_t i = 0; i < manifest.tensors.size(); ++i) {
+    const TensorInfo &tensor = manifest.tensors[i];
+    std::string path = indexPath("tensors", i);
+    if (!checkTensor(check, tensor, path, manifest.meshes))
+      return check.result();
+    if (!tensorNames.insert(tensor.name).second) {
+      check.fail(keyPath(path, "name"),
+                 "duplicate tensor name \"" + tensor.name + "\"");
+      return check.result();
+    }
+    if (tensor.role == TensorRole::Output) {
+      seenOutput = true;
+    } else if (seenOutput) {
+      check.fail(keyPath(path, "role"),
+                 std::string("the ") + tensorRoleName(tensor.role) + " \"" +
+                     tensor.name +
+                     "\" comes after an output (expected the arguments "
+                     "first, then the results)");
+      return check.result();
+    }
+  }
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// JSON encoding
+//===----------------------------------------------------------------------===//
+
+/// The manifest as JSON, without the content hash.
+json toJson(const Manifest &manifest) {
+  json root = json::object();
+  root["format"] = kArtifactFormat;
+  root["format_version"] = manifest.formatVersion;
+  root["compiler_version"] = manifest.compilerVersion;
+  root["target"] = manifest.target;
+  root["target_cpu"] = manifest.targetCpu;
+  root["world_size"] = manifest.worldSize;
+  root["entry"] = manifest.entry;
+  root["library"] = manifest.library;
+  if (!manifest.referenceLibrary.empty())
+    root["reference_library"] = manifest.referenceLibrary;
+  if (!manifest.gpuArch.empty())
+    root["gpu_arch"] = manifest.gpuArch;
+  if (!manifest.referenceTarget.empty())
+    root["reference_target"] = manifest.referenceTarget;
+  json meshes = json::array();
+  for (const MeshInfo &mesh : manifest.meshes) {
+    json entry = {{"name", mesh.name},
+                  {"shape", mesh.shape},
+                  {"device_ids", mesh.deviceIds}};
+    if (!mesh.dimNames.empty())
+      entry["dim_names"] = mesh.dimNames;
+    meshes.push_back(std::move(entry));
+  }
+  root["meshes"] = std::move(meshes);
+  json groups = json::array();
+  for (const GroupInfo &group : manifest.groups)
+    groups.push_back({{"mesh", group.mesh}, {"mesh_dims", group.meshDims}});
+  root["groups"] = std::move(groups);
+  json tensors = json::array();
+  for (const TensorInfo &tensor : manifest.tensors) {
+    json entry = {{"name", tensor.name},
+                  {"role", tensorRoleName(tensor.role)},
+                  {"dtype", dtypeName(tensor.dtype)},
+                  {"shape", tensor.shape},
+                  {"mesh", tensor.mesh},
+                  {"placements", tensor.placements}};
+    if (tensor.init) {
+      json init = {{"kind", initKindName(tensor.init->kind)}};
+      std::vector<const char *> names = initParameterNames(tensor.init->kind);
+      for (size_t i = 0; i < names.size(); ++i)
+        init[names[i]] = tensor.init->params[i];
+      entry["init"] = std::move(init);
+    }
+    tensors.push_back(std::move(entry));
+  }
+  root["tensors"] = std::move(tensors);
+  return root;
+}
+
+//===----------------------------------------------------------------------===//
+// JSON decoding
+//===----------------------------------------------------------------------===//
+
+/// Decodes JSON values into C++ ones, recording the first type error with
+/// its JSON path.
+class Decoder {
+public:
+  explicit Decoder(Checker &check) : check(check) {}
+
+  /// The member `key` of `object` (at `path`), or nullptr; a missing
+  /// required member is an error.
+  const json *member(const json &object, const std::string &path,
+                     const char *key, bool required = true) {
+    auto it = object.find(key);
+    if (it == object.end()) {
+      if (required)
+        check.fail(path, std::string("missing key \"") + key + "\"");
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  bool object(const json &value, const std::string &path) {
+    if (value.is_object())
+      return true;
+    return check.fail(path, "expected an object, got " + describeJson(value));
+  }
+
+  bool array(const json &value, const std::string &path) {
+    if (value.is_array())
+      return true;
+    return check.fail(path, "expected an array, got " + describeJson(value));
+  }
+
+  bool string(const json &value, const std::string &path, std::string &out) {
+    if (!value.is_string())
+      return check.fail(path, "expected a string, got " + describeJson(value));
+    out = value.get<std::string>();
+    return true;
+  }
+
+  /// An integer; `expectation` words the message ("an integer", "a
+  /// non-negative integer").
+  bool integer(const json &value, const std::string &path, int64_t &out,
+               const char *expectation = "an integer") {
+    bool fits = value.is_number_integer() &&
+                (!value.is_number_unsigned() ||
+                 value.get<uint64_t>() <=
+                     uint64_t(std::numeric_limits<int64_t>::max()));
+    if (!fits)
+      return check.fail(path, std::string("expected ") + expectation +
+                                  ", got " + describeJson(value));
+    out = value.get<int64_t>();
+    return true;
+  }
+
+  bool integers(const json &value, const std::string &path,
+                std::vector<int64_t> &out,
+                const char *expectation = "an integer") {
+    if (!array(value, path))
+      return false;
+    out.clear();
+    for (size_t i = 0; i < value.size(); ++i) {
+      int64_t element;
+      if (!integer(value[i], indexPath(path, i), element, expectation))
+        return false;
+      out.push_back(element);
+    }
+    return true;
+  }
+
+  bool strings(const json &value, const std::string &path,
+               std::vector<std::string> &out) {
+    if (!array(value, path))
+      return false;
+    out.clear();
+    for (size_t i = 0; i < value.size(); ++i) {
+      std::string element;
+      if (!string(value[i], indexPath(path, i), element))
+        return false;
+      out.push_back(std::move(element));
+    }
+    return true;
+  }
+
+  /// Decodes the required member `key` with `decode(value, path, out)`.
+  template <typename T, typename DecodeFn>
+  bool field(const json &object, const std::string &path, const char *key,
+             T &out, DecodeFn decode) {
+    const json *value = member(object, path, key);
+    return value && decode(*value, keyPath(path, key), out);
+  }
+
+  bool stringField(const json &object, const std::string &path, const char *key,
+                   std::string &out) {
+    return field(object, path, key, out,
+                 [&](const json &v, const std::string &p, std::string &o) {
+                   return string(v, p, o);
+                 });
+  }
+
+  bool integerField(const json &object, const std::string &path,
+                    const char *key, int64_t &out,
+                    const char *expectation = "an integer") {
+    return field(object, path, key, out,
+                 [&](const json &v, const std::string &p, int64_t &o) {
+                   return integer(v, p, o, expectation);
+                 });
+  }
+
+  bool integersField(const json &object, const std::string &path,
+                     const char *key, std::vector<int64_t> &out,
+                     const char *expectation = "an integer") {
+    return field(
+        object, path, key, out,
+        [&](const json &v, const std::string &p, std::vector<int64_t> &o) {
+          return integers(v, p, o, expectation);
+        });
+  }
+
+  bool mesh(const json &value, const std::string &path, MeshInfo &out) {
+    if (!object(value, path) || !stringField(value, path, "name", out.name) ||
+        !integersField(value, path, "shape", out.shape, "a positive integer") ||
+        !integersField(value, path, "device_ids", out.deviceIds,
+                       "a non-negative integer"))
+      return false;
+    if (const json *names = member(value, path, "dim_names", false))
+      return strings(*names, keyPath(path, "dim_names"), out.dimNames);
+    return true;
+  }
+
+  bool group(const json &value, const std::string &path, GroupInfo &out) {
+    return object(value, path) &&
+           integerField(value, path, "mesh", out.mesh,
+                        "a non-negative mesh index") &&
+           integersField(value, path, "mesh_dims", out.meshDims,
+                         "a non-negative mesh dim");
+  }
+
+  bool tensor(const json &value, const std::string &path, TensorInfo &out) {
+    if (!object(value, path) || !stringField(value, path, "name", out.name))
+      return false;
+    std::string role, dtype;
+    if (!stringField(value, path, "role", role))
+      return false;
+    if (role == "input")
+      out.role = TensorRole::Input;
+    else if (role == "weight")
+      out.role = TensorRole::Weight;
+    else if (role == "output")
+      out.role = TensorRole::Output;
+    else
+      return check.fail(keyPath(path, "role"),
+                        "expected \"input\", \"weight\" or \"output\", got \"" +
+                            role + "\"");
+    if (!stringField(value, path, "dtype", dtype))
+      return false;
+    std::optional<DType> parsed = parseDType(dtype);
+    if (!parsed)
+      return check.fail(keyPath(path, "dtype"),
+                        "expected one of f32, f64, f16, bf16, i32, i64, i8, "
+                        "bool, got \"" +
+                            dtype + "\"");
+    out.dtype = *parsed;
+    if (!integersField(value, path, "shape", out.shape,
+                       "a non-negative integer") ||
+        !integerField(value, path, "mesh", out.mesh,
+                      "a non-negative mesh index"))
+      return false;
+    if (!field(value, path, "placements", out.placements,
+               [&](const json &v, const std::string &p,
+                   std::vector<std::string> &o) { return strings(v, p, o); }))
+      return false;
+    out.init.reset();
+    if (const json *init = member(value, path, "init", false)) {
+      out.init.emplace();
+      return initializer(*init, keyPath(path, "init"), *out.init);
+    }
+    return true;
+  }
+
+  /// {"kind": ..., and the kind's parameters}.
+  bool initializer(const json &value, const std::string &path,
+                   Initializer &out) {
+    std::string kind;
+    if (!object(value, path) || !stringField(value, path, "kind", kind))
+      return false;
+    std::optional<InitKind> parsed = parseInitKind(kind);
+    if (!parsed)
+      return check.fail(keyPath(path, "kind"),
+                        "expected \"zeros\", \"ones\", \"constant\", "
+                        "\"normal\" or \"uniform\", got \"" +
+                            kind + "\"");
+    out.kind = *parsed;
+    std::vector<const char *> names = initParameterNames(out.kind);
+    for (size_t i = 0; i < names.size(); ++i) {
+      const json *param = member(value, path, names[i]);
+      if (!param)
+        return false;
+      if (!param->is_number())
+        return check.fail(keyPath(path, names[i]),
+                          "expected a number, got " + describeJson(*param));
+      out.params[i] = param->get<double>();
+    }
+    return true;
+  }
+
+  /// Decodes the array member `key` element by element.
+  template <typename T, typename DecodeFn>
+  bool list(const json &root, const char *key, std::vector<T> &out,
+            DecodeFn decode) {
+    const json *value = member(root, "", key);
+    if (!value || !array(*value, key))
+      return false;
+    out.clear();
+    for (size_t i = 0; i < value->size(); ++i) {
+      T element;
+      if (!decode((*value)[i], indexPath(key, i), element))
+        return false;
+      out.push_back(std::move(element));
+    }
+    return true;
+  }
+
+  bool manifest(const json &root, Manifest &out) {
+    if (!integerField(root, "", "format_version", out.formatVersion) ||
+        !stringField(root, "", "compiler_version", out.compilerVersion) ||
+        !stringField(root, "", "target", out.target) ||
+        !stringField(root, "", "target_cpu", out.targetCpu) ||
+        !integerField(root, "", "world_size", out.worldSize,
+                      "a positive integer") ||
+        !stringField(root, "", "entry", out.entry) ||
+        !stringField(root, "", "library", out.library))
+      return false;
+    out.referenceLibrary.clear();
+    if (const json *reference = member(root, "", "reference_library", false))
+      if (!string(*reference, "reference_library", out.referenceLibrary))
+        return false;
+    out.gpuArch.clear();
+    if (const json *arch = member(root, "", "gpu_arch", false))
+      if (!string(*arch, "gpu_arch", out.gpuArch))
+        return false;
+    out.referenceTarget.clear();
+    if (const json *target = member(root, "", "reference_target", false))
+      if (!string(*target, "reference_target", out.referenceTarget))
+        return false;
+    return list(root, "meshes", out.meshes,
+                [&](const json &v, const std::string &p, MeshInfo &o) {
+                  return mesh(v, p, o);
+                }) &&
+           list(root, "groups", out.groups,
+                [&](const json &v, const std::string &p, GroupInfo &o) {
+                  return group(v, p, o);
+                }) &&
+           list(root, "tensors", out.tensors,
+                [&](const json &v, const std::string &p, TensorInfo &o) {
+                  return tensor(v, p, o);
+                });
+  }
+
+private:
+  Checker &check;
+};
+
+//===----------------------------------------------------------------------===//
+// Content hash
+//===----------------------------------------------------------------------===//
+
+/// Feeds the bytes of `path` to `sha`. "" or the error.
+std::string hashFile(Sha256 &sha, const std::string &path) {
+  std::FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file)
+    return "cannot open " + path + ": " + std::strerror(errno);
+  std::vector<char> chunk(1 << 20);
+  size_t got;
+  while ((got = std::fread(chunk.data(), 1, chunk.size(), file)) > 0)
+    sha.update(chunk.data(), got);
+  bool failed = std::ferror(file);
+  std::fclose(file);
+  if (failed)
+    return "cannot read " + path + ": " + std::strerror(errno);
+  return "";
+}
+
+/// "sha256:<hex>" over `withoutHash` (the manifest object without
+/// content_hash) and the libraries in `dir`. "" or the error.
+std::string contentHash(const json &withoutHash, const Manifest &manifest,
+                        const std::string &dir, std::string &hash) {
+  Sha256 sha;
+  std::string text = withoutHash.dump();
+  sha.update(text.data(), text.size());
+  const uint8_t separator = 0;
+  sha.update(&separator, 1);
+  if (std::string error = hashFile(sha, joinPath(dir, manifest.library));
+      !error.empty())
+    return error;
+  if (!manifest.referenceLibrary.empty())
+    if (std::string error =
+            hashFile(sha, joinPath(dir, manifest.referenceLibrary));
+        !error.empty())
+      return error;
+  hash = kHashPrefix + toHex(sha.finish());
+  return "";
+}
+
+bool isContentHash(const std::string &text) {
+  std::string prefix = kHashPrefix;
+  if (text.size() != prefix.size() + 64 ||
+      text.compare(0, prefix.size(), prefix) != 0)
+    return false;
+  for (size_t i = prefix.size(); i < text.size(); ++i)
+    if (!std::isxdigit(static_cast<unsigned char>(text[i])) ||
+        std::isupper(static_cast<unsigned char>(text[i])))
+      return false;
+  return true;
+}
+
+} // namespace
+
+const char *tensorRoleName(TensorRole role) {
+  switch (role) {
+  case TensorRole::Input:
+    return "input";
+  case TensorRole::Weight:
+    return "weight";
+  case TensorRole::Output:
+    return "output";
+  }
+  return "unknown";
+}
+
+std::string validateManifest(const Manifest &manifest) {
+  return validate(manifest, kManifestFileName);
+}
+
+std::string writeManifest(const Manifest &manifest, const std::string &dir) {
+  const std::string path = joinPath(dir, kManifestFileName);
+  if (std::string error = validate(manifest, path); !error.empty())
+    return error;
+  std::string text;
+  try {
+    json root = toJson(manifest);
+    std::string hash;
+    if (std::string error = contentHash(root, manifest, dir, hash);
+        !error.empty())
+      return path + ": " + error;
+    root[kContentHashKey] = hash;
+    text = root.dump(2) + "\n";
+  } catch (const json::exception &e) {
+    return path + ": cannot serialize the manifest (" + e.what() + ")";
+  }
+
+  return writeFileAtomically(path, [&](const WriteBytesFn &write) {
+    return write(text.data(), text.size());
+  });
+}
+
+std::string readManifest(const std::string &dir, Manifest &manifest) {
+  const std::string path = joinPath(dir, kManifestFileName);
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream)
+    return "cannot open " + path + ": " + std::strerror(errno);
+  std::stringstream contents;
+  contents << stream.rdbuf();
+  if (stream.bad())
+    return "cannot read " + path;
+
+  json root = json::parse(contents.str(), /*cb=*/nullptr,
+                          /*allow_exceptions=*/false);
+  if (root.is_discarded())
+    return path + ": not valid JSON (truncated or malformed)";
+  Checker check(path);
+  if (!root.is_object()) {
+    check.fail("", "expected a JSON object at the top level, got " +
+                       describeJson(root));
+    return check.result();
+  }
+
+  try {
+    Decoder decode(check);
+    std::string format;
+    if (!decode.stringField(root, "", "format", format))
+      return check.result();
+    if (format != kArtifactFormat) {
+      check.fail("format", std::string("expected \"") + kArtifactFormat +
+                               "\", got \"" + format + "\"");
+      return check.result();
+    }
+    int64_t version;
+    if (!decode.integerField(root, "", "format_version", version))
+      return check.result();
+    if (version != kArtifactFormatVersion) {
+      check.fail("format_version", "this runtime reads format version " +
+                                       std::to_string(kArtifactFormatVersion) +
+                                       " only, got " + std::to_string(version));
+      return check.result();
+    }
+    std::string storedHash;
+    if (!decode.stringField(root, "", kContentHashKey, storedHash))
+      return check.result();
+    if (!isContentHash(storedHash)) {
+      check.fail(kContentHashKey,
+                 "expected \"sha256:\" and 64 lower-case hex digits, got \"" +
+                     storedHash + "\"");
+      return check.result();
+    }
+
+    Manifest decoded;
+    if (!decode.manifest(root, decoded))
+      return check.result();
+    if (std::string error = validate(decoded, path); !error.empty())
+      return error;
+
+    json withoutHash = root;
+    withoutHash.erase(kContentHashKey);
+    std::string hash;
+    if (std::string error = contentHash(withoutHash, decoded, dir, hash);
+        !error.empty())
+      return path + ": " + error;
+    if (hash != storedHash)
+      return path + ": content hash mismatch (the artifact was modified "
+                    "after it was written)";
+    manifest = std::move(decoded);
+  } catch (const json::exception &e) {
+    return path + ": cannot decode the manifest (" + e.what() + ")";
+  }
+  return "";
+}
+
+} // namespace dtensor::rt

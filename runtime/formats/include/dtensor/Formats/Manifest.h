@@ -1,0 +1,142 @@
+//===- Manifest.h - The artifact manifest -----------------------*- C++ -*-===//
+//
+// An artifact is a directory holding manifest.json, the shared object named
+// by "library" and optionally the single-device build named by
+// "reference_library". The manifest describes the program: the ranks it was
+// compiled for, its meshes, the collective groups its calls index, and the
+// entry function's tensors with their global shapes and placements.
+//
+//   {
+//     "format": "dtensor-artifact",
+//     "format_version": 1,
+//     "compiler_version": "0.1.0",
+//     "target": "cpu",
+//     "target_cpu": "skylake-avx512",
+//     "world_size": 4,
+//     "meshes": [{"name": "mesh", "shape": [2, 2], "dim_names": ["dp", "tp"],
+//                 "device_ids": [0, 1, 2, 3]}],
+//     "groups": [{"mesh": 0, "mesh_dims": [1]}],
+//     "entry": "main",
+//     "library": "program.so",
+//     "reference_library": "reference.so",
+//     "tensors": [{"name": "x", "role": "input", "dtype": "f32",
+//                  "shape": [8, 16], "mesh": 0,
+//                  "placements": ["S(0)", "R"]},
+//                 {"name": "w", "role": "weight", ...,
+//                  "init": {"kind": "normal", "mean": 0.0, "std": 0.02}},
+//                 ...],
+//     "content_hash": "sha256:<64 hex digits>"
+//   }
+//
+// A "cuda" target's manifest also has "gpu_arch" and "reference_target".
+// "dim_names", "reference_library" and a weight's "init" (its initializer,
+// with the parameters Init.h names for its kind) are optional. Keys this
+// runtime does not know are ignored when reading (though covered by the content
+// hash), so that newer compilers may add information without breaking older
+// runtimes; they are not kept in the Manifest.
+//
+// The content hash is SHA-256 over the manifest object without
+// "content_hash", serialized compactly with sorted keys (nlohmann::json's
+// dump()), then one zero byte, then the bytes of the library, then those of
+// the reference library if there is one. Reading decodes and validates the
+// manifest first, then checks the hash, so a well-formed but edited manifest
+// reports a hash mismatch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_RT_FORMATS_MANIFEST_H
+#define DTENSOR_RT_FORMATS_MANIFEST_H
+
+#include "dtensor/Formats/DType.h"
+#include "dtensor/Formats/Init.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtensor::rt {
+
+/// The value of the manifest's "format" key.
+inline constexpr const char *kArtifactFormat = "dtensor-artifact";
+/// The only "format_version" this runtime reads and writes.
+inline constexpr int64_t kArtifactFormatVersion = 1;
+/// File name of the manifest inside an artifact directory.
+inline constexpr const char *kManifestFileName = "manifest.json";
+
+/// What a tensor of the entry function is.
+enum class TensorRole { Input, Weight, Output };
+
+/// "input", "weight" or "output".
+const char *tensorRoleName(TensorRole role);
+
+/// A device mesh: an N-D array of ranks.
+struct MeshInfo {
+  std::string name;
+  std::vector<int64_t> shape;
+  /// Optional; empty or one name per mesh dim.
+  std::vector<std::string> dimNames;
+  /// Rank of each mesh position, row-major over `shape`; a permutation of
+  /// 0 .. size-1.
+  std::vector<int64_t> deviceIds;
+};
+
+/// A collective group: some dims of a mesh (ranks ordered row-major over
+/// them, the first listed most significant).
+struct GroupInfo {
+  int64_t mesh = 0;
+  std::vector<int64_t> meshDims;
+};
+
+/// One tensor of the entry function, with its global shape and layout.
+struct TensorInfo {
+  std::string name;
+  TensorRole role = TensorRole::Input;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  int64_t mesh = 0;
+  /// One per mesh dim, in LayoutMath's notation ("S(0)", "R", "P(sum)").
+  std::vector<std::string> placements;
+  /// A weight's initializer, if it has one.
+  std::optional<Initializer> init;
+};
+
+/// The decoded manifest (without format and content hash, which are checked
+/// and computed by the reader and writer).
+struct Manifest {
+  int64_t formatVersion = kArtifactFormatVersion;
+  std::string compilerVersion, target, targetCpu, entry, library,
+      referenceLibrary;
+  /// Target "cuda": the GPU architecture of the device code ("sm_90"), and
+  /// the target of the reference library ("cpu"; empty: `target`).
+  std::string gpuArch, referenceTarget;
+  int64_t worldSize = 1;
+  std::vector<MeshInfo> meshes;
+  std::vector<GroupInfo> groups;
+  /// Entry arguments (inputs and weights) in argument order, then results
+  /// (outputs) in result order.
+  std::vector<TensorInfo> tensors;
+};
+
+/// Validates `manifest`, computes the content hash over it and the libraries
+/// in `dir`, and writes dir/manifest.json (through a temporary file renamed
+/// into place, so a failure leaves no half-written manifest). "" or the
+/// error.
+std::string writeManifest(const Manifest &manifest, const std::string &dir);
+
+/// Reads and validates dir/manifest.json and checks the content hash. "" or
+/// the error, which names the file and the JSON path concerned.
+std::string readManifest(const std::string &dir, Manifest &manifest);
+
+/// Semantic checks shared by both: known format version, mesh shapes
+/// positive and device ids a permutation, world_size >= mesh sizes, groups'
+/// mesh index and dims in range (distinct), each tensor's mesh in range,
+/// placements parse and their count equals the mesh rank, shard dims within
+/// the tensor rank, shapes non-negative, names unique and non-empty, library
+/// names plain file names (no '/' or ".."), initializers on weights only and
+/// valid for the weight's dtype. "" or the error.
+std::string validateManifest(const Manifest &manifest);
+
+} // namespace dtensor::rt
+
+#endif // DTENSOR_RT_FORMATS_MANIFEST_H

@@ -1,0 +1,40 @@
+//===- Npy.h - NumPy .npy files ---------------------------------*- C++ -*-===//
+//
+// dtensor-run's input and output format. Reads format versions 1.0, 2.0 and
+// 3.0 with the little-endian (or byte-sized) descrs '<f4', '<f8', '<f2',
+// '<i4', '<i8', '|i1' and '|b1' in C order; writes version 1.0. NumPy has no
+// bfloat16, so bf16 is neither read ('<u2' is not taken for it) nor written.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_RT_FORMATS_NPY_H
+#define DTENSOR_RT_FORMATS_NPY_H
+
+#include "dtensor/Formats/DType.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dtensor::rt {
+
+/// A whole array: row-major little-endian elements of `shape`.
+struct NpyArray {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data;
+};
+
+/// Reads `path` into `array`. The data must be exactly the product of the
+/// shape times the element size (trailing bytes are an error). "" or the
+/// error, naming the file.
+std::string readNpy(const std::string &path, NpyArray &array);
+
+/// Writes a version 1.0 file of `shape` and `dtype` from the row-major
+/// `data`. "" or the error (bf16 is refused with a hint to convert to f32).
+std::string writeNpy(const std::string &path, DType dtype,
+                     const std::vector<int64_t> &shape, const void *data);
+
+} // namespace dtensor::rt
+
+#endif // DTENSOR_RT_FORMATS_NPY_H

@@ -1,0 +1,68 @@
+//===- Random.h - Factories for sharded tensors -----------------*- C++ -*-===//
+//
+// Fills a box of a global tensor with constants or pseudo-random values such
+// that each element depends only on (seed, its global row-major linear
+// index). Every rank can thus fill its own shard, under any sharding, and
+// the shards assemble to the same global tensor as one device would make.
+//
+// Generator: counter-based, SplitMix64 (Steele, Lea and Flood, 2014) used as
+// a random-access stream. With mix the SplitMix64 output finaliser and
+// gamma = 0x9e3779b97f4a7c15, the key of seed s is k = mix(s ^ gamma), and
+// element i draws the two 64-bit words
+//   w_j = mix(k + (2*i + j + 1) * gamma),  j = 0, 1
+// (the outputs 2i+1 and 2i+2 of the SplitMix64 stream started at k).
+// Rand: uniform in [0, 1) from the top bits of w_0, as many as the type's
+// significand holds exactly: 24 (f32), 53 (f64), 11 (f16), 8 (bf16).
+// Randn: Box-Muller over two 53-bit uniforms of the same element,
+// sqrt(-2 ln(1 - u_0)) * cos(2 pi u_1), computed in double and rounded to the
+// dtype (to nearest even).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_RT_FORMATS_RANDOM_H
+#define DTENSOR_RT_FORMATS_RANDOM_H
+
+#include "dtensor/Formats/DType.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dtensor::rt {
+
+/// The tensor factories.
+enum class Factory { Zeros, Ones, Full, Rand, Randn };
+
+/// "zeros", "ones", "full", "rand" or "randn".
+const char *factoryName(Factory factory);
+
+/// Inverse of factoryName; std::nullopt for any other spelling.
+std::optional<Factory> parseFactory(std::string_view name);
+
+/// Fills the block [offset, offset+shape) of a global tensor of
+/// `globalShape` into contiguous `dst`. Element values depend only on (seed,
+/// the element's global row-major linear index), never on the block, so any
+/// sharding gives the same global tensor. Full uses `value` (converted to the
+/// dtype: truncated toward zero for integers, nonzero is true for bool).
+/// Rand: uniform [0,1); Randn: standard normal. Integer/bool dtypes accept
+/// Zeros/Ones/Full only (error otherwise). "" or the error.
+std::string fillBox(Factory factory, double value, uint64_t seed, DType dtype,
+                    const std::vector<int64_t> &globalShape,
+                    const std::vector<int64_t> &offset,
+                    const std::vector<int64_t> &shape, void *dst);
+
+/// fillBox for Rand and Randn with each sample x made shift + scale * x,
+/// computed in double and then rounded to the dtype: normal(mean, std) is
+/// Randn with (std, mean), uniform [low, high) Rand with (high - low, low).
+/// The same seed gives the same underlying x as fillBox. "" or the error.
+std::string fillBoxAffine(Factory factory, double scale, double shift,
+                          uint64_t seed, DType dtype,
+                          const std::vector<int64_t> &globalShape,
+                          const std::vector<int64_t> &offset,
+                          const std::vector<int64_t> &shape, void *dst);
+
+} // namespace dtensor::rt
+
+#endif // DTENSOR_RT_FORMATS_RANDOM_H
