@@ -4,6 +4,7 @@
 dtensor_build_dir() {
   case "${DTENSOR_PRESET:-default}" in
     cpu-only) echo "$root/build-cpu" ;;
+    runtime-only) echo "$root/build-runtime" ;;
     *) echo "$root/build" ;;
   esac
 }

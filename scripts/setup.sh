@@ -40,5 +40,8 @@ if ((${#missing[@]})); then
 fi
 
 cd "$root"
+# ccache keys on paths relative to the checkout, so that clones in other
+# folders (CI's fresh clone) reuse each other's objects.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
 cmake --preset "$preset"
 cmake --build --preset "$preset"

@@ -47,54 +47,75 @@ fi
 passed=$((passed + lit_passed))
 failed=$((failed + lit_failed))
 
-echo "== gtest"
-shopt -s nullglob
-unit_tests=("$build"/test/unit/*Test)
-if ((${#unit_tests[@]} == 0)); then
-  echo "gtest: no unit test binary in $build/test/unit" >&2
-  failed=$((failed + 1))
-fi
-# *MpiTest binaries run under mpirun on 1 to 4 ranks; only rank 0 prints.
+# Runs every gtest binary of $1/test/unit; *MpiTest binaries under mpirun on
+# 1 to 4 ranks (only rank 0 prints). Adds to passed/failed.
 mpi_flags=(--oversubscribe --mca btl self,vader)
 if [[ $(id -u) -eq 0 ]]; then
   mpi_flags+=(--allow-run-as-root)
 fi
-runs=()
-for test in "${unit_tests[@]}"; do
-  if [[ $test == *MpiTest ]]; then
-    for ranks in 1 2 3 4; do
-      runs+=("$ranks:$test")
-    done
-  else
-    runs+=("0:$test")
+run_unit_tests() {
+  local dir=$1 label=$2
+  shopt -s nullglob
+  local unit_tests=("$dir"/test/unit/*Test)
+  shopt -u nullglob
+  if ((${#unit_tests[@]} == 0)); then
+    echo "gtest: no unit test binary in $dir/test/unit" >&2
+    failed=$((failed + 1))
+    return
   fi
-done
-for run in "${runs[@]}"; do
-  ranks=${run%%:*}
-  test=${run#*:}
-  name=$(basename "$test")
-  if ((ranks > 0)); then
-    name="$name (mpirun -n $ranks)"
-    timeout 600 mpirun "${mpi_flags[@]}" -n "$ranks" "$test" --gtest_brief=1 \
-      --gtest_color=no 2>&1 | tee "$log/gtest.txt"
-  else
-    "$test" --gtest_brief=1 2>&1 | tee "$log/gtest.txt"
-  fi
-  status=${PIPESTATUS[0]}
-  ok=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?.*/\1/p' "$log/gtest.txt")
-  bad=$(sed -nE 's/^\[  FAILED  \] ([0-9]+) tests?.*/\1/p' "$log/gtest.txt")
-  ok=${ok:-0}
-  bad=${bad:-0}
-  if ((status != 0 && bad == 0)); then
-    echo "gtest: $name exited with status $status" >&2
-    bad=1
-  elif ((ok + bad == 0)); then
-    echo "gtest: $name ran no test" >&2
-    bad=1
-  fi
-  echo "$name: $ok passed, $bad failed"
-  passed=$((passed + ok))
-  failed=$((failed + bad))
-done
+  local runs=() test run ranks name status ok bad
+  for test in "${unit_tests[@]}"; do
+    if [[ $test == *MpiTest ]]; then
+      for ranks in 1 2 3 4; do
+        runs+=("$ranks:$test")
+      done
+    else
+      runs+=("0:$test")
+    fi
+  done
+  for run in "${runs[@]}"; do
+    ranks=${run%%:*}
+    test=${run#*:}
+    name="$label$(basename "$test")"
+    if ((ranks > 0)); then
+      name="$name (mpirun -n $ranks)"
+      timeout 600 mpirun "${mpi_flags[@]}" -n "$ranks" "$test" --gtest_brief=1 \
+        --gtest_color=no 2>&1 | tee "$log/gtest.txt"
+    else
+      "$test" --gtest_brief=1 2>&1 | tee "$log/gtest.txt"
+    fi
+    status=${PIPESTATUS[0]}
+    ok=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?.*/\1/p' "$log/gtest.txt")
+    bad=$(sed -nE 's/^\[  FAILED  \] ([0-9]+) tests?.*/\1/p' "$log/gtest.txt")
+    ok=${ok:-0}
+    bad=${bad:-0}
+    if ((status != 0 && bad == 0)); then
+      echo "gtest: $name exited with status $status" >&2
+      bad=1
+    elif ((ok + bad == 0)); then
+      echo "gtest: $name ran no test" >&2
+      bad=1
+    fi
+    echo "$name: $ok passed, $bad failed"
+    passed=$((passed + ok))
+    failed=$((failed + bad))
+  done
+}
+
+echo "== gtest"
+run_unit_tests "$build" ""
+
+# The runtime, its tools and the server without LLVM/MLIR (what a compute
+# node or an inference image builds): configure, build, its unit tests.
+echo "== runtime-only build (DTENSOR_BUILD_COMPILER=OFF)"
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
+if (cd "$root" && cmake --preset runtime-only >"$log/runtime-only.txt" 2>&1 &&
+    cmake --build --preset runtime-only >>"$log/runtime-only.txt" 2>&1); then
+  run_unit_tests "$root/build-runtime" "runtime-only: "
+else
+  tail -40 "$log/runtime-only.txt" >&2
+  echo "test: the runtime-only build failed" >&2
+  failed=$((failed + 1))
+fi
 
 summary

@@ -1,5 +1,5 @@
-//===- AbiCall.h - One call of a compiled program into the runtime -*- C++
-//-*-===//
+//===- AbiCall.h - One call of a program into the runtime -------*- C++ -*-===//
+//
 //
 // The frame of every dtensor_rt_* function: finds the running program,
 // takes the queued buffers, skips the call when the step already failed,

@@ -1,5 +1,5 @@
-//===- Groups.h - Communicators of a program's collective groups -*- C++
-//-*-===//
+//===- Groups.h - Communicators of collective groups ------------*- C++ -*-===//
+//
 //
 // A group of a mesh over some of its dims: the ranks whose coords agree on
 // every other mesh dim, ordered row-major over the listed dims (the first

@@ -1,4 +1,4 @@
-//===- dtensor-bench-ceilings.cpp - this machine's compute and memory limits ===//
+//===- dtensor-bench-ceilings.cpp - machine limits ------------------------===//
 //
 // dtensor-bench-ceilings [--quick] [--gemm-size N] [--gemm-reps N]
 //     [--stream-mib N] [--stream-reps N] [-o FILE]

@@ -10,14 +10,17 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dtensor/Codegen/GPU/GpuCodegen.h"
 #include "dtensor/Driver/CompileArtifact.h"
 #include "dtensor/Frontend/ImportJson.h"
 #include "dtensor/InitAllDialects.h"
+#include "dtensor/InitAllPasses.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -95,6 +98,12 @@ static cl::opt<uint64_t>
                 cl::desc("Largest bucket of fused collectives in bytes; 0 "
                          "turns bucketing off"),
                 cl::init(25 * 1024 * 1024), cl::cat(category));
+static cl::opt<bool> passStatistics(
+    "pass-statistics",
+    cl::desc("Print what propagation and collective fusion did: the "
+             "redistributes inserted, the collectives cancelled, bucketed "
+             "and overlapped (as remarks)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<bool> noOverlap(
     "no-overlap",
     cl::desc("Do not split collectives into start/wait to overlap compute"),
@@ -127,8 +136,8 @@ static void registerMlirOptions() {
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
   for (auto &entry : cl::getRegisteredOptions())
-    if (entry.getKey().starts_with("mlir-"))
-      entry.getValue()->addCategory(mlirCategory);
+    if (entry.first.starts_with("mlir-"))
+      entry.second->addCategory(mlirCategory);
 }
 
 /// Applies MLIR's pass-manager options to each pass manager the compiler
@@ -142,6 +151,10 @@ static LogicalResult configurePassManager(PassManager &pm) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // Pass names for --mlir-print-ir-before/after and reproducers: registered
+  // before those options, which list the passes known when they are made.
+  mlir::registerAllPasses();
+  dtensor::registerAllPasses();
   registerMlirOptions();
   cl::HideUnrelatedOptions({&category, &mlirCategory});
   cl::ParseCommandLineOptions(
@@ -167,6 +180,7 @@ int main(int argc, char **argv) {
   }
   options.bucketBytes = bucketBytes;
   options.overlap = !noOverlap;
+  options.statistics = passStatistics;
   options.cpu.cpu = cpu;
   options.cpu.features = cpuFeatures;
   options.cpu.optLevel = optLevel;
@@ -207,11 +221,33 @@ int main(int argc, char **argv) {
   dtensor::registerAllDialects(registry);
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
+  // The NVVM target, which serializes the CUDA target's kernels.
+  dtensor::codegen::registerGpuTargetInterfaces(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics point into the plan or the MLIR file; the op in MLIR's
+  // generic form after each is noise to a plan's author. Shown on request
+  // (--mlir-print-op-on-diagnostic).
+  if (!cl::getRegisteredOptions().lookup("mlir-print-op-on-diagnostic")
+           ->getNumOccurrences())
+    context.printOpOnDiagnostic(false);
 
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  // Errors about the command line or the files around the program have no
+  // location in it: one line, named after the tool.
+  ScopedDiagnosticHandler toolDiagnostics(
+      &context, [](Diagnostic &diag) -> LogicalResult {
+        if (!isa<UnknownLoc>(diag.getLocation()))
+          return failure();
+        const char *kind = diag.getSeverity() == DiagnosticSeverity::Error
+                               ? "error"
+                           : diag.getSeverity() == DiagnosticSeverity::Warning
+                               ? "warning"
+                               : "note";
+        llvm::errs() << "dtensor-compile: " << kind << ": " << diag << "\n";
+        return success();
+      });
   std::string message;
   auto file = openInputFile(inputFile, &message);
   if (!file) {

@@ -9,6 +9,8 @@
 
 #include "ShapeOpRules.h"
 
+#include "ShardingRuleBuilder.h"
+
 #include "dtensor/Analysis/PartialFlow.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,37 +22,7 @@
 
 using namespace mlir;
 using namespace dtensor;
-
-static unsigned addFactor(ShardingRule &rule, int64_t size,
-                          bool blocked = false) {
-  ShardingFactor factor;
-  factor.size = size;
-  factor.blocked = blocked;
-  rule.factors.push_back(factor);
-  return rule.factors.size() - 1;
-}
-
-/// One new parallel factor per dim of `type`.
-static TensorFactors addIdentityFactors(ShardingRule &rule,
-                                        RankedTensorType type) {
-  TensorFactors factors;
-  for (int64_t size : type.getShape())
-    factors.push_back(addFactor(rule, size));
-  return factors;
-}
-
-static void addOperand(ShardingRule &rule, unsigned operandNumber,
-                       TensorFactors factors) {
-  rule.tensorOperands.push_back(operandNumber);
-  rule.operands.push_back(std::move(factors));
-}
-
-/// Partial values of every kind pass through ops that only move data.
-static void addDataMovementFlow(ShardingRule &rule,
-                                ArrayRef<unsigned> operands) {
-  rule.partialFlows.push_back(
-      PartialFlow{SmallVector<unsigned>(operands), getAllReductionKinds()});
-}
+using namespace dtensor::detail;
 
 static bool hasDynamic(ArrayRef<int64_t> values) {
   return llvm::any_of(values, ShapedType::isDynamic);

@@ -218,7 +218,8 @@ void Bucket::combine() {
   }
 }
 
-void dtensor::bucketCollectives(Block &block, uint64_t bucketBytes) {
+BucketCounts dtensor::bucketCollectives(Block &block, uint64_t bucketBytes) {
+  BucketCounts counts;
   Operation *next = block.empty() ? nullptr : &block.front();
   while (Operation *seedOp = next) {
     next = seedOp->getNextNode();
@@ -247,7 +248,10 @@ void dtensor::bucketCollectives(Block &block, uint64_t bucketBytes) {
     // Resume before the combined op: it may have moved below candidates not
     // yet tried as seeds, and it may take more members itself.
     Operation *before = seedOp->getPrevNode();
+    ++counts.buckets;
+    counts.members += bucket.size();
     bucket.combine();
     next = before ? before->getNextNode() : &block.front();
   }
+  return counts;
 }

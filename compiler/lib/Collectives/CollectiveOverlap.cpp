@@ -1,4 +1,4 @@
-//===- CollectiveOverlap.cpp - overlap communication and compute -*- C++ -*-===//
+//===- CollectiveOverlap.cpp - overlap collectives --------------*- C++ -*-===//
 //
 // Splits each collective into dtensor.start, issued as soon as its operands
 // exist, and dtensor.wait, placed right before the first use of a result, so
@@ -58,7 +58,7 @@ static void splitIntoStartAndWait(Operation *collective,
   YieldOp::create(builder, loc, collective->getResults());
 }
 
-void dtensor::overlapCollectives(Block &block) {
+unsigned dtensor::overlapCollectives(Block &block) {
   SmallVector<Operation *> collectives;
   for (Operation &op : block)
     if (op.hasTrait<Collective>())
@@ -66,4 +66,5 @@ void dtensor::overlapCollectives(Block &block) {
   // In program order, so that each start lands below the earlier ones.
   for (Operation *collective : collectives)
     splitIntoStartAndWait(collective, findIssuePoint(collective));
+  return collectives.size();
 }

@@ -1,4 +1,4 @@
-//===- CollectiveSimplification.cpp - cancel and strength-reduce -*- C++ -*-===//
+//===- CollectiveSimplification.cpp - cancel, reduce ------------*- C++ -*-===//
 //
 // Rewrite patterns on pairs of collectives: a collective followed by its
 // inverse cancels out, and some pairs are one collective in disguise. Each

@@ -27,15 +27,23 @@ namespace dtensor {
 void populateCollectiveSimplificationPatterns(
     mlir::RewritePatternSet &patterns);
 
+/// What bucketing did in one block.
+struct BucketCounts {
+  /// Variadic collectives created.
+  unsigned buckets = 0;
+  /// Collectives combined into them.
+  unsigned members = 0;
+};
+
 /// Combines independent all_reduce, all_gather and reduce_scatter ops of
 /// `block` that agree on everything but their tensors into variadic ones of
 /// at most `bucketBytes` per rank (CollectiveBucketing.cpp).
-void bucketCollectives(mlir::Block &block, uint64_t bucketBytes);
+BucketCounts bucketCollectives(mlir::Block &block, uint64_t bucketBytes);
 
 /// Splits every collective of `block` into a dtensor.start, hoisted as early
 /// as its operands allow, and a dtensor.wait, sunk to its first user
-/// (CollectiveOverlap.cpp).
-void overlapCollectives(mlir::Block &block);
+/// (CollectiveOverlap.cpp). Returns the number of collectives split.
+unsigned overlapCollectives(mlir::Block &block);
 
 //===----------------------------------------------------------------------===//
 // Helpers shared by the phases (CollectiveScheduling.cpp)

@@ -61,33 +61,109 @@ std::string dtensor::driver::parseMeshOverride(llvm::StringRef text,
   return "";
 }
 
-/// Gives the overridden meshes their new shapes (row-major device ids).
+/// An error about the command line or the files around the program: a
+/// message without a location in the program (and without the program
+/// printed after it).
+static InFlightDiagnostic emitToolError(ModuleOp module) {
+  return mlir::emitError(UnknownLoc::get(module.getContext()));
+}
+
+/// `@name [a, b]` for each mesh (its dim names, `?` for unnamed dims).
+static std::string describeMeshes(ArrayRef<MeshOp> meshes) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(meshes, os, [&](MeshOp mesh) {
+    os << "@" << mesh.getSymName() << " [";
+    for (int64_t dim = 0; dim < mesh.getRank(); ++dim) {
+      if (dim)
+        os << ", ";
+      std::optional<ArrayAttr> names = mesh.getDimNames();
+      if (names && dim < static_cast<int64_t>(names->size()))
+        os << cast<StringAttr>((*names)[dim]).getValue();
+      else
+        os << "?";
+    }
+    os << "]";
+  });
+  return text;
+}
+
+/// The index of the dim of `mesh` named `name`, if any.
+static std::optional<int64_t> findMeshDim(MeshOp mesh, llvm::StringRef name) {
+  std::optional<ArrayAttr> names = mesh.getDimNames();
+  if (!names)
+    return std::nullopt;
+  for (auto [index, attr] : llvm::enumerate(*names))
+    if (cast<StringAttr>(attr).getValue() == name)
+      return index;
+  return std::nullopt;
+}
+
+/// Gives the overridden meshes their new shapes (row-major device ids). A
+/// name is a mesh's symbol (the whole shape), else the name of one mesh
+/// dim (its size alone): `--mesh tp=4` for a plan whose mesh dim is tp.
 static LogicalResult applyMeshOverrides(ModuleOp module,
                                         ArrayRef<MeshOverride> overrides) {
   auto meshes = llvm::to_vector(module.getOps<MeshOp>());
   for (const MeshOverride &override : overrides) {
+    std::string flag = "--mesh " +
+                       (override.mesh.empty() ? "" : override.mesh + "=");
+    for (auto [i, size] : llvm::enumerate(override.shape))
+      flag += (i ? "x" : "") + std::to_string(size);
     MeshOp mesh;
     if (override.mesh.empty()) {
       if (meshes.size() != 1)
-        return module.emitError()
-               << "--mesh without a mesh name needs a module with exactly one "
-                  "mesh; this one has "
-               << meshes.size();
+        return emitToolError(module)
+               << flag
+               << ": without a name, --mesh needs a program with exactly "
+                  "one mesh; this one has "
+               << meshes.size()
+               << (meshes.empty() ? "" : ": " + describeMeshes(meshes));
       mesh = meshes.front();
     } else {
       auto it = llvm::find_if(meshes, [&](MeshOp candidate) {
         return candidate.getSymName() == override.mesh;
       });
-      if (it == meshes.end())
-        return module.emitError()
-               << "--mesh: the module has no mesh @" << override.mesh;
-      mesh = *it;
+      if (it != meshes.end()) {
+        mesh = *it;
+      } else {
+        // A mesh dim's name.
+        SmallVector<std::pair<MeshOp, int64_t>> dims;
+        for (MeshOp candidate : meshes)
+          if (std::optional<int64_t> dim =
+                  findMeshDim(candidate, override.mesh))
+            dims.push_back({candidate, *dim});
+        if (dims.empty())
+          return emitToolError(module)
+                 << flag << ": the program has no mesh @" << override.mesh
+                 << " and no mesh dim named '" << override.mesh << "'"
+                 << (meshes.empty()
+                         ? std::string("; it has no mesh")
+                         : "; its meshes: " + describeMeshes(meshes));
+        if (dims.size() > 1)
+          return emitToolError(module)
+                 << flag << ": several meshes have a dim named '"
+                 << override.mesh << "' (" << describeMeshes(meshes)
+                 << "); give the whole shape of one with MESH=SHAPE";
+        if (override.shape.size() != 1)
+          return emitToolError(module)
+                 << flag << ": '" << override.mesh << "' is a dim of @"
+                 << dims.front().first.getSymName()
+                 << "; give it one size, e.g. " << override.mesh << "="
+                 << override.shape.front();
+        auto [dimMesh, dim] = dims.front();
+        SmallVector<int64_t> shape(dimMesh.getShape());
+        shape[dim] = override.shape.front();
+        dimMesh.setShape(shape);
+        dimMesh.removeDeviceIdsAttr();
+        continue;
+      }
     }
     if (static_cast<int64_t>(override.shape.size()) != mesh.getRank())
-      return mesh.emitError()
-             << "--mesh: @" << mesh.getSymName() << " has "
-             << mesh.getRank() << " dims; the new shape has "
-             << override.shape.size();
+      return emitToolError(module)
+             << flag << ": @" << mesh.getSymName() << " has "
+             << mesh.getRank() << " dims (" << describeMeshes({mesh})
+             << "); the new shape has " << override.shape.size();
     mesh.setShape(override.shape);
     mesh.removeDeviceIdsAttr();
   }
@@ -101,7 +177,7 @@ static func::FuncOp findEntry(ModuleOp module, llvm::StringRef name) {
   if (!name.empty()) {
     auto function = module.lookupSymbol<func::FuncOp>(name);
     if (!function || function.isExternal()) {
-      module.emitError() << "no function @" << name
+      emitToolError(module) << "no function @" << name
                          << " with a body to use as the entry point";
       return {};
     }
@@ -116,7 +192,7 @@ static func::FuncOp findEntry(ModuleOp module, llvm::StringRef name) {
       candidates.push_back(function);
   if (candidates.size() == 1)
     return candidates.front();
-  module.emitError() << "cannot tell the entry function: there is no "
+  emitToolError(module) << "cannot tell the entry function: there is no "
                                "@main and "
                             << candidates.size()
                             << " public functions with a body; pick one with "
@@ -295,7 +371,7 @@ static LogicalResult collectGroups(ModuleOp module,
     for (auto [index, mesh] : llvm::enumerate(commMeshes))
       if (index >= meshes.size() ||
           cast<FlatSymbolRefAttr>(mesh).getValue() != meshes[index].name)
-        return module.emitError()
+        return emitToolError(module)
                << "internal error: the lowered program numbers meshes "
                   "differently from the module";
   if (!commGroups)
@@ -307,7 +383,7 @@ static LogicalResult collectGroups(ModuleOp module,
       return mesh.name == meshName;
     });
     if (it == meshes.end())
-      return module.emitError() << "internal error: group on unknown mesh @"
+      return emitToolError(module) << "internal error: group on unknown mesh @"
                                 << meshName;
     rt::GroupInfo group;
     group.mesh = it - meshes.begin();
@@ -323,7 +399,7 @@ static LogicalResult writeModule(ModuleOp module, llvm::StringRef path) {
   std::string message;
   auto file = openOutputFile(path, &message);
   if (!file)
-    return module.emitError() << "cannot write " << path << ": " << message;
+    return emitToolError(module) << "cannot write " << path << ": " << message;
   module.print(file->os());
   file->keep();
   return success();
@@ -356,15 +432,15 @@ static LogicalResult publish(ModuleOp module, TemporaryDirectory &staging,
     llvm::sys::path::append(manifest, "manifest.json");
     if (!llvm::sys::fs::is_directory(output) ||
         !llvm::sys::fs::exists(manifest))
-      return module.emitError()
+      return emitToolError(module)
              << "refusing to replace " << output
              << ": it exists and is not a dtensor artifact directory";
     if (std::error_code error = llvm::sys::fs::remove_directories(output))
-      return module.emitError()
+      return emitToolError(module)
              << "cannot replace " << output << ": " << error.message();
   }
   if (std::error_code error = llvm::sys::fs::rename(staging.str(), output))
-    return module.emitError()
+    return emitToolError(module)
            << "cannot move the artifact to " << output << ": "
            << error.message();
   staging.keep();
@@ -385,7 +461,7 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
                                                llvm::StringRef output) {
   MLIRContext *context = module.getContext();
   if (options.target != "cpu" && options.target != "cuda")
-    return module.emitError() << "unknown target '" << options.target
+    return emitToolError(module) << "unknown target '" << options.target
                               << "' (expected cpu or cuda)";
   codegen::GpuLoweringOptions gpu = options.gpu;
   if (options.target == "cuda") {
@@ -394,7 +470,7 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
     llvm::SmallString<256> ptxas(gpu.toolkit);
     llvm::sys::path::append(ptxas, "bin", "ptxas");
     if (gpu.toolkit.empty() || !llvm::sys::fs::can_execute(ptxas))
-      return module.emitError()
+      return emitToolError(module)
              << "--target cuda needs the CUDA toolkit (ptxas, libdevice): "
              << (gpu.toolkit.empty()
                      ? std::string("none found in $CUDA_PATH or "
@@ -402,7 +478,7 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
                      : "no executable " + ptxas.str().str())
              << "; name its root with --cuda-toolkit";
     if (!llvm::StringRef(gpu.chip).starts_with("sm_"))
-      return module.emitError() << "--gpu-arch '" << gpu.chip
+      return emitToolError(module) << "--gpu-arch '" << gpu.chip
                                 << "': expected an architecture like sm_90";
   }
   if (failed(applyMeshOverrides(module, options.meshOverrides)))
@@ -430,7 +506,7 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
     largestMesh = std::max(largestMesh, layout::Mesh(mesh.shape).size());
   manifest.worldSize = options.worldSize ? options.worldSize : largestMesh;
   if (manifest.worldSize < largestMesh)
-    return module.emitError() << "--world-size " << manifest.worldSize
+    return emitToolError(module) << "--world-size " << manifest.worldSize
                               << " is smaller than a mesh of " << largestMesh
                               << " devices";
   if (manifest.meshes.empty())
@@ -450,6 +526,7 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   distributeOptions.bucketBytes = options.bucketBytes;
   distributeOptions.overlap = options.overlap;
   distributeOptions.commReport = options.commReport;
+  distributeOptions.statistics = options.statistics;
   buildDistributePipeline(distribute, distributeOptions);
   if (failed(configure(options, distribute)))
     return failure();
@@ -467,7 +544,7 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
                             .str();
   llvm::sys::fs::remove_directories(staging);
   if (std::error_code error = llvm::sys::fs::create_directories(staging))
-    return module.emitError()
+    return emitToolError(module)
            << "cannot create " << staging << ": " << error.message();
   TemporaryDirectory stagingDir(staging);
 
@@ -510,6 +587,6 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   }
 
   if (std::string error = rt::writeManifest(manifest, staging); !error.empty())
-    return module.emitError() << error;
+    return emitToolError(module) << error;
   return publish(module, stagingDir, output);
 }

@@ -13,11 +13,14 @@ using namespace mlir;
 
 void dtensor::driver::buildDistributePipeline(
     OpPassManager &pm, const DistributeOptions &options) {
-  pm.addPass(createPropagate());
+  PropagateOptions propagate;
+  propagate.statistics = options.statistics;
+  pm.addPass(createPropagate(propagate));
   pm.addPass(createPartition());
   FuseCollectivesOptions fuse;
   fuse.bucketBytes = options.bucketBytes;
   fuse.overlap = options.overlap;
+  fuse.statistics = options.statistics;
   pm.addPass(createFuseCollectives(fuse));
   if (!options.commReport.empty()) {
     CommReportOptions report;
@@ -43,6 +46,11 @@ struct DistributePipelineOptions
       llvm::cl::desc("Print the communication report of the per-rank "
                      "program: text or json (default: none)"),
       llvm::cl::init("")};
+  Option<bool> statistics{
+      *this, "statistics",
+      llvm::cl::desc("Propagation and collective fusion report what they "
+                     "did as remarks"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -56,6 +64,7 @@ void dtensor::driver::registerDistributePipeline() {
         distribute.bucketBytes = options.bucketBytes;
         distribute.overlap = options.overlap;
         distribute.commReport = options.commReport;
+        distribute.statistics = options.statistics;
         buildDistributePipeline(pm, distribute);
       });
 }

@@ -218,7 +218,8 @@ bool Problem::improve(int node, std::vector<int> &choice) {
   return changed;
 }
 
-std::vector<int> Problem::search(bool forwardStart, unsigned maxSweeps) {
+std::vector<int> Problem::search(bool forwardStart, unsigned maxSweeps,
+                                 unsigned &sweeps) {
   int count = getNumNodes();
   std::vector<int> choice(count, -1);
   // Greedy start: each node sees only the nodes decided before it.
@@ -229,6 +230,7 @@ std::vector<int> Problem::search(bool forwardStart, unsigned maxSweeps) {
     for (int node = count - 1; node >= 0; --node)
       improve(node, choice);
   for (unsigned sweep = 0; sweep < maxSweeps; ++sweep) {
+    ++sweeps;
     bool changed = false;
     for (int node = count - 1; node >= 0; --node)
       changed |= improve(node, choice);
@@ -240,12 +242,15 @@ std::vector<int> Problem::search(bool forwardStart, unsigned maxSweeps) {
   return choice;
 }
 
-std::vector<int> Problem::solve(unsigned maxSweeps) {
+std::vector<int> Problem::solve(unsigned maxSweeps, unsigned *sweeps) {
   // Two starts: producers first (layouts flow from the arguments) and users
   // first (layouts flow from what results need). Each is refined by sweeps;
   // the cheaper end point wins, the forward one on a tie.
-  std::vector<int> forward = search(/*forwardStart=*/true, maxSweeps);
-  std::vector<int> backward = search(/*forwardStart=*/false, maxSweeps);
+  unsigned ran = 0;
+  std::vector<int> forward = search(/*forwardStart=*/true, maxSweeps, ran);
+  std::vector<int> backward = search(/*forwardStart=*/false, maxSweeps, ran);
+  if (sweeps)
+    *sweeps = ran;
   return isCheaper(totalCost(backward), totalCost(forward)) ? backward
                                                             : forward;
 }

@@ -1,6 +1,6 @@
 //===- PrintShardingRules.cpp - report sharding rules -----------*- C++ -*-===//
 
-#include "dtensor/Analysis/ShardingRule.h"
+#include "dtensor/Analysis/ShardingRuleRegistry.h"
 #include "dtensor/Reports/Passes.h"
 
 #include "mlir/IR/BuiltinTypes.h"

@@ -2,6 +2,10 @@
 // with the cases where the types do not prove the rewrite exact. Bucketing
 // and overlap are off so that only this phase shows.
 // RUN: dtensor-opt %s --dtensor-fuse-collectives='bucket-bytes=0 overlap=false' | FileCheck %s
+// The statistics remark: of the 42 collectives not yet issued by a start
+// (43 in the file), 12 go (43 - 31 remain in the output).
+// RUN: dtensor-opt %s --dtensor-fuse-collectives='bucket-bytes=0 overlap=false statistics=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+// STATS: remark: dtensor-fuse-collectives: 42 collectives in, 12 removed by cancelling and strength reduction, 0 buckets of 0 collectives, 0 split for overlap
 
 dtensor.mesh @tp shape [4]
 dtensor.mesh @m shape [2, 3]

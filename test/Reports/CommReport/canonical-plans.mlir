@@ -1,7 +1,7 @@
 // Collective counts of the canonical tensor-parallel plans, from the global
 // program through propagation and partitioning to the report. The inputs
 // are the plans of test/Partition/Partition/pipeline.mlir.
-// RUN: dtensor-opt %S/../Partition/pipeline.mlir --split-input-file --dtensor-propagate --dtensor-partition --dtensor-comm-report -o /dev/null | FileCheck %s
+// RUN: dtensor-opt %S/../../Partition/Partition/pipeline.mlir --split-input-file --dtensor-propagate --dtensor-partition --dtensor-comm-report -o /dev/null | FileCheck %s
 
 // Colwise -> rowwise MLP: one all_reduce, on 2 and on 3 ranks.
 // CHECK-LABEL: func @mlp

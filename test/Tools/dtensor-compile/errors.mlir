@@ -7,9 +7,9 @@
 // RUN: not dtensor-compile %s -o %t/a.dtc --mesh 2x 2>&1 | FileCheck %s --check-prefix=SHAPE
 // SHAPE: --mesh '2x': expected [NAME=]SHAPE with SHAPE like 4 or 2x2 (positive sizes)
 // RUN: not dtensor-compile %s -o %t/a.dtc --mesh nope=2 2>&1 | FileCheck %s --check-prefix=NOMESH
-// NOMESH: error: --mesh: the module has no mesh @nope
+// NOMESH: error: --mesh nope=2: the program has no mesh @nope and no mesh dim named 'nope'; its meshes: @tp [?]
 // RUN: not dtensor-compile %s -o %t/a.dtc --mesh 2x2 2>&1 | FileCheck %s --check-prefix=RANK
-// RANK: error: --mesh: @tp has 1 dims; the new shape has 2
+// RANK: error: --mesh 2x2: @tp has 1 dims (@tp [?]); the new shape has 2
 // RUN: not dtensor-compile %s -o %t/a.dtc --entry nope 2>&1 | FileCheck %s --check-prefix=ENTRY
 // ENTRY: error: no function @nope with a body to use as the entry point
 // RUN: not dtensor-compile %s -o %t/a.dtc --entry other 2>&1 | FileCheck %s --check-prefix=DTYPE

@@ -1,5 +1,5 @@
-//===- OpHarness.h - Build one model-plan op, lower it and run it -*- C++
-//-*-===//
+//===- OpHarness.h - Build, lower and run one plan op -----------*- C++ -*-===//
+//
 //
 // The FrontendOpsTest fixture: an op object written as JSON is emitted with
 // its OpEmitter into `func.func @main` over inputs of given types, the module

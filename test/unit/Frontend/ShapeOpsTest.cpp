@@ -1,5 +1,5 @@
-//===- ShapeOpsTest.cpp - transpose, permute, reshape, concat, split, slice
-//===//
+//===- ShapeOpsTest.cpp - transpose, reshape, concat, split, slice --------===//
+//
 
 #include "OpHarness.h"
 

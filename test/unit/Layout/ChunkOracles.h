@@ -1,4 +1,4 @@
-//===- ChunkOracles.h - reference torch.chunk arithmetic for tests -*- C++ -*-===//
+//===- ChunkOracles.h - reference torch.chunk arithmetic --------*- C++ -*-===//
 //
 // Oracles written independently of the layout library (search instead of
 // ceil division, prefix sums, an odometer), shared by the layout unit tests

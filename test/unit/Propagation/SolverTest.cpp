@@ -93,6 +93,29 @@ TEST(SolverTest, BackwardSweepFixesGreedyStart) {
   EXPECT_DOUBLE_EQ(problem.totalCost(choice), 2.0);
 }
 
+TEST(SolverTest, ReportsTheSweepsItRan) {
+  // The problem of BackwardSweepFixesGreedyStart. Both greedy starts already
+  // reach the optimum (the user's move lets its producer respond), so each
+  // of the two searches runs one sweep, which changes nothing, and stops.
+  auto build = [](Problem &problem) {
+    int x = problem.addValue(tensor({512, 512}));
+    problem.addNode({}, {x},
+                    {Strategy{{}, {{S(0)}}, 1.0}, Strategy{{}, {{S(1)}}, 2.0}});
+    problem.addNode({x}, {}, {Strategy{{{S(1)}}, {}, 0.0}});
+  };
+  Problem problem(layout::Mesh({2}), layout::CostParams());
+  build(problem);
+  unsigned sweeps = 99;
+  std::vector<int> choice = problem.solve(8, &sweeps);
+  EXPECT_EQ(choice[0], 1);
+  EXPECT_EQ(sweeps, 2u);
+  // No sweep allowed: none run, and the greedy starts stand.
+  Problem greedy(layout::Mesh({2}), layout::CostParams());
+  build(greedy);
+  greedy.solve(0, &sweeps);
+  EXPECT_EQ(sweeps, 0u);
+}
+
 /// Random layered problems: layouts from a small menu, random costs.
 TEST(SolverTest, RandomProblemsReachLocalOptimaDeterministically) {
   std::vector<Layout> menu{{R}, {S(0)}, {S(1)}, {P}};

@@ -1,5 +1,6 @@
-/* A hand-written "compiled program" for the runtime's tests: entry points
- * with the ABI of dtensor/rt_abi.h, as the code generator will emit them. */
+/*===- test_program.c - A hand-written compiled program ------------*- C -*-===*
+ * A "compiled program" for the runtime's tests: entry points with the ABI of
+ * dtensor/rt_abi.h, as the code generator emits them. */
 
 #include "dtensor/rt_abi.h"
 

@@ -6,12 +6,14 @@
 // tensor dim it indexes; sharding a reduction factor leaves each rank with a
 // partial result, combined by the op's reduction kind.
 //
-// Rules come from one mechanism: the indexing maps and iterator types of
-// linalg structured ops, and identity maps for elementwise ops.
-//
-// Ops without indexing maps (reshapes, slices, concat, gather, softmax,
-// tensor.empty and tensor constants) get explicit rules of the same form,
-// and every rule also says which operands may be Partial (PartialFlow.h).
+// This header holds the rule types only. Rules come from one mechanism: the
+// indexing maps and iterator types of linalg structured ops, and identity
+// maps for elementwise ops (LinalgRules). Ops without indexing maps
+// (reshapes, slices, concat, gather, softmax, tensor.empty and tensor
+// constants) get explicit rules of the same form (ShapeOpRules, built with
+// ShardingRuleBuilder), and every rule also says which operands may be
+// Partial (PartialFlow.h). getShardingRule (ShardingRuleRegistry.h) picks
+// an op's rule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -112,10 +114,6 @@ struct ShardingRule {
   ///   () -> ([i, j]) {i=8, j=16} partial {-: sum|avg|max|min}
   void print(llvm::raw_ostream &os) const;
 };
-
-/// The sharding rule of `op`, or std::nullopt when the op has none (it is
-/// then kept replicated).
-std::optional<ShardingRule> getShardingRule(mlir::Operation *op);
 
 } // namespace dtensor
 

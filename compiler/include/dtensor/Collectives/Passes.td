@@ -71,6 +71,11 @@ def FuseCollectives : Pass<"dtensor-fuse-collectives", "mlir::ModuleOp"> {
     Option<"overlap", "overlap", "bool", /*default=*/"true",
            "Split each collective into dtensor.start and dtensor.wait to "
            "overlap it with independent computation (default true)">,
+    Option<"statistics", "statistics", "bool", /*default=*/"false",
+           "Report, as a remark on the module, the collectives of the input, "
+           "those cancelling and strength reduction removed, the buckets "
+           "created and the collectives they combine, and the collectives "
+           "split for overlap">,
   ];
   let dependentDialects = ["::dtensor::DTensorDialect"];
 }

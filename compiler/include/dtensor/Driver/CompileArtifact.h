@@ -47,6 +47,8 @@ struct CompileOptions {
   /// Collective fusion (see --dtensor-fuse-collectives).
   uint64_t bucketBytes = 25 * 1024 * 1024;
   bool overlap = true;
+  /// Propagation and collective fusion report what they did as remarks.
+  bool statistics = false;
   /// Write the per-rank program (after fusion) to this file; "" = no.
   std::string dumpPerRank;
   codegen::CpuLoweringOptions lowering;

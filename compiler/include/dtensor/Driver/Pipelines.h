@@ -24,6 +24,9 @@ struct DistributeOptions {
   /// Print the communication report of the per-rank program: "text" or
   /// "json"; "" for none.
   std::string commReport;
+  /// Propagation and collective fusion report what they did as remarks
+  /// (their `statistics` option).
+  bool statistics = false;
 };
 
 /// Global program (layouts on arguments, distribute constraints) -> per-rank

@@ -1,5 +1,5 @@
-//===- GatherLookup.h - tensor.gather as a masked linalg.generic -*- C++
-//-*-===//
+//===- GatherLookup.h - tensor.gather as a linalg.generic -------*- C++ -*-===//
+//
 //
 // A tensor.gather written as a linalg.generic over its result that reads
 // each coordinate from the indices and the element from the source with

@@ -1,4 +1,4 @@
-//===- CommCost.h - time estimates of collectives and redistributes -*- C++ -*-===//
+//===- CommCost.h - time estimates of collectives ---------------*- C++ -*-===//
 //
 // The communication cost model shared by sharding propagation (to price the
 // redistributes a strategy needs) and the redistribute planner. It is an

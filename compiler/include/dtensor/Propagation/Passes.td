@@ -45,6 +45,10 @@ def Propagate : Pass<"dtensor-propagate", "mlir::ModuleOp"> {
            "op's body per loop point, per nanosecond">,
     Option<"maxSweeps", "max-sweeps", "unsigned", /*default=*/"16",
            "Upper bound on forward/backward improvement sweeps">,
+    Option<"statistics", "statistics", "bool", /*default=*/"false",
+           "Report, as a remark on the module, the functions given layouts, "
+           "the redistributes inserted, the producers recreated in a second "
+           "layout and the improvement sweeps of the search">,
   ];
   let dependentDialects = ["::dtensor::DTensorDialect"];
 }

@@ -74,7 +74,9 @@ public:
               std::vector<Strategy> strategies);
 
   /// Chooses a strategy per node (indices into each node's strategies).
-  std::vector<int> solve(unsigned maxSweeps);
+  /// `sweeps`, when given, receives the number of improvement sweeps the
+  /// two searches ran together (each at most `maxSweeps`).
+  std::vector<int> solve(unsigned maxSweeps, unsigned *sweeps = nullptr);
 
   /// The total cost of a complete choice.
   double totalCost(const std::vector<int> &choice);
@@ -123,7 +125,9 @@ private:
   /// its current one on ties.
   int bestResponse(int node, std::vector<int> &choice);
   /// One local search from a greedy start in program order (or reverse).
-  std::vector<int> search(bool forwardStart, unsigned maxSweeps);
+  /// Adds the sweeps it ran to `sweeps`.
+  std::vector<int> search(bool forwardStart, unsigned maxSweeps,
+                          unsigned &sweeps);
   /// Moves `node` to its cheapest strategy, letting the producers of its
   /// operands respond; true when any choice changed.
   bool improve(int node, std::vector<int> &choice);

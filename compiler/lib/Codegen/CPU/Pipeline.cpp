@@ -21,57 +21,18 @@ using namespace mlir;
 
 namespace dtensor::codegen {
 
-void addBufferizationPasses(OpPassManager &pm,
-                            const BufferizationStageOptions &options) {
-  // Tensors: gathers and elementwise ops as fused linalg generics,
-  // collectives prepared, entry results as out-params.
-  pm.addNestedPass<func::FuncOp>(createLowerGather());
-  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
-  if (options.fuseElementwise)
-    pm.addNestedPass<func::FuncOp>(createFuseElementwise());
-  if (options.cpuVectorMath) {
-    pm.addNestedPass<func::FuncOp>(createCpuClampExp());
-    pm.addNestedPass<func::FuncOp>(createCpuApproximateTanh());
-    pm.addNestedPass<func::FuncOp>(createCpuReassociateSums());
-  }
-  pm.addPass(createPrepareCollectives());
-  pm.addPass(createEntryOutParams());
-  pm.addPass(createCanonicalizerPass());
-
-  // Buffers: collectives become runtime calls as they bufferize.
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  pm.addPass(createLowerMeshCoords());
-  if (options.matmulToRuntime) {
-    MatmulToRuntimeOptions matmul;
-    matmul.halfPrecision = options.halfPrecisionMatmuls;
-    pm.addPass(createMatmulToRuntime(matmul));
-  }
-  bufferization::buildBufferDeallocationPipeline(pm);
-}
-
-void addHostToLLVMPasses(OpPassManager &pm) {
-  pm.addPass(createArithToLLVMConversionPass());
-  // Allocations through generic functions, bound to the runtime's buffer
-  // cache by --dtensor-finalize-abi.
-  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
-  memrefToLLVM.useGenericFunctions = true;
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createUBToLLVMConversionPass());
-}
-
 void buildCpuLoweringPipeline(OpPassManager &pm,
                               const CpuLoweringOptions &options) {
   BufferizationStageOptions stage;
   stage.fuseElementwise = options.fuseElementwise;
   stage.matmulToRuntime = options.matmulToRuntime;
-  stage.cpuVectorMath = true;
+  addTensorPreparationPasses(pm, stage);
+  // Math in the form the CPU's vector units want: exp without glibc's slow
+  // path, tanh as a vectorisable polynomial, sums reassociated so that they
+  // vectorise.
+  pm.addNestedPass<func::FuncOp>(createCpuClampExp());
+  pm.addNestedPass<func::FuncOp>(createCpuApproximateTanh());
+  pm.addNestedPass<func::FuncOp>(createCpuReassociateSums());
   addBufferizationPasses(pm, stage);
   if (options.emulateGpuKernels) {
     pm.addNestedPass<func::FuncOp>(createGpuLinalgToParallelLoops());

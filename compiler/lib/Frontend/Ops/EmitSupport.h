@@ -9,6 +9,7 @@
 #ifndef DTENSOR_LIB_FRONTEND_OPS_EMITSUPPORT_H
 #define DTENSOR_LIB_FRONTEND_OPS_EMITSUPPORT_H
 
+#include "Formatting.h"
 #include "dtensor/Frontend/OpEmitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -24,13 +25,6 @@ using EmitResult = mlir::FailureOr<llvm::SmallVector<mlir::Value>>;
 //===----------------------------------------------------------------------===//
 // Describing and checking inputs
 //===----------------------------------------------------------------------===//
-
-/// `[8, 32]`.
-std::string formatShape(llvm::ArrayRef<int64_t> shape);
-/// A number as JSON would show it: `0`, `1.5`, `1e-05`.
-std::string formatNumber(double value);
-/// The model-plan name of an element type (`f32`, `bf16`, `i64`, ...).
-std::string formatDtype(mlir::Type type);
 
 /// f32, f16 and bf16 (and f64, which the IR may carry).
 bool isFloatDtype(mlir::Type type);

@@ -8,7 +8,7 @@
 
 #include "dtensor/Frontend/OpEmitter.h"
 
-#include "EmitSupport.h"
+#include "Formatting.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringExtras.h"

@@ -1,5 +1,5 @@
-//===- CpuCodegen.h - Per-rank program to a native shared object -*- C++
-//-*-===//
+//===- CpuCodegen.h - Per-rank program to a shared object -------*- C++ -*-===//
+//
 //
 // The CPU back end: lowers a per-rank module (tensors, linalg and dtensor
 // collectives) to the LLVM dialect, calling the runtime ABI of

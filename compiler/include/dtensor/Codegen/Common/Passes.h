@@ -1,4 +1,4 @@
-//===- Passes.h - dtensor code generation passes both targets run ---*- C++ -*-===//
+//===- Passes.h - passes both targets run -----------------------*- C++ -*-===//
 
 #ifndef DTENSOR_CODEGEN_COMMON_PASSES_H
 #define DTENSOR_CODEGEN_COMMON_PASSES_H

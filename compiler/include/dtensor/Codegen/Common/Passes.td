@@ -1,4 +1,4 @@
-//===- Passes.td - dtensor code generation passes both targets run ---*- tablegen -*-===//
+//===- Passes.td - passes both targets run -----------------*- tablegen -*-===//
 
 #ifndef DTENSOR_CODEGEN_COMMON_PASSES_TD
 #define DTENSOR_CODEGEN_COMMON_PASSES_TD

@@ -1,5 +1,5 @@
-//===- PipelineStages.h - Stages shared by the targets' pipelines -*- C++
-//-*-===//
+//===- PipelineStages.h - Stages the targets share --------------*- C++ -*-===//
+//
 
 #ifndef DTENSOR_CODEGEN_PIPELINESTAGES_H
 #define DTENSOR_CODEGEN_PIPELINESTAGES_H
@@ -13,16 +13,16 @@ struct BufferizationStageOptions {
   bool matmulToRuntime = true;
   /// f16 and bf16 matmuls are runtime calls too (cuBLASLt has them).
   bool halfPrecisionMatmuls = false;
-  /// Math in the form the CPU's vector units want: exp without glibc's slow
-  /// path, tanh as a vectorisable polynomial, sums reassociated so that they
-  /// vectorise. The GPU's libdevice and one-thread-per-row kernels need
-  /// none of it.
-  bool cpuVectorMath = false;
 };
 
-/// Per-rank tensors to buffers, for every target: gathers and elementwise ops
-/// as fused linalg generics, collectives and matmuls as runtime calls, entry
-/// results as out-params, deallocations explicit.
+/// Per-rank tensors, for every target: gathers and elementwise ops as fused
+/// linalg generics. A target may add its own tensor rewrites after these
+/// (the CPU's vector math), before addBufferizationPasses.
+void addTensorPreparationPasses(mlir::OpPassManager &pm,
+                                const BufferizationStageOptions &options);
+
+/// Per-rank tensors to buffers, for every target: collectives and matmuls as
+/// runtime calls, entry results as out-params, deallocations explicit.
 void addBufferizationPasses(mlir::OpPassManager &pm,
                             const BufferizationStageOptions &options);
 

@@ -1,5 +1,5 @@
-//===- GpuCodegen.h - Per-rank program to CUDA kernels and host code -*- C++
-//-*-===//
+//===- GpuCodegen.h - Per-rank program to CUDA kernels ----------*- C++ -*-===//
+//
 //
 // The CUDA back end: lowers a per-rank module to host code in the LLVM
 // dialect that calls the runtime ABI of dtensor/rt_abi.h, with the device

@@ -1,0 +1,22 @@
+//===- ShardingRuleRegistry.cpp - the rule of each op ---------------------===//
+
+#include "dtensor/Analysis/ShardingRuleRegistry.h"
+
+#include "LinalgRules.h"
+#include "ShapeOpRules.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/OpDefinition.h"
+
+using namespace mlir;
+using namespace dtensor;
+
+std::optional<ShardingRule> dtensor::getShardingRule(Operation *op) {
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return detail::getLinalgRule(linalgOp);
+  if (std::optional<ShardingRule> rule = detail::getShapeOpRule(op))
+    return rule;
+  if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() > 0)
+    return detail::getElementwiseRule(op);
+  return std::nullopt;
+}

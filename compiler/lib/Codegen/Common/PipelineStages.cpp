@@ -1,0 +1,62 @@
+//===- PipelineStages.cpp - Stages shared by the targets' pipelines -------===//
+
+#include "dtensor/Codegen/Common/PipelineStages.h"
+
+#include "dtensor/Codegen/Common/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace dtensor::codegen {
+
+void addTensorPreparationPasses(OpPassManager &pm,
+                                const BufferizationStageOptions &options) {
+  // Gathers and elementwise ops as fused linalg generics.
+  pm.addNestedPass<func::FuncOp>(createLowerGather());
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  if (options.fuseElementwise)
+    pm.addNestedPass<func::FuncOp>(createFuseElementwise());
+}
+
+void addBufferizationPasses(OpPassManager &pm,
+                            const BufferizationStageOptions &options) {
+  // Collectives prepared, entry results as out-params.
+  pm.addPass(createPrepareCollectives());
+  pm.addPass(createEntryOutParams());
+  pm.addPass(createCanonicalizerPass());
+
+  // Buffers: collectives become runtime calls as they bufferize.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createLowerMeshCoords());
+  if (options.matmulToRuntime) {
+    MatmulToRuntimeOptions matmul;
+    matmul.halfPrecision = options.halfPrecisionMatmuls;
+    pm.addPass(createMatmulToRuntime(matmul));
+  }
+  bufferization::buildBufferDeallocationPipeline(pm);
+}
+
+void addHostToLLVMPasses(OpPassManager &pm) {
+  pm.addPass(createArithToLLVMConversionPass());
+  // Allocations through generic functions, bound to the runtime's buffer
+  // cache by --dtensor-finalize-abi.
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+}
+
+} // namespace dtensor::codegen

@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Checks the rules of the source tree that no compiler enforces.
+
+  scripts/check-structure.py [--root DIR] [--only RULE,...] [--fix]
+
+Rules (docs/architecture.md explains them):
+  layering  no file of the runtime side (runtime/, examples/server/, the
+            runtime's tools) includes a compiler, dialect, MLIR or LLVM
+            header, and no file of dialects/ includes a compiler header.
+  guards    each header's include guard is DTENSOR_<path>_H, <path> being
+            the path after include/dtensor/ for public headers and the path
+            from the root without lib/ for the others.
+  banners   each C/C++/CUDA/TableGen file starts with a one-line banner of
+            at most 80 columns ending in ===// (===* in C files) whose second
+            line is the SPDX line (`// SPDX-License-Identifier: ...`); each
+            Python and shell script has the SPDX line in its first 5 lines.
+
+Prints one line per problem, `path:line: rule: message`, then a count, and
+exits 1 when there is a problem. --fix rewrites include guards and puts the
+SPDX line in place of a banner's empty second line (no line moves, so
+diagnostics' line numbers and compiler caches are unaffected); it never
+changes code.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+SPDX = "SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception"
+C_FAMILY = (".cpp", ".h", ".c", ".cu", ".td")
+SCRIPTS = (".py", ".sh")
+# Folders whose files the rules cover (fixtures of the checker's own tests
+# live under test/Structure/Inputs and are checked only when named as root).
+SOURCE_DIRS = ("compiler", "dialects", "runtime", "tools", "examples",
+               "test/unit", "scripts", "python")
+# The runtime side: never the compiler, the dialect, MLIR or LLVM.
+RUNTIME_SIDE = ("runtime/", "examples/server/", "tools/dtensor-run/",
+                "tools/dtensor-bench-ceilings/")
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]')
+
+
+def list_files(root):
+    """The files under SOURCE_DIRS: git's list in a checkout, else a walk."""
+    files = []
+    try:
+        out = subprocess.run(
+            ["git", "ls-files", "--cached", "--others", "--exclude-standard",
+             "--"] + list(SOURCE_DIRS),
+            cwd=root, capture_output=True, text=True, check=True).stdout
+        files = [f for f in out.splitlines()
+                 if os.path.isfile(os.path.join(root, f))]
+    except (OSError, subprocess.CalledProcessError):
+        for top in SOURCE_DIRS:
+            for folder, dirs, names in os.walk(os.path.join(root, top)):
+                dirs[:] = [d for d in dirs if not d.startswith(("build", "."))]
+                for name in names:
+                    files.append(os.path.relpath(os.path.join(folder, name),
+                                                 root))
+    return sorted(files)
+
+
+def compiler_include_prefixes(root):
+    """dtensor/<Folder>/ and dtensor/<File>.h of compiler/include/dtensor."""
+    base = os.path.join(root, "compiler", "include", "dtensor")
+    if not os.path.isdir(base):
+        return []
+    return ["dtensor/" + entry + ("/" if os.path.isdir(
+        os.path.join(base, entry)) else "") for entry in sorted(os.listdir(base))]
+
+
+def check_layering(root, path, lines, problems):
+    if not path.endswith(C_FAMILY):
+        return
+    runtime_side = path.startswith(RUNTIME_SIDE)
+    dialect = path.startswith("dialects/")
+    if not runtime_side and not dialect:
+        return
+    compiler = compiler_include_prefixes(root)
+    for number, line in enumerate(lines, 1):
+        match = INCLUDE.match(line)
+        if not match:
+            continue
+        header = match.group(1)
+        if any(header.startswith(prefix) for prefix in compiler):
+            problems.append((path, number, "layering",
+                             f"includes the compiler's {header}"))
+        elif runtime_side and header.startswith(
+                ("mlir/", "llvm/", "dtensor/Dialect/")):
+            problems.append((path, number, "layering",
+                             f"the runtime side includes {header}"))
+        elif header.startswith("../") and (runtime_side or dialect):
+            problems.append((path, number, "layering",
+                             f"includes {header} by a relative path out of "
+                             "its folder"))
+
+
+def expected_guard(path):
+    stem = path[:-len(".h")]
+    if "/include/dtensor/" in stem:
+        stem = stem.split("/include/dtensor/", 1)[1]
+    else:
+        stem = stem.replace("/lib/", "/")
+    return "DTENSOR_" + re.sub(r"[^A-Za-z0-9]", "_", stem).upper() + "_H"
+
+
+GUARD_IFNDEF = re.compile(r"^#ifndef\s+(\w+)\s*$")
+
+
+def check_guard(path, lines, problems, fix):
+    if not path.endswith(".h"):
+        return None
+    want = expected_guard(path)
+    index = next((i for i, l in enumerate(lines) if GUARD_IFNDEF.match(l)),
+                 None)
+    if index is None or index + 1 >= len(lines) or not re.match(
+            r"^#define\s+" + re.escape(GUARD_IFNDEF.match(lines[index])
+                                       .group(1)) + r"\s*$",
+            lines[index + 1]):
+        problems.append((path, 1, "guards", f"no include guard (want {want})"))
+        return None
+    have = GUARD_IFNDEF.match(lines[index]).group(1)
+    if have == want:
+        return None
+    if not fix:
+        problems.append((path, index + 1, "guards",
+                         f"include guard {have}, want {want}"))
+        return None
+    new = [re.sub(r"\b" + have + r"\b", want, l) if (
+        l.startswith("#ifndef") or l.startswith("#define") or
+        l.startswith("#endif")) else l for l in lines]
+    return new
+
+
+def check_banner(path, lines, problems, fix):
+    if path.endswith(SCRIPTS):
+        if not any(SPDX in l for l in lines[:5]):
+            if not fix:
+                problems.append((path, 1, "banners",
+                                 "no SPDX line in its first 5 lines"))
+                return None
+            at = 1 if lines and lines[0].startswith("#!") else 0
+            return lines[:at] + ["# " + SPDX] + lines[at:]
+        return None
+    if not path.endswith(C_FAMILY):
+        return None
+    if not lines:
+        problems.append((path, 1, "banners", "empty file"))
+        return None
+    first = lines[0]
+    c_style = first.startswith("/*===")
+    if not (first.startswith("//===-") or c_style):
+        problems.append((path, 1, "banners",
+                         "does not start with a //===- banner line"))
+        return None
+    end = "===*" if c_style else "===//"
+    if len(first) > 80 or not first.rstrip().endswith(end):
+        problems.append((path, 1, "banners",
+                         f"banner line is not one line of at most 80 columns "
+                         f"ending in {end}"))
+    lead = " *" if c_style else "//"
+    if len(lines) > 1 and lines[1] == lead + " " + SPDX:
+        return None
+    if not fix:
+        problems.append((path, 2, "banners",
+                         "the banner's second line is not the SPDX line"))
+        return None
+    # The SPDX line takes the place of the banner's empty second line (or
+    # of the blank line after a one-line banner), so that no line moves.
+    if len(lines) > 1 and lines[1].strip() in ("", "//", "*"):
+        return [first, lead + " " + SPDX] + lines[2:]
+    return [first, lead + " " + SPDX] + lines[1:]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--root", default=os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__))))
+    parser.add_argument("--only", default="layering,guards,banners")
+    parser.add_argument("--fix", action="store_true")
+    args = parser.parse_args()
+    rules = set(args.only.split(","))
+    unknown = rules - {"layering", "guards", "banners"}
+    if unknown:
+        parser.error("unknown rule(s): " + ", ".join(sorted(unknown)))
+    problems = []
+    files = list_files(args.root)
+    for path in files:
+        full = os.path.join(args.root, path)
+        try:
+            with open(full, encoding="utf-8") as handle:
+                text = handle.read()
+        except UnicodeDecodeError:
+            continue
+        lines = text.split("\n")
+        changed = None
+        if "layering" in rules:
+            check_layering(args.root, path, lines, problems)
+        if "guards" in rules:
+            changed = check_guard(path, lines, problems, args.fix) or changed
+        if changed:
+            lines = changed
+        if "banners" in rules:
+            fixed = check_banner(path, lines, problems, args.fix)
+            if fixed:
+                lines = fixed
+                changed = fixed
+        if changed is not None and args.fix:
+            with open(full, "w", encoding="utf-8") as handle:
+                handle.write("\n".join(lines))
+    for path, line, rule, message in problems:
+        print(f"{path}:{line}: {rule}: {message}")
+    print(f"{len(problems)} problem(s) in {len(files)} files")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
