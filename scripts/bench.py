@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The benchmarks of dtensor (scripts/bench.sh builds the tools, then runs
 this): compiled programs side by side with PyTorch eager and with this
 machine's ceilings.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Benchmarks: builds what they need, then runs scripts/bench.py (the
 # compiled examples side by side with PyTorch eager and with this machine's
 # GEMM peak and memory bandwidth, plus the compile time of a 32-layer

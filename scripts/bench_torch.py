@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """PyTorch eager baselines for the benchmarks (scripts/bench.sh): the models
 of scripts/gen-model-plan.py written by hand, with Megatron-style tensor
 parallelism on torch.distributed (gloo) — what a user would write without

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The main job: set up and build, then compile the example Megatron MLP
 # (examples/mlp_global.mlir) for 2 ranks and run it on 2 MPI ranks on the
 # CPU, checking the gathered result against the single-device program.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Writes a Llama-style JSON model plan (docs/model-plan.md) with a
 torchtitan-like tensor-parallel plan.
 

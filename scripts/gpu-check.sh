@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The checks of the CUDA target that need an NVIDIA GPU, in one run:
 #
 #   1. builds with CUDA (preset default; the toolkit must be found);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Shared helpers of the scripts in this folder (sourced, not run).
 
 # Build folder of the CMake preset in use (see CMakePresets.json).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Writes deterministic inputs (.npy) and weights (.safetensors) for a JSON
 model plan (docs/model-plan.md), for dtensor-run and scripts/torch_model.py.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs the Debian packages the build needs (when run as root), then
 # configures and builds dtensor. Safe to run again: it installs only what is
 # missing and rebuilds only what changed.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs what is missing, builds, and runs every test suite: the lit +
 # FileCheck suites and the gtest unit tests. Ends with one summary line,
 # "N passed, N failed"; exits non-zero when a test failed or none ran.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Runs a JSON model plan (docs/model-plan.md) in PyTorch eager mode on one
 device: the reference the compiled programs are checked against.
 

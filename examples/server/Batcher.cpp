@@ -1,5 +1,5 @@
 //===- Batcher.cpp - Rows of the compiled batch, step by step -------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Batcher.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 //===- Batcher.h - Rows of the compiled batch, step by step -----*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Continuous batching without a KV cache: every step runs the whole
 // [batch, seqLen] token tensor, each active job in one row (its prompt plus
 // what it generated so far, zero-padded), and reads each job's next token
@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_SERVER_BATCHER_H
-#define DTENSOR_SERVER_BATCHER_H
+#ifndef DTENSOR_EXAMPLES_SERVER_BATCHER_H
+#define DTENSOR_EXAMPLES_SERVER_BATCHER_H
 
 #include "Job.h"
 
@@ -61,4 +61,4 @@ private:
 
 } // namespace dtensor::server
 
-#endif // DTENSOR_SERVER_BATCHER_H
+#endif // DTENSOR_EXAMPLES_SERVER_BATCHER_H

@@ -1,5 +1,5 @@
 //===- CommandChannel.cpp - Rank 0 tells the others what to do ------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "CommandChannel.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 //===- CommandChannel.h - Rank 0 tells the others what to do ----*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One broadcast per step on a communicator of the server's own (a duplicate
 // of MPI_COMM_WORLD, so it never mixes with the runtime's messages): the
 // command, the step number, whether to fetch logits, and the batch's tokens.
@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_SERVER_COMMANDCHANNEL_H
-#define DTENSOR_SERVER_COMMANDCHANNEL_H
+#ifndef DTENSOR_EXAMPLES_SERVER_COMMANDCHANNEL_H
+#define DTENSOR_EXAMPLES_SERVER_COMMANDCHANNEL_H
 
 #include <mpi.h>
 
@@ -51,4 +51,4 @@ private:
 
 } // namespace dtensor::server
 
-#endif // DTENSOR_SERVER_COMMANDCHANNEL_H
+#endif // DTENSOR_EXAMPLES_SERVER_COMMANDCHANNEL_H

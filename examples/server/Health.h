@@ -1,12 +1,12 @@
 //===- Health.h - Serving, draining or failed -------------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Read by the HTTP threads (GET /health, new requests), changed by the main
 // thread, the signal thread and the step watchdog.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_SERVER_HEALTH_H
-#define DTENSOR_SERVER_HEALTH_H
+#ifndef DTENSOR_EXAMPLES_SERVER_HEALTH_H
+#define DTENSOR_EXAMPLES_SERVER_HEALTH_H
 
 #include <mutex>
 #include <string>
@@ -54,4 +54,4 @@ private:
 
 } // namespace dtensor::server
 
-#endif // DTENSOR_SERVER_HEALTH_H
+#endif // DTENSOR_EXAMPLES_SERVER_HEALTH_H

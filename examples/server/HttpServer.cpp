@@ -1,5 +1,5 @@
 //===- HttpServer.cpp - The endpoints on rank 0 ---------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "HttpServer.h"
 
 #include <httplib.h>

@@ -1,12 +1,12 @@
 //===- HttpServer.h - The endpoints on rank 0 -------------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // cpp-httplib on its own threads. Handlers validate, queue and wait; they
 // never call MPI or the runtime (the main thread does that alone).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_SERVER_HTTPSERVER_H
-#define DTENSOR_SERVER_HTTPSERVER_H
+#ifndef DTENSOR_EXAMPLES_SERVER_HTTPSERVER_H
+#define DTENSOR_EXAMPLES_SERVER_HTTPSERVER_H
 
 #include "Options.h"
 #include "ServerState.h"
@@ -53,4 +53,4 @@ private:
 
 } // namespace dtensor::server
 
-#endif // DTENSOR_SERVER_HTTPSERVER_H
+#endif // DTENSOR_EXAMPLES_SERVER_HTTPSERVER_H

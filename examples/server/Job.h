@@ -1,5 +1,5 @@
 //===- Job.h - One request on its way through the batches -------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // An HTTP thread creates a Job from a validated request, queues it and
 // waits; the main thread runs it (one step for next_token, one per new
 // token for generate) and finishes it. A failure may also finish it from
@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_SERVER_JOB_H
-#define DTENSOR_SERVER_JOB_H
+#ifndef DTENSOR_EXAMPLES_SERVER_JOB_H
+#define DTENSOR_EXAMPLES_SERVER_JOB_H
 
 #include <chrono>
 #include <condition_variable>
@@ -74,4 +74,4 @@ private:
 
 } // namespace dtensor::server
 
-#endif // DTENSOR_SERVER_JOB_H
+#endif // DTENSOR_EXAMPLES_SERVER_JOB_H

@@ -1,5 +1,5 @@
 //===- Log.cpp - One-line messages on stderr ------------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Log.h"
 
 #include <cstdio>

@@ -1,7 +1,7 @@
 //===- Log.h - One-line messages on stderr ----------------------*- C++ -*-===//
-
-#ifndef DTENSOR_SERVER_LOG_H
-#define DTENSOR_SERVER_LOG_H
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef DTENSOR_EXAMPLES_SERVER_LOG_H
+#define DTENSOR_EXAMPLES_SERVER_LOG_H
 
 #include <string>
 
@@ -14,4 +14,4 @@ void logError(const std::string &message);
 
 } // namespace dtensor::server
 
-#endif // DTENSOR_SERVER_LOG_H
+#endif // DTENSOR_EXAMPLES_SERVER_LOG_H

@@ -1,5 +1,5 @@
 //===- Main.cpp - dtensor-server: a compiled token model over HTTP --------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // mpirun -n RANKS dtensor-server model.dtc [--port P] [--seed N] ...
 //
 // One process per rank. Every rank loads the artifact through the runtime's

@@ -1,5 +1,5 @@
 //===- Metrics.cpp - Counters for GET /metrics ----------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Metrics.h"
 
 #include <cstdio>

@@ -1,13 +1,13 @@
 //===- Metrics.h - Counters for GET /metrics --------------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Prometheus text exposition (version 0.0.4): requests by endpoint and
 // status code, steps, rows per step, step latency. Updated from the HTTP
 // threads and the main thread, hence one lock.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_SERVER_METRICS_H
-#define DTENSOR_SERVER_METRICS_H
+#ifndef DTENSOR_EXAMPLES_SERVER_METRICS_H
+#define DTENSOR_EXAMPLES_SERVER_METRICS_H
 
 #include <cstdint>
 #include <map>
@@ -48,4 +48,4 @@ private:
 
 } // namespace dtensor::server
 
-#endif // DTENSOR_SERVER_METRICS_H
+#endif // DTENSOR_EXAMPLES_SERVER_METRICS_H

@@ -1,5 +1,5 @@
 //===- Model.cpp - The compiled token model on this rank ------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Model.h"
 
 #include <algorithm>

@@ -1,13 +1,13 @@
 //===- Model.h - The compiled token model on this rank ----------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The server's only user of the runtime: a context on MPI_COMM_WORLD, the
 // loaded artifact, its weights, and one step. Everything goes through the
 // public C API (dtensor/runtime.h), as in any program outside this tree.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_SERVER_MODEL_H
-#define DTENSOR_SERVER_MODEL_H
+#ifndef DTENSOR_EXAMPLES_SERVER_MODEL_H
+#define DTENSOR_EXAMPLES_SERVER_MODEL_H
 
 #include "Options.h"
 
@@ -75,4 +75,4 @@ private:
 
 } // namespace dtensor::server
 
-#endif // DTENSOR_SERVER_MODEL_H
+#endif // DTENSOR_EXAMPLES_SERVER_MODEL_H

@@ -1,5 +1,5 @@
 //===- Options.cpp - dtensor-server's command line ------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Options.h"
 
 #include <cerrno>

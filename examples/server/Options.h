@@ -1,12 +1,12 @@
 //===- Options.h - dtensor-server's command line ----------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Every rank parses the same command line (mpirun gives each the same
 // arguments), so they all agree on the model set-up and the testing aids.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_SERVER_OPTIONS_H
-#define DTENSOR_SERVER_OPTIONS_H
+#ifndef DTENSOR_EXAMPLES_SERVER_OPTIONS_H
+#define DTENSOR_EXAMPLES_SERVER_OPTIONS_H
 
 #include <cstdint>
 #include <optional>
@@ -50,4 +50,4 @@ bool parseOptions(int argc, char **argv, Options &options);
 
 } // namespace dtensor::server
 
-#endif // DTENSOR_SERVER_OPTIONS_H
+#endif // DTENSOR_EXAMPLES_SERVER_OPTIONS_H

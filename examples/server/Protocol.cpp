@@ -1,5 +1,5 @@
 //===- Protocol.cpp - JSON requests and answers ---------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Protocol.h"
 
 #include <nlohmann/json.hpp>

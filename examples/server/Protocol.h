@@ -1,12 +1,12 @@
 //===- Protocol.h - JSON requests and answers -------------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Validation happens on the HTTP thread, before a request is queued: a bad
 // request is answered 4xx here and never reaches the ranks.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_SERVER_PROTOCOL_H
-#define DTENSOR_SERVER_PROTOCOL_H
+#ifndef DTENSOR_EXAMPLES_SERVER_PROTOCOL_H
+#define DTENSOR_EXAMPLES_SERVER_PROTOCOL_H
 
 #include "Job.h"
 
@@ -50,4 +50,4 @@ std::string errorBody(const std::string &message);
 
 } // namespace dtensor::server
 
-#endif // DTENSOR_SERVER_PROTOCOL_H
+#endif // DTENSOR_EXAMPLES_SERVER_PROTOCOL_H

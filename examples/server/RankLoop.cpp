@@ -1,5 +1,5 @@
 //===- RankLoop.cpp - The step loops of rank 0 and the others -------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "RankLoop.h"
 
 #include "Batcher.h"

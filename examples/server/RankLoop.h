@@ -1,5 +1,5 @@
 //===- RankLoop.h - The step loops of rank 0 and the others -----*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Rank 0 takes jobs from the queue into the batch, broadcasts each step and
 // answers from its results; the other ranks run the steps they are told.
 // Both end the same way on every rank: after a shutdown (rank 0 had
@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_SERVER_RANKLOOP_H
-#define DTENSOR_SERVER_RANKLOOP_H
+#ifndef DTENSOR_EXAMPLES_SERVER_RANKLOOP_H
+#define DTENSOR_EXAMPLES_SERVER_RANKLOOP_H
 
 #include "CommandChannel.h"
 #include "Model.h"
@@ -37,4 +37,4 @@ LoopEnd followSteps(Model &model, const ModelSpec &spec, const Options &options,
 
 } // namespace dtensor::server
 
-#endif // DTENSOR_SERVER_RANKLOOP_H
+#endif // DTENSOR_EXAMPLES_SERVER_RANKLOOP_H

@@ -1,5 +1,5 @@
 //===- RequestQueue.cpp - Jobs waiting for a row of the batch -------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "RequestQueue.h"
 
 namespace dtensor::server {

@@ -1,13 +1,13 @@
 //===- RequestQueue.h - Jobs waiting for a row of the batch -----*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // HTTP threads push; the main thread takes up to the free rows of the next
 // step. Closing stops new pushes (shutdown, failure) while what is queued
 // can still be taken or failed.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_SERVER_REQUESTQUEUE_H
-#define DTENSOR_SERVER_REQUESTQUEUE_H
+#ifndef DTENSOR_EXAMPLES_SERVER_REQUESTQUEUE_H
+#define DTENSOR_EXAMPLES_SERVER_REQUESTQUEUE_H
 
 #include "Job.h"
 
@@ -51,4 +51,4 @@ private:
 
 } // namespace dtensor::server
 
-#endif // DTENSOR_SERVER_REQUESTQUEUE_H
+#endif // DTENSOR_EXAMPLES_SERVER_REQUESTQUEUE_H

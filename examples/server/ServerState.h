@@ -1,12 +1,12 @@
 //===- ServerState.h - What rank 0's threads share --------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Owned by main() on rank 0: the HTTP threads read and push, the main
 // thread steps, the signal thread and the step watchdog shut down or fail.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_SERVER_SERVERSTATE_H
-#define DTENSOR_SERVER_SERVERSTATE_H
+#ifndef DTENSOR_EXAMPLES_SERVER_SERVERSTATE_H
+#define DTENSOR_EXAMPLES_SERVER_SERVERSTATE_H
 
 #include "Health.h"
 #include "Metrics.h"
@@ -35,4 +35,4 @@ struct ServerState {
 
 } // namespace dtensor::server
 
-#endif // DTENSOR_SERVER_SERVERSTATE_H
+#endif // DTENSOR_EXAMPLES_SERVER_SERVERSTATE_H

@@ -1,5 +1,5 @@
 //===- SignalWatcher.cpp - SIGINT and SIGTERM on a thread -----------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "SignalWatcher.h"
 
 #include <csignal>

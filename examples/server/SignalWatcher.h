@@ -1,5 +1,5 @@
 //===- SignalWatcher.h - SIGINT and SIGTERM on a thread ---------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // blockShutdownSignals() must run before MPI_Init and before any thread
 // starts, so that every thread inherits the mask; the watcher then takes
 // the signals synchronously with sigtimedwait, where any code may run
@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_SERVER_SIGNALWATCHER_H
-#define DTENSOR_SERVER_SIGNALWATCHER_H
+#ifndef DTENSOR_EXAMPLES_SERVER_SIGNALWATCHER_H
+#define DTENSOR_EXAMPLES_SERVER_SIGNALWATCHER_H
 
 #include <atomic>
 #include <functional>
@@ -39,4 +39,4 @@ private:
 
 } // namespace dtensor::server
 
-#endif // DTENSOR_SERVER_SIGNALWATCHER_H
+#endif // DTENSOR_EXAMPLES_SERVER_SIGNALWATCHER_H

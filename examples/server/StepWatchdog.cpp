@@ -1,5 +1,5 @@
 //===- StepWatchdog.cpp - A bound on each step's wall time ----------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "StepWatchdog.h"
 
 namespace dtensor::server {

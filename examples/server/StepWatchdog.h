@@ -1,13 +1,13 @@
 //===- StepWatchdog.h - A bound on each step's wall time --------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A stuck rank leaves rank 0's main thread blocked inside MPI, where nothing
 // on that thread can notice. This thread does: past the timeout it calls
 // the handler with the step's jobs (which answers them and aborts the job).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_SERVER_STEPWATCHDOG_H
-#define DTENSOR_SERVER_STEPWATCHDOG_H
+#ifndef DTENSOR_EXAMPLES_SERVER_STEPWATCHDOG_H
+#define DTENSOR_EXAMPLES_SERVER_STEPWATCHDOG_H
 
 #include "Job.h"
 
@@ -54,4 +54,4 @@ private:
 
 } // namespace dtensor::server
 
-#endif // DTENSOR_SERVER_STEPWATCHDOG_H
+#endif // DTENSOR_EXAMPLES_SERVER_STEPWATCHDOG_H

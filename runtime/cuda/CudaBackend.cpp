@@ -1,5 +1,5 @@
 //===- CudaBackend.cpp - Device, stream, memory and the plugin's factory --===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The collectives are in CudaCollectives.cpp, the matrix product in
 // CudaMatmul.cpp, kernel launches in CudaLaunch.cpp.
 //

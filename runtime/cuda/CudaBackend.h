@@ -1,5 +1,5 @@
 //===- CudaBackend.h - Steps on a GPU: CUDA, cuBLASLt, NCCL -----*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The backend of programs of target "cuda", in libdtensor_runtime_cuda.so
 // (see runtime/lib/CudaPlugin.h for how the core opens it).
 //
@@ -21,8 +21,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_CUDA_CUDABACKEND_H
-#define DTENSOR_RT_CUDA_CUDABACKEND_H
+#ifndef DTENSOR_RUNTIME_CUDA_CUDABACKEND_H
+#define DTENSOR_RUNTIME_CUDA_CUDABACKEND_H
 
 #include "Backend.h"
 
@@ -119,4 +119,4 @@ private:
 
 } // namespace dtensor::rt::cuda
 
-#endif // DTENSOR_RT_CUDA_CUDABACKEND_H
+#endif // DTENSOR_RUNTIME_CUDA_CUDABACKEND_H

@@ -1,5 +1,5 @@
 //===- CudaCollectives.cpp - Collectives of the CUDA backend on NCCL ------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Every call is queued on the program's stream and completes in stream
 // order. Strided views are packed into step buffers first (and unpacked
 // after) unless they already form the contiguous message (PackedBlocks).

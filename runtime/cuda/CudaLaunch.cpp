@@ -1,5 +1,5 @@
 //===- CudaLaunch.cpp - Kernel launches of the CUDA backend ---------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A program's device code comes as images embedded in its library; each
 // image is loaded once per program (cudaLibraryLoadData, keyed by the
 // image's address, which is the same on every call) and each kernel looked

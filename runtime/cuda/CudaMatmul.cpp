@@ -1,5 +1,5 @@
 //===- CudaMatmul.cpp - Matrix products of the CUDA backend on cuBLASLt ---===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One cuBLASLt call per dtensor_rt_matmul, batched with strided batch
 // offsets. Operands are passed as they are stored when MatrixLayout maps
 // them to column-major matrices, else packed row-major into step buffers

@@ -1,5 +1,5 @@
 //===- MatrixLayout.cpp - Strided matrices as cuBLASLt reads them ---------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "MatrixLayout.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 //===- MatrixLayout.h - Strided matrices as cuBLASLt reads them -*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // cuBLASLt multiplies column-major matrices, each operand optionally
 // transposed, with a leading dimension; the result must not be transposed.
 // A strided view is such a matrix when one of its dims has unit stride (a
@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_CUDA_MATRIXLAYOUT_H
-#define DTENSOR_RT_CUDA_MATRIXLAYOUT_H
+#ifndef DTENSOR_RUNTIME_CUDA_MATRIXLAYOUT_H
+#define DTENSOR_RUNTIME_CUDA_MATRIXLAYOUT_H
 
 #include <cstdint>
 #include <optional>
@@ -50,4 +50,4 @@ ColumnMajorGemm columnMajorGemm(int64_t m, int64_t n, int64_t k,
 
 } // namespace dtensor::rt::cuda
 
-#endif // DTENSOR_RT_CUDA_MATRIXLAYOUT_H
+#endif // DTENSOR_RUNTIME_CUDA_MATRIXLAYOUT_H

@@ -1,5 +1,5 @@
 //===- PackedBlocks.cpp - Per-member blocks of a packed message -----------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "PackedBlocks.h"
 
 namespace dtensor::rt::cuda {

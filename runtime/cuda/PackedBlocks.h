@@ -1,5 +1,5 @@
 //===- PackedBlocks.h - Per-member blocks of a packed message ---*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // NCCL moves contiguous buffers. A collective's pieces (member j's piece of
 // each tensor, MemberPieces) travel as one block per member, the pieces in
 // tensor order: these are the blocks' sizes and offsets, whether they are
@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_CUDA_PACKEDBLOCKS_H
-#define DTENSOR_RT_CUDA_PACKEDBLOCKS_H
+#ifndef DTENSOR_RUNTIME_CUDA_PACKEDBLOCKS_H
+#define DTENSOR_RUNTIME_CUDA_PACKEDBLOCKS_H
 
 #include "Backend.h"
 
@@ -38,4 +38,4 @@ size_t bytesOf(const StridedView &view);
 
 } // namespace dtensor::rt::cuda
 
-#endif // DTENSOR_RT_CUDA_PACKEDBLOCKS_H
+#endif // DTENSOR_RUNTIME_CUDA_PACKEDBLOCKS_H

@@ -1,5 +1,5 @@
 //===- StridedCopy.cu - Packing strided views on the device ---------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "StridedCopy.h"
 
 namespace dtensor::rt::cuda {

@@ -1,5 +1,5 @@
 //===- StridedCopy.h - Packing strided views on the device ------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Collectives and matrix products need contiguous buffers; a program's views
 // may be strided (slices, transposes). These copy a view's elements,
 // row-major, to or from contiguous device memory on a stream: a kernel
@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_CUDA_STRIDEDCOPY_H
-#define DTENSOR_RT_CUDA_STRIDEDCOPY_H
+#ifndef DTENSOR_RUNTIME_CUDA_STRIDEDCOPY_H
+#define DTENSOR_RUNTIME_CUDA_STRIDEDCOPY_H
 
 #include <cuda_runtime_api.h>
 
@@ -35,4 +35,4 @@ cudaError_t stridedCopy(char *view, char *packed, const CopyShape &shape,
 
 } // namespace dtensor::rt::cuda
 
-#endif // DTENSOR_RT_CUDA_STRIDEDCOPY_H
+#endif // DTENSOR_RUNTIME_CUDA_STRIDEDCOPY_H

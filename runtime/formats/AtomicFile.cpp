@@ -1,5 +1,5 @@
 //===- AtomicFile.cpp - Writing a file through a temporary ----------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "AtomicFile.h"
 
 #include <cerrno>

@@ -1,13 +1,13 @@
 //===- AtomicFile.h - Writing a file through a temporary --------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Writers of the formats create `path.tmp.<pid>` and rename it over `path`
 // only once it is completely written, so that a failure never leaves a
 // half-written file behind (and readers never see one).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_FORMATS_ATOMICFILE_H
-#define DTENSOR_RT_FORMATS_ATOMICFILE_H
+#ifndef DTENSOR_RUNTIME_FORMATS_ATOMICFILE_H
+#define DTENSOR_RUNTIME_FORMATS_ATOMICFILE_H
 
 #include <cstddef>
 #include <functional>
@@ -27,4 +27,4 @@ std::string writeFileAtomically(
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_FORMATS_ATOMICFILE_H
+#endif // DTENSOR_RUNTIME_FORMATS_ATOMICFILE_H

@@ -1,5 +1,5 @@
 //===- Box.cpp - Copying rectangular blocks of row-major tensors ----------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Formats/Box.h"
 
 #include <cassert>

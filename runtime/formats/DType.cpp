@@ -1,5 +1,5 @@
 //===- DType.cpp - Element types of runtime tensors -----------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Formats/DType.h"
 
 #include <cassert>

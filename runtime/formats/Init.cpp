@@ -1,5 +1,5 @@
 //===- Init.cpp - Weight initializers -------------------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Formats/Init.h"
 
 #include "dtensor/Formats/Random.h"

@@ -1,5 +1,5 @@
 //===- JsonText.cpp - JSON values in error messages -----------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "JsonText.h"
 
 std::string dtensor::rt::describeJson(const nlohmann::json &value) {

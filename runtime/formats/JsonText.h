@@ -1,5 +1,5 @@
 //===- JsonText.h - JSON values in error messages ---------------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_RUNTIME_FORMATS_JSONTEXT_H
 #define DTENSOR_RUNTIME_FORMATS_JSONTEXT_H
 

@@ -1,5 +1,5 @@
 //===- Manifest.cpp - The artifact manifest -------------------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reading decodes the JSON into a Manifest with a JSON path for every type
 // error, then runs the semantic checks (validate), then checks the content
 // hash. Writing validates, hashes and renames a temporary file into place.

@@ -1,5 +1,5 @@
 //===- Npy.cpp - NumPy .npy files -----------------------------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The format: the magic "\x93NUMPY", a major and a minor version byte, the
 // header length (2 bytes little-endian in version 1.0, 4 bytes in 2.0 and
 // 3.0), then the header, a Python dict literal such as

@@ -1,5 +1,5 @@
 //===- Random.cpp - Factories for sharded tensors -------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Formats/Random.h"
 
 #include "dtensor/Formats/Box.h"

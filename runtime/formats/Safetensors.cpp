@@ -1,5 +1,5 @@
 //===- Safetensors.cpp - Reading and writing safetensors files ------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Formats/Safetensors.h"
 
 #include "AtomicFile.h"

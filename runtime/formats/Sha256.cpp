@@ -1,5 +1,5 @@
 //===- Sha256.cpp - SHA-256 message digest (FIPS 180-4) -------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Sha256.h"
 
 #include <algorithm>

@@ -1,11 +1,11 @@
 //===- Sha256.h - SHA-256 message digest ------------------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Incremental SHA-256 (FIPS 180-4), used for the content hash of artifacts.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_FORMATS_SHA256_H
-#define DTENSOR_RT_FORMATS_SHA256_H
+#ifndef DTENSOR_RUNTIME_FORMATS_SHA256_H
+#define DTENSOR_RUNTIME_FORMATS_SHA256_H
 
 #include <array>
 #include <cstddef>
@@ -41,4 +41,4 @@ std::string toHex(const std::array<uint8_t, 32> &digest);
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_FORMATS_SHA256_H
+#endif // DTENSOR_RUNTIME_FORMATS_SHA256_H

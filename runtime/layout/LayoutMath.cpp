@@ -1,5 +1,5 @@
 //===- LayoutMath.cpp - DTensor sharding layout arithmetic ----------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Layout/LayoutMath.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 //===- AbiCall.cpp - One call of a compiled program into the runtime ------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "AbiCall.h"
 
 #include <new>

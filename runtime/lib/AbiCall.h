@@ -1,5 +1,5 @@
 //===- AbiCall.h - One call of a program into the runtime -------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The frame of every dtensor_rt_* function: finds the running program,
 // takes the queued buffers, skips the call when the step already failed,
@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_ABICALL_H
-#define DTENSOR_RT_ABICALL_H
+#ifndef DTENSOR_RUNTIME_ABICALL_H
+#define DTENSOR_RUNTIME_ABICALL_H
 
 #include "Program.h"
 
@@ -49,4 +49,4 @@ Status reductionOf(int32_t reduction, layout::ReduceKind &kind);
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_ABICALL_H
+#endif // DTENSOR_RUNTIME_ABICALL_H

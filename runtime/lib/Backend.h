@@ -1,5 +1,5 @@
 //===- Backend.h - Where a program's steps run ------------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The core runtime (manifest, tensors, argument checks, the ABI frame) is the
 // same for every target; what runs a step's work is a Backend: step buffers,
 // matrix products, the collectives, the program's tensor memory and the
@@ -20,8 +20,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_BACKEND_H
-#define DTENSOR_RT_BACKEND_H
+#ifndef DTENSOR_RUNTIME_BACKEND_H
+#define DTENSOR_RUNTIME_BACKEND_H
 
 #include "Communicator.h"
 #include "Status.h"
@@ -126,4 +126,4 @@ public:
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_BACKEND_H
+#endif // DTENSOR_RUNTIME_BACKEND_H

@@ -1,5 +1,5 @@
 //===- BufferCache.cpp - Temporary buffers kept across steps --------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "BufferCache.h"
 
 #include <cstdlib>

@@ -1,5 +1,5 @@
 //===- BufferCache.h - Temporary buffers kept across steps ------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A compiled step allocates and frees the same buffer sizes every time it
 // runs. Fresh memory from the system costs a page fault per page on first
 // touch (a fifth of a transformer block's step time on the development
@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_BUFFERCACHE_H
-#define DTENSOR_RT_BUFFERCACHE_H
+#ifndef DTENSOR_RUNTIME_BUFFERCACHE_H
+#define DTENSOR_RUNTIME_BUFFERCACHE_H
 
 #include <cstddef>
 #include <unordered_map>
@@ -46,4 +46,4 @@ private:
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_BUFFERCACHE_H
+#endif // DTENSOR_RUNTIME_BUFFERCACHE_H

@@ -1,5 +1,5 @@
 //===- CApi.cpp - The C API of dtensor/runtime.h --------------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Each function checks its arguments, runs the step with exceptions turned
 // into statuses, ends COLLECTIVE steps with an agreement between the ranks,
 // and records the message for dtensor_last_error().

@@ -1,5 +1,5 @@
 //===- Collectives.cpp - The collectives compiled programs call -----------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The dtensor_rt_* collectives of dtensor/rt_abi.h. Each takes the queued
 // buffers, checks them against the dtensor dialect op of the same name,
 // splits uneven dims into each member's piece (torch.chunk, nested over the

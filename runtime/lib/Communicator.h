@@ -1,5 +1,5 @@
 //===- Communicator.h - A group of ranks that communicate -------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The operations the runtime needs from a communication library, over one
 // group of ranks. MpiCommunicator implements them on MPI; another library
 // (NCCL for the GPU target) can implement the same interface.
@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_COMMUNICATOR_H
-#define DTENSOR_RT_COMMUNICATOR_H
+#ifndef DTENSOR_RUNTIME_COMMUNICATOR_H
+#define DTENSOR_RUNTIME_COMMUNICATOR_H
 
 #include "Status.h"
 
@@ -83,4 +83,4 @@ public:
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_COMMUNICATOR_H
+#endif // DTENSOR_RUNTIME_COMMUNICATOR_H

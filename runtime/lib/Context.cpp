@@ -1,5 +1,5 @@
 //===- Context.cpp - The ranks a program runs on --------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Context.h"
 #include "Blas.h"
 #include "Program.h"

@@ -1,5 +1,5 @@
 //===- Context.h - The ranks a program runs on ------------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A context owns a duplicate of the host's MPI communicator. MPI is
 // initialised by the first context when the host has not done it, and then
 // finalised when the last context goes (MPI cannot be initialised twice in
@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_CONTEXT_H
-#define DTENSOR_RT_CONTEXT_H
+#ifndef DTENSOR_RUNTIME_CONTEXT_H
+#define DTENSOR_RUNTIME_CONTEXT_H
 
 #include "MpiCommunicator.h"
 
@@ -37,4 +37,4 @@ Status destroyContext(dtensor_context *context);
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_CONTEXT_H
+#endif // DTENSOR_RUNTIME_CONTEXT_H

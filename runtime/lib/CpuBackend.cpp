@@ -1,5 +1,5 @@
 //===- CpuBackend.cpp - Steps on the host: memory and groups --------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The collectives are in CpuCollectives.cpp, the matrix product in
 // CpuMatmul.cpp.
 //

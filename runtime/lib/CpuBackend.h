@@ -1,5 +1,5 @@
 //===- CpuBackend.h - Steps on the host: MPI and BLAS -----------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The backend of programs of target "cpu" and of every reference program:
 // tensors are the program's host buffers, step buffers come from a
 // BufferCache, matrix products go to BLAS and collectives pack strided views
@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_CPUBACKEND_H
-#define DTENSOR_RT_CPUBACKEND_H
+#ifndef DTENSOR_RUNTIME_CPUBACKEND_H
+#define DTENSOR_RUNTIME_CPUBACKEND_H
 
 #include "Backend.h"
 #include "BufferCache.h"
@@ -58,4 +58,4 @@ private:
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_CPUBACKEND_H
+#endif // DTENSOR_RUNTIME_CPUBACKEND_H

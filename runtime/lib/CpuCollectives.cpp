@@ -1,5 +1,5 @@
 //===- CpuCollectives.cpp - Collectives of the CPU backend on MPI ---------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Each call packs every tensor (or piece) into one contiguous message, makes
 // one call on the group's communicator and unpacks the result into the
 // outputs, which may be strided views. Member j's pieces travel as one block,

@@ -1,5 +1,5 @@
 //===- CpuMatmul.cpp - Matrix products of the CPU backend -----------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // BLAS on strided views. A matrix with a unit stride in one of its dims (a
 // size-1 dim's stride does not matter) goes to BLAS as it is, row-major or
 // transposed, its leading dimension the other stride; any other matrix is

@@ -1,5 +1,5 @@
 //===- CudaPlugin.cpp - Opening the CUDA backend --------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "CudaPlugin.h"
 
 #include "dtensor/runtime.h"

@@ -1,5 +1,5 @@
 //===- CudaPlugin.h - Opening the CUDA backend ------------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA backend is a separate library, libdtensor_runtime_cuda.so, next
 // to libdtensor_runtime.so (same directory, found with dladdr), so that the
 // core runtime never needs a CUDA library and CPU programs never load one.
@@ -16,8 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_CUDAPLUGIN_H
-#define DTENSOR_RT_CUDAPLUGIN_H
+#ifndef DTENSOR_RUNTIME_CUDAPLUGIN_H
+#define DTENSOR_RUNTIME_CUDAPLUGIN_H
 
 #include "Backend.h"
 
@@ -40,4 +40,4 @@ Status createCudaBackend(const BackendOptions &options,
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_CUDAPLUGIN_H
+#endif // DTENSOR_RUNTIME_CUDAPLUGIN_H

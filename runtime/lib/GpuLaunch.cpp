@@ -1,5 +1,5 @@
 //===- GpuLaunch.cpp - Kernel launches of GPU programs --------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dtensor_rt_gpu_launch hands the launch to the running program's backend:
 // the CUDA backend launches it on the program's stream, the CPU backend
 // refuses it.

@@ -1,5 +1,5 @@
 //===- Groups.cpp - Communicators of a program's collective groups --------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Groups.h"
 
 #include <algorithm>

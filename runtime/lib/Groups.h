@@ -1,5 +1,5 @@
 //===- Groups.h - Communicators of collective groups ------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A group of a mesh over some of its dims: the ranks whose coords agree on
 // every other mesh dim, ordered row-major over the listed dims (the first
@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_GROUPS_H
-#define DTENSOR_RT_GROUPS_H
+#ifndef DTENSOR_RUNTIME_GROUPS_H
+#define DTENSOR_RUNTIME_GROUPS_H
 
 #include "Communicator.h"
 
@@ -43,4 +43,4 @@ Status createGroup(Communicator &world, const MeshPlace &place,
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_GROUPS_H
+#endif // DTENSOR_RUNTIME_GROUPS_H

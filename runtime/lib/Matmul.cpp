@@ -1,5 +1,5 @@
 //===- Matmul.cpp - The matrix product compiled programs call -------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dtensor_rt_matmul: checks the queued views form a (batched) product and
 // hands them to the program's backend, which says which dtypes it computes.
 //

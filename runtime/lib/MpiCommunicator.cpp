@@ -1,5 +1,5 @@
 //===- MpiCommunicator.cpp - Communicator on MPI --------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "MpiCommunicator.h"
 
 #include <climits>

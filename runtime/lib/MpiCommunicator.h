@@ -1,5 +1,5 @@
 //===- MpiCommunicator.h - Communicator on MPI ------------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Owns a duplicated (or split) MPI communicator with MPI_ERRORS_RETURN, so
 // MPI failures come back as statuses instead of aborting the process.
 // Message sizes are limited to MPI's int counts per call (2^31-1 bytes per
@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_MPICOMMUNICATOR_H
-#define DTENSOR_RT_MPICOMMUNICATOR_H
+#ifndef DTENSOR_RUNTIME_MPICOMMUNICATOR_H
+#define DTENSOR_RUNTIME_MPICOMMUNICATOR_H
 
 #include "Communicator.h"
 
@@ -56,4 +56,4 @@ Status mpiError(const char *call, int code);
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_MPICOMMUNICATOR_H
+#endif // DTENSOR_RUNTIME_MPICOMMUNICATOR_H

@@ -1,5 +1,5 @@
 //===- Program.cpp - Loading and running artifacts ------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Program.h"
 #include "Context.h"
 #include "CpuBackend.h"

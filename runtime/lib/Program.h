@@ -1,5 +1,5 @@
 //===- Program.h - A loaded artifact and its tensors ------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A program is a compiled artifact loaded on a context: its manifest, its
 // code (dlopen'ed), the communicators of its groups, the backend that runs
 // its steps, and this rank's shard of every tensor, allocated at load and
@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_PROGRAM_H
-#define DTENSOR_RT_PROGRAM_H
+#ifndef DTENSOR_RUNTIME_PROGRAM_H
+#define DTENSOR_RUNTIME_PROGRAM_H
 
 #include "Backend.h"
 #include "Groups.h"
@@ -132,4 +132,4 @@ Status findTensor(const dtensor_program &program, const char *name,
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_PROGRAM_H
+#endif // DTENSOR_RUNTIME_PROGRAM_H

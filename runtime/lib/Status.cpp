@@ -1,5 +1,5 @@
 //===- Status.cpp - Errors of the runtime ---------------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Status.h"
 
 namespace dtensor::rt {

@@ -1,13 +1,13 @@
 //===- Status.h - Errors of the runtime -------------------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A Status is what every internal step returns: a dtensor_status code and a
 // message. The C API turns a failed Status into its return value and the
 // thread-local message behind dtensor_last_error().
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_STATUS_H
-#define DTENSOR_RT_STATUS_H
+#ifndef DTENSOR_RUNTIME_STATUS_H
+#define DTENSOR_RUNTIME_STATUS_H
 
 #include "dtensor/runtime.h"
 
@@ -53,4 +53,4 @@ const char *lastErrorMessage();
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_STATUS_H
+#endif // DTENSOR_RUNTIME_STATUS_H

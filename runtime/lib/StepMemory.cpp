@@ -1,5 +1,5 @@
 //===- StepMemory.cpp - dtensor_rt_alloc and dtensor_rt_free --------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Inside a step the running program's backend hands out the buffers (host
 // memory on the CPU, device memory on a GPU) and keeps the freed ones for
 // the next steps; outside a step they are plain aligned host allocations.

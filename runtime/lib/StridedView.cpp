@@ -1,5 +1,5 @@
 //===- StridedView.cpp - Strided buffers of compiled programs -------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "StridedView.h"
 
 #include <cassert>

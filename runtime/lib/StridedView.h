@@ -1,5 +1,5 @@
 //===- StridedView.h - Strided buffers of compiled programs -----*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A StridedView is an element buffer with sizes and strides (in elements):
 // what an MLIR memref descriptor describes. Collectives pack views into
 // contiguous messages and unpack messages into views; MemRef descriptors
@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_STRIDEDVIEW_H
-#define DTENSOR_RT_STRIDEDVIEW_H
+#ifndef DTENSOR_RUNTIME_STRIDEDVIEW_H
+#define DTENSOR_RUNTIME_STRIDEDVIEW_H
 
 #include <cstddef>
 #include <cstdint>
@@ -60,4 +60,4 @@ void unpackView(const void *src, const StridedView &view);
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_STRIDEDVIEW_H
+#endif // DTENSOR_RUNTIME_STRIDEDVIEW_H

@@ -1,5 +1,5 @@
 //===- TensorIO.cpp - Moving tensors between the host and a program -------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // set / fill / init_weights / load_weights / get. A Partial placement holds the
 // global value as the sum (or max, min, avg) over its mesh dim; the value
 // written from the host is held by the group's first member for sum (zeros

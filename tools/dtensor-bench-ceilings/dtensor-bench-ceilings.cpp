@@ -1,5 +1,5 @@
 //===- dtensor-bench-ceilings.cpp - machine limits ------------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dtensor-bench-ceilings [--quick] [--gemm-size N] [--gemm-reps N]
 //     [--stream-mib N] [--stream-reps N] [-o FILE]
 //

@@ -1,5 +1,5 @@
 //===- dtensor-compile.cpp - global program to artifact ---------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dtensor-compile model.mlir -o model.dtc [--target cpu] [--mesh 2x2] ...
 // dtensor-compile model.json -o model.dtc ...
 //

@@ -1,5 +1,5 @@
 //===- dtensor-opt.cpp - mlir-opt with the dtensor dialect ------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Parses, verifies, transforms and prints IR with the dtensor dialect and the
 // upstream dialects the compilation pipeline uses.
 //

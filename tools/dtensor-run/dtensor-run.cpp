@@ -1,5 +1,5 @@
 //===- dtensor-run.cpp - run an artifact on MPI ranks -----------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dtensor-run model.dtc -n 4 [--input x=x.npy | --random-inputs SEED]
 //     [--weights w.safetensors] [--seed N] [--output y=y.npy] [--check]
 //     [--iters N]

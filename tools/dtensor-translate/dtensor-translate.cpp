@@ -1,5 +1,5 @@
 //===- dtensor-translate.cpp - translations into and out of MLIR ----------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dtensor-translate --import-json model.json [--import-world-size N]
 //
 // mlir-translate with the dtensor translations registered: `--import-json`

@@ -1,5 +1,5 @@
 //===- InitAllDialects.h - Dialects of the dtensor tools --------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One list of the dialects the dtensor tools and the frontend register: the
 // dtensor dialect and the upstream dialects its pipeline produces, from the
 // imported global program to the LLVM dialect of both targets.

@@ -1,5 +1,5 @@
 //===- InitAllPasses.h - Passes and pipelines of dtensor-opt ----*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Registers every dtensor pass, stage by stage, and the named pipelines:
 // --dtensor-distribute, --dtensor-cpu-lowering and --dtensor-gpu-lowering.
 //

@@ -1,5 +1,5 @@
 //===- LinalgRules.cpp - rules from indexing maps -------------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The one mechanism behind most rules: a linalg structured op's loops are
 // its factors, read off its indexing maps and iterator types; an elementwise
 // op is the identity map on every operand and result.

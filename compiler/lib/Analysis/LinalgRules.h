@@ -1,12 +1,12 @@
 //===- LinalgRules.h - rules from indexing maps -----------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Internal to DTensorAnalysis: the rules of linalg structured ops and of
 // elementwise ops, which ShardingRuleRegistry dispatches to.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_ANALYSIS_LINALGRULES_H
-#define DTENSOR_ANALYSIS_LINALGRULES_H
+#ifndef DTENSOR_COMPILER_ANALYSIS_LINALGRULES_H
+#define DTENSOR_COMPILER_ANALYSIS_LINALGRULES_H
 
 #include "dtensor/Analysis/ShardingRule.h"
 
@@ -24,4 +24,4 @@ std::optional<ShardingRule> getElementwiseRule(mlir::Operation *op);
 
 } // namespace dtensor::detail
 
-#endif // DTENSOR_ANALYSIS_LINALGRULES_H
+#endif // DTENSOR_COMPILER_ANALYSIS_LINALGRULES_H

@@ -1,5 +1,5 @@
 //===- PartialFlow.cpp - which operands may be Partial ----------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Analysis/PartialFlow.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -1,5 +1,5 @@
 //===- ResultLayout.cpp - the layout an op gives its result ---------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Analysis/ResultLayout.h"
 
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"

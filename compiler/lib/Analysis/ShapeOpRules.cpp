@@ -1,5 +1,5 @@
 //===- ShapeOpRules.cpp - explicit rules for non-linalg ops -----*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reshapes, slices, concatenation, gather, softmax and tensor factories have
 // no indexing maps; their rules are written out here. Ops that only move
 // data commute with any elementwise reduction, so Partial values of every

@@ -1,12 +1,12 @@
 //===- ShapeOpRules.h - explicit rules for non-linalg ops -------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Internal to DTensorAnalysis: ShardingRuleRegistry dispatches here for the tensor
 // and shape ops that have no indexing maps.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_ANALYSIS_SHAPEOPRULES_H
-#define DTENSOR_ANALYSIS_SHAPEOPRULES_H
+#ifndef DTENSOR_COMPILER_ANALYSIS_SHAPEOPRULES_H
+#define DTENSOR_COMPILER_ANALYSIS_SHAPEOPRULES_H
 
 #include "dtensor/Analysis/ShardingRule.h"
 
@@ -19,4 +19,4 @@ std::optional<ShardingRule> getShapeOpRule(mlir::Operation *op);
 
 } // namespace dtensor::detail
 
-#endif // DTENSOR_ANALYSIS_SHAPEOPRULES_H
+#endif // DTENSOR_COMPILER_ANALYSIS_SHAPEOPRULES_H

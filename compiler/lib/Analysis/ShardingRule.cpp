@@ -1,5 +1,5 @@
 //===- ShardingRule.cpp - printing sharding rules -------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Analysis/ShardingRule.h"
 
 #include "mlir/IR/BuiltinTypes.h"

@@ -1,5 +1,5 @@
 //===- ShardingRuleBuilder.cpp - building blocks of explicit rules --------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "ShardingRuleBuilder.h"
 
 #include "dtensor/Analysis/PartialFlow.h"

@@ -1,13 +1,13 @@
 //===- ShardingRuleBuilder.h - parts of explicit rules ----------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Internal to DTensorAnalysis: what the explicit rules of ShapeOpRules are
 // written with. A rule is built by adding factors, then the factors of each
 // operand and result, then the Partial flows.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_ANALYSIS_SHARDINGRULEBUILDER_H
-#define DTENSOR_ANALYSIS_SHARDINGRULEBUILDER_H
+#ifndef DTENSOR_COMPILER_ANALYSIS_SHARDINGRULEBUILDER_H
+#define DTENSOR_COMPILER_ANALYSIS_SHARDINGRULEBUILDER_H
 
 #include "dtensor/Analysis/ShardingRule.h"
 
@@ -35,4 +35,4 @@ void addDataMovementFlow(ShardingRule &rule,
 
 } // namespace dtensor::detail
 
-#endif // DTENSOR_ANALYSIS_SHARDINGRULEBUILDER_H
+#endif // DTENSOR_COMPILER_ANALYSIS_SHARDINGRULEBUILDER_H

@@ -1,5 +1,5 @@
 //===- ShardingRuleRegistry.cpp - the rule of each op ---------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Analysis/ShardingRuleRegistry.h"
 
 #include "LinalgRules.h"

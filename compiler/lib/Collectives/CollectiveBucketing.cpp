@@ -1,5 +1,5 @@
 //===- CollectiveBucketing.cpp - one call for many tensors ------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Combines independent collectives of a block that differ only in their
 // tensors into one variadic collective, so that many small messages travel
 // as one: fewer calls, each paying its latency once.

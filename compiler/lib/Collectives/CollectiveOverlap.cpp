@@ -1,5 +1,5 @@
 //===- CollectiveOverlap.cpp - overlap collectives --------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Splits each collective into dtensor.start, issued as soon as its operands
 // exist, and dtensor.wait, placed right before the first use of a result, so
 // that the ops in between run while the collective communicates.

@@ -1,5 +1,5 @@
 //===- CollectiveScheduling.cpp - where collectives may move ----*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Helpers of the fusion phases: which ops a collective must not cross, where
 // the values an op needs are defined and where its results are first used.
 //

@@ -1,5 +1,5 @@
 //===- CollectiveSimplification.cpp - cancel, reduce ------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Rewrite patterns on pairs of collectives: a collective followed by its
 // inverse cancels out, and some pairs are one collective in disguise. Each
 // pattern fires only when the types prove the rewrite exact; docs/

@@ -1,5 +1,5 @@
 //===- FuseCollectives.cpp - --dtensor-fuse-collectives ---------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runs the three phases on every block of every function: cancel and
 // strength-reduce collectives, bucket the remaining ones, then split each
 // into start/wait for overlap. Each phase sees the output of the one before:

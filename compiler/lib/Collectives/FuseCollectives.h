@@ -1,5 +1,5 @@
 //===- FuseCollectives.h - phases of the collective fusion pass -*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The pass runs three phases on the per-rank program: rewrite patterns that
 // cancel and strength-reduce collectives, bucketing of independent
 // collectives into variadic ones, and the async split of every collective
@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_TRANSFORMS_FUSECOLLECTIVES_H
-#define DTENSOR_TRANSFORMS_FUSECOLLECTIVES_H
+#ifndef DTENSOR_COMPILER_COLLECTIVES_FUSECOLLECTIVES_H
+#define DTENSOR_COMPILER_COLLECTIVES_FUSECOLLECTIVES_H
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
@@ -85,4 +85,4 @@ mlir::Operation *createVariadicCollectiveLike(mlir::OpBuilder &builder,
 
 } // namespace dtensor
 
-#endif // DTENSOR_TRANSFORMS_FUSECOLLECTIVES_H
+#endif // DTENSOR_COMPILER_COLLECTIVES_FUSECOLLECTIVES_H

@@ -1,5 +1,5 @@
 //===- CompileArtifact.cpp - Global program to artifact -------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runs the pipeline of DESIGN.md on a global-level module: propagate,
 // partition, fuse collectives, lower to the CPU target and emit the shared
 // object; builds the single-device reference program from a copy taken

@@ -1,5 +1,5 @@
 //===- Pipelines.cpp - The named pipelines of the compiler ----------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Driver/Pipelines.h"
 
 #include "dtensor/Collectives/Passes.h"

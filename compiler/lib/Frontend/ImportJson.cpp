@@ -1,5 +1,5 @@
 //===- ImportJson.cpp - JSON model plan to global IR ----------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Walks the plan's ops in order, emitting each through its OpDefinition.
 // Values cross module boundaries through the styles of the modules they
 // leave and enter: a module output takes the output layouts of every styled

@@ -1,5 +1,5 @@
 //===- JsonTree.cpp - JSON values that remember where they were -----------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Frontend/JsonTree.h"
 
 #include "llvm/ADT/StringExtras.h"

@@ -1,5 +1,5 @@
 //===- ModelPlan.cpp - A JSON model plan, read and checked ----------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Frontend/ModelPlan.h"
 
 #include "mlir/IR/BuiltinTypes.h"

@@ -1,5 +1,5 @@
 //===- ModuleTree.cpp - Modules of a model plan and their styles ----------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "ModuleTree.h"
 
 #include "llvm/ADT/SetVector.h"

@@ -1,13 +1,13 @@
 //===- ModuleTree.h - Modules of a model plan and their styles --*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The module tree implied by the ops' dotted `module` paths: which modules
 // exist, the inputs and outputs of each (docs/model-plan.md, "Module inputs
 // and outputs"), and which style of the plan applies to each.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_LIB_FRONTEND_MODULETREE_H
-#define DTENSOR_LIB_FRONTEND_MODULETREE_H
+#ifndef DTENSOR_COMPILER_FRONTEND_MODULETREE_H
+#define DTENSOR_COMPILER_FRONTEND_MODULETREE_H
 
 #include "dtensor/Frontend/ModelPlan.h"
 
@@ -57,4 +57,4 @@ private:
 
 } // namespace dtensor::frontend
 
-#endif // DTENSOR_LIB_FRONTEND_MODULETREE_H
+#endif // DTENSOR_COMPILER_FRONTEND_MODULETREE_H

@@ -1,5 +1,5 @@
 //===- InitAllDialects.cpp - Dialects of the dtensor tools ----------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/InitAllDialects.h"
 
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"

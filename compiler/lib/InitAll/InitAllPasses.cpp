@@ -1,5 +1,5 @@
 //===- InitAllPasses.cpp - Passes and pipelines of dtensor-opt ------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/InitAllPasses.h"
 
 #include "dtensor/Codegen/CPU/CpuCodegen.h"

@@ -1,5 +1,5 @@
 //===- GatherLookup.cpp - tensor.gather as a masked linalg.generic --------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Partition/GatherLookup.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -1,5 +1,5 @@
 //===- LowerRedistribute.cpp - redistribute to local collectives ----------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "LowerRedistribute.h"
 #include "dtensor/Analysis/ElementBytes.h"
 

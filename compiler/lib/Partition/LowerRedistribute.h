@@ -1,12 +1,12 @@
 //===- LowerRedistribute.h - redistribute to local collectives --*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Turns one dtensor.redistribute of the global program into the per-rank
 // collectives the redistribute planner chooses.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_TRANSFORMS_LOWERREDISTRIBUTE_H
-#define DTENSOR_TRANSFORMS_LOWERREDISTRIBUTE_H
+#ifndef DTENSOR_COMPILER_PARTITION_LOWERREDISTRIBUTE_H
+#define DTENSOR_COMPILER_PARTITION_LOWERREDISTRIBUTE_H
 
 #include "dtensor/Partition/ShardIndex.h"
 
@@ -37,4 +37,4 @@ mlir::Value lowerRedistribute(mlir::OpBuilder &builder, mlir::Location loc,
 
 } // namespace dtensor
 
-#endif // DTENSOR_TRANSFORMS_LOWERREDISTRIBUTE_H
+#endif // DTENSOR_COMPILER_PARTITION_LOWERREDISTRIBUTE_H

@@ -1,5 +1,5 @@
 //===- Partition.cpp - global program to per-rank program -----------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Rewrites every function with layouts (after propagation) into the program
 // each rank runs: tensor types become the rank's shard types, each op its
 // local form (PartitionOps.cpp), and each dtensor.redistribute the local

@@ -1,5 +1,5 @@
 //===- PartitionOps.cpp - the local form of each op -----------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Most ops need nothing but per-rank result types: propagation chose layouts
 // under which the op computed on local pieces gives the local piece of its
 // result. The ops here also carry sizes, offsets or indices that must become

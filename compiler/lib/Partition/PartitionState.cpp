@@ -1,5 +1,5 @@
 //===- PartitionState.cpp - the global view while partitioning ------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "PartitionState.h"
 #include "LowerRedistribute.h"
 

@@ -1,5 +1,5 @@
 //===- PartitionState.h - the global view while partitioning ----*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Partitioning rewrites a function in place, op by op, from global tensor
 // types to per-rank ones. PartitionState remembers, for every tensor value,
 // the global type and layout it had, so each op's local form can be derived
@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_TRANSFORMS_PARTITIONSTATE_H
-#define DTENSOR_TRANSFORMS_PARTITIONSTATE_H
+#ifndef DTENSOR_COMPILER_PARTITION_PARTITIONSTATE_H
+#define DTENSOR_COMPILER_PARTITION_PARTITIONSTATE_H
 
 #include "dtensor/Partition/ShardIndex.h"
 
@@ -79,4 +79,4 @@ mlir::LogicalResult partitionOp(mlir::Operation *op, PartitionState &state);
 
 } // namespace dtensor
 
-#endif // DTENSOR_TRANSFORMS_PARTITIONSTATE_H
+#endif // DTENSOR_COMPILER_PARTITION_PARTITIONSTATE_H

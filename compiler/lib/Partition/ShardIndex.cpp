@@ -1,5 +1,5 @@
 //===- ShardIndex.cpp - which piece of a sharded dim a rank holds ---------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Partition/ShardIndex.h"
 
 #include "dtensor/Layout/LayoutMath.h"

@@ -1,5 +1,5 @@
 //===- StripLayouts.cpp - the single-device form of a global program ------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // At the global level, distribute and redistribute do not change values;
 // only where they live. Dropping them and the layouts leaves the program one
 // device runs, which is what the compiled N-rank program must agree with.

@@ -1,5 +1,5 @@
 //===- CommCost.cpp - time estimates of collectives and redistributes -----===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Planner/CommCost.h"
 
 #include <cassert>

@@ -1,5 +1,5 @@
 //===- RedistributePlan.cpp - Planning redistribute steps -----------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Planner/RedistributePlan.h"
 
 #include <algorithm>

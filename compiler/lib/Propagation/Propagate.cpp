@@ -1,5 +1,5 @@
 //===- Propagate.cpp - sharding propagation -----------------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Gives every tensor value of a function a layout and inserts
 // dtensor.redistribute where a user needs another layout than its operand
 // has. The function becomes a propagation::Problem: one node per tensor

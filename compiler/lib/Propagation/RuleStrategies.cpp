@@ -1,5 +1,5 @@
 //===- RuleStrategies.cpp - strategies of an op from its rule -------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "RuleStrategies.h"
 
 #include "mlir/IR/BuiltinTypes.h"

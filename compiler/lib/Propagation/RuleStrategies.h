@@ -1,5 +1,5 @@
 //===- RuleStrategies.h - strategies of an op from its rule -----*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Turns an op's sharding rule into the strategies propagation chooses from:
 // for every mesh dim, one action — replicate, shard one factor, or let
 // Partial values flow through — and the operand/result layouts and local
@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_TRANSFORMS_RULESTRATEGIES_H
-#define DTENSOR_TRANSFORMS_RULESTRATEGIES_H
+#ifndef DTENSOR_COMPILER_PROPAGATION_RULESTRATEGIES_H
+#define DTENSOR_COMPILER_PROPAGATION_RULESTRATEGIES_H
 
 #include "dtensor/Analysis/ShardingRule.h"
 #include "dtensor/Propagation/Solver.h"
@@ -46,4 +46,4 @@ enumerateShardLayouts(const std::vector<int64_t> &shape,
 
 } // namespace dtensor
 
-#endif // DTENSOR_TRANSFORMS_RULESTRATEGIES_H
+#endif // DTENSOR_COMPILER_PROPAGATION_RULESTRATEGIES_H

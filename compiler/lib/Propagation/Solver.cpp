@@ -1,5 +1,5 @@
 //===- Solver.cpp - global choice of op sharding strategies ---------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Propagation/Solver.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 //===- CommReport.cpp - the collectives of a per-rank program ---*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A compile-time CommDebugMode: per function and, within it, per module (the
 // name in an op's location), the collectives called, on which mesh dims, and
 // the bytes each rank sends under the model of docs/comm-report.md. Prints a

@@ -1,5 +1,5 @@
 //===- PrintLayouts.cpp - print the layout of every value -------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A reader's view of a distributed program: per function, one table row per
 // tensor value with its layout and the local shard shape each rank holds.
 //

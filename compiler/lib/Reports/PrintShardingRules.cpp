@@ -1,5 +1,5 @@
 //===- PrintShardingRules.cpp - report sharding rules -----------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Analysis/ShardingRuleRegistry.h"
 #include "dtensor/Reports/Passes.h"
 

@@ -1,5 +1,5 @@
 //===- TextTable.cpp - aligned text tables for reports --------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "TextTable.h"
 
 #include "llvm/ADT/STLExtras.h"

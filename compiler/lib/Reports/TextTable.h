@@ -1,7 +1,7 @@
 //===- TextTable.h - aligned text tables for reports ------------*- C++ -*-===//
-
-#ifndef DTENSOR_TRANSFORMS_TEXTTABLE_H
-#define DTENSOR_TRANSFORMS_TEXTTABLE_H
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef DTENSOR_COMPILER_REPORTS_TEXTTABLE_H
+#define DTENSOR_COMPILER_REPORTS_TEXTTABLE_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/raw_ostream.h"
@@ -20,4 +20,4 @@ void printTextTable(llvm::ArrayRef<TextRow> rows, llvm::raw_ostream &os);
 
 } // namespace dtensor
 
-#endif // DTENSOR_TRANSFORMS_TEXTTABLE_H
+#endif // DTENSOR_COMPILER_REPORTS_TEXTTABLE_H

@@ -1,5 +1,5 @@
 //===- DTensorAsyncOps.cpp - dtensor.start, yield and wait ------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The asynchronous form of a collective: dtensor.start issues it and returns
 // futures, dtensor.wait completes it and returns the tensors.
 //

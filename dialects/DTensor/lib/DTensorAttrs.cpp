@@ -1,5 +1,5 @@
 //===- DTensorAttrs.cpp - placements and layouts ----------------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Dialect/DTensor/DTensorAttrs.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"

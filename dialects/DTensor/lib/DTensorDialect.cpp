@@ -1,5 +1,5 @@
 //===- DTensorDialect.cpp - dtensor dialect ---------------------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Dialect/DTensor/DTensorTypes.h"

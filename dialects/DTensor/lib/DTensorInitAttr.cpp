@@ -1,5 +1,5 @@
 //===- DTensorInitAttr.cpp - weight initializers ----------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // #dtensor.init: its syntax (the parameters are named by kind, so that a
 // reader need not remember which of two numbers is the std) and its checks.
 //

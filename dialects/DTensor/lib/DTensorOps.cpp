@@ -1,5 +1,5 @@
 //===- DTensorOps.cpp - dtensor operations ----------------------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 
 #include "mlir/IR/Builders.h"

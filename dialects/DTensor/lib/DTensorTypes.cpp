@@ -1,5 +1,5 @@
 //===- DTensorTypes.cpp - dtensor types -------------------------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Dialect/DTensor/DTensorTypes.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 

@@ -1,5 +1,5 @@
 /*===- rt_abi.h - Calls from compiled programs into the runtime ---*- C -*-===*
- *
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  * The functions a compiled per-rank program calls, and the entry point it
  * exports. Only the code generator and the runtime use this header; hosts use
  * dtensor/runtime.h.

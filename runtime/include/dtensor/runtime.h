@@ -1,5 +1,5 @@
 /*===- runtime.h - dtensor runtime C API ---------------------------*- C -*-===*
- *
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  * Loads a compiled dtensor artifact in each rank's process and runs it.
  *
  * Every function returns a dtensor_status; on failure the message is

@@ -1,5 +1,5 @@
 //===- Blas.cpp - Matrix products on OpenBLAS -----------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Blas.h"
 #include "SkinnyGemm.h"
 #include "WorkerPool.h"

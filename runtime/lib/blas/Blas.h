@@ -1,5 +1,5 @@
 //===- Blas.h - Matrix products on OpenBLAS ---------------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // General matrix products for the runtime's matmul. OpenBLAS is loaded with
 // dlopen at first use; before that, the CPU is checked with cpuid and
 // OPENBLAS_CORETYPE is set (unless the user set it) to the kernel family
@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_BLAS_H
-#define DTENSOR_RT_BLAS_H
+#ifndef DTENSOR_RUNTIME_BLAS_BLAS_H
+#define DTENSOR_RUNTIME_BLAS_BLAS_H
 
 #include <cstdint>
 #include <string>
@@ -48,4 +48,4 @@ std::string detectCoreType();
 
 } // namespace dtensor::rt::blas
 
-#endif // DTENSOR_RT_BLAS_H
+#endif // DTENSOR_RUNTIME_BLAS_BLAS_H

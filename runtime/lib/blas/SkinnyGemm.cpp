@@ -1,5 +1,5 @@
 //===- SkinnyGemm.cpp - Products of a few rows by a weight ----------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "SkinnyGemm.h"
 
 #include "Blas.h"

@@ -1,5 +1,5 @@
 //===- SkinnyGemm.h - Products of a few rows by a weight --------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // C[m x n] = A[m x k] x W^T (+ C) with W stored n x k, for m <= 8: the
 // linear layers of a decode step, W a weight in PyTorch's [out, in] layout.
 // Such a product reads W once and is bound by memory. OpenBLAS's gemm first
@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_SKINNYGEMM_H
-#define DTENSOR_RT_SKINNYGEMM_H
+#ifndef DTENSOR_RUNTIME_BLAS_SKINNYGEMM_H
+#define DTENSOR_RUNTIME_BLAS_SKINNYGEMM_H
 
 #include <cstdint>
 
@@ -61,4 +61,4 @@ bool multiply(const Problem &problem, WorkerPool *pool);
 
 } // namespace dtensor::rt::skinny
 
-#endif // DTENSOR_RT_SKINNYGEMM_H
+#endif // DTENSOR_RUNTIME_BLAS_SKINNYGEMM_H

@@ -1,5 +1,5 @@
 //===- SkinnyGemmAvx2.cpp - The skinny product with AVX2 and FMA ----------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Compiled with -mavx2 -mfma (runtime/lib/CMakeLists.txt); called only when
 // the CPU has both (skinny::detectIsa).
 //

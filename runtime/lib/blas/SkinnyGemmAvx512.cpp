@@ -1,5 +1,5 @@
 //===- SkinnyGemmAvx512.cpp - The skinny product with AVX-512 -------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Compiled with -mavx512f -mfma (runtime/lib/CMakeLists.txt); called only
 // when the CPU has AVX-512 (skinny::detectIsa).
 //

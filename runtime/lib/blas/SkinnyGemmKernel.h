@@ -1,5 +1,5 @@
 //===- SkinnyGemmKernel.h - The skinny product, per vector ISA --*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Included only by the translation units compiled for one instruction set
 // (SkinnyGemmAvx2.cpp, SkinnyGemmAvx512.cpp), each with its `VectorOps`.
 // Everything here has internal linkage, so that no code built for AVX-512
@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_SKINNYGEMMKERNEL_H
-#define DTENSOR_RT_SKINNYGEMMKERNEL_H
+#ifndef DTENSOR_RUNTIME_BLAS_SKINNYGEMMKERNEL_H
+#define DTENSOR_RUNTIME_BLAS_SKINNYGEMMKERNEL_H
 
 #include "SkinnyGemm.h"
 
@@ -125,4 +125,4 @@ void columns(const Problem &p, int64_t begin, int64_t end) {
 } // namespace
 } // namespace dtensor::rt::skinny
 
-#endif // DTENSOR_RT_SKINNYGEMMKERNEL_H
+#endif // DTENSOR_RUNTIME_BLAS_SKINNYGEMMKERNEL_H

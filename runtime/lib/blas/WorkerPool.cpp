@@ -1,5 +1,5 @@
 //===- WorkerPool.cpp - Threads for the runtime's own kernels -------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "WorkerPool.h"
 
 #include <chrono>

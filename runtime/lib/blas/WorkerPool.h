@@ -1,5 +1,5 @@
 //===- WorkerPool.h - Threads for the runtime's own kernels -----*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A fixed set of threads that run the pieces of one parallel loop at a
 // time, the caller taking a piece too. Workers spin briefly after each loop
 // before they sleep: a decode step runs its products microseconds apart,
@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_WORKERPOOL_H
-#define DTENSOR_RT_WORKERPOOL_H
+#ifndef DTENSOR_RUNTIME_BLAS_WORKERPOOL_H
+#define DTENSOR_RUNTIME_BLAS_WORKERPOOL_H
 
 #include <atomic>
 #include <condition_variable>
@@ -53,4 +53,4 @@ private:
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_WORKERPOOL_H
+#endif // DTENSOR_RUNTIME_BLAS_WORKERPOOL_H

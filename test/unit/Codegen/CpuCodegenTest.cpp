@@ -1,5 +1,5 @@
 //===- CpuCodegenTest.cpp - Programs lowered, loaded and run --------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Each test lowers a small program without collectives through the CPU
 // pipeline, emits a shared object, loads it and calls its entry with
 // hand-built memref descriptors, then checks the results against a naive

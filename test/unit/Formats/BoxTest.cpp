@@ -1,5 +1,5 @@
 //===- BoxTest.cpp - Box copies against an element-wise reference ---------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Formats/Box.h"
 
 #include <gtest/gtest.h>

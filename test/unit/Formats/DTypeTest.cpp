@@ -1,5 +1,5 @@
 //===- DTypeTest.cpp - Element types and 16-bit float conversions ---------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Formats/DType.h"
 
 #include "dtensor/rt_abi.h"

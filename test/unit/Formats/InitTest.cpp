@@ -1,5 +1,5 @@
 //===- InitTest.cpp - Weight initializers and affine fills ----------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Formats/Init.h"
 
 #include "dtensor/Formats/Box.h"

@@ -1,5 +1,5 @@
 //===- ManifestTest.cpp - Artifact manifest reading, writing, checks ------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Formats/Manifest.h"
 
 #include "Sha256.h"

@@ -1,5 +1,5 @@
 //===- NpyTest.cpp - NumPy .npy reading and writing -----------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Formats/Npy.h"
 
 #include "TestFiles.h"

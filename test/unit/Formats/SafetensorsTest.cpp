@@ -1,5 +1,5 @@
 //===- SafetensorsTest.cpp - Safetensors reading, writing, validation -----===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Formats/Safetensors.h"
 
 #include "dtensor/Formats/Box.h"

@@ -1,5 +1,5 @@
 //===- Sha256Test.cpp - SHA-256 against the FIPS 180-4 examples -----------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Sha256.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 //===- TestFiles.h - Scratch files for the formats tests --------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_TEST_UNIT_FORMATS_TESTFILES_H
 #define DTENSOR_TEST_UNIT_FORMATS_TESTFILES_H
 

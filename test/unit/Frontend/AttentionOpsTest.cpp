@@ -1,5 +1,5 @@
 //===- AttentionOpsTest.cpp - rotary, scaled_dot_product_attention --------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "OpHarness.h"
 
 #include <cmath>

@@ -1,5 +1,5 @@
 //===- ElementwiseOpsTest.cpp - arithmetic and activations ----------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "OpHarness.h"
 
 #include <cmath>

@@ -1,5 +1,5 @@
 //===- EmitterTest.cpp - Locator, accessors and the op registry -----------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "OpHarness.h"
 
 #include "dtensor/Frontend/OpEmitter.h"

@@ -1,5 +1,5 @@
 //===- LinearOpsTest.cpp - linear, matmul, bmm ----------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "OpHarness.h"
 
 using namespace dtensor::frontend::test;

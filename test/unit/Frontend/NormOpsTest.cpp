@@ -1,5 +1,5 @@
 //===- NormOpsTest.cpp - layer_norm, rms_norm -----------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "OpHarness.h"
 
 #include <cmath>

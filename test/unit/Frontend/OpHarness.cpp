@@ -1,5 +1,5 @@
 //===- OpHarness.cpp - Build one model-plan op, lower it and run it -------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "OpHarness.h"
 
 #include "NaiveRuntime.h"

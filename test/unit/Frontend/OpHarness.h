@@ -1,5 +1,5 @@
 //===- OpHarness.h - Build, lower and run one plan op -----------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The FrontendOpsTest fixture: an op object written as JSON is emitted with
 // its OpEmitter into `func.func @main` over inputs of given types, the module

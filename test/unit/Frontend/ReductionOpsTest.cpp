@@ -1,5 +1,5 @@
 //===- ReductionOpsTest.cpp - sum, mean, max, argmax ----------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "OpHarness.h"
 
 #include <cmath>

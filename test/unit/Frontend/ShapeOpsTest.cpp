@@ -1,5 +1,5 @@
 //===- ShapeOpsTest.cpp - transpose, reshape, concat, split, slice --------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "OpHarness.h"
 

@@ -1,5 +1,5 @@
 //===- SoftmaxOpsTest.cpp - softmax, log_softmax, cross_entropy -----------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "OpHarness.h"
 
 #include <cmath>

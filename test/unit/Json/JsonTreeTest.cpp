@@ -1,5 +1,5 @@
 //===- JsonTreeTest.cpp - the position-keeping JSON parser ----------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Frontend/JsonTree.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 //===- ChunkOracles.h - reference torch.chunk arithmetic --------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Oracles written independently of the layout library (search instead of
 // ceil division, prefix sums, an odometer), shared by the layout unit tests
 // so that a bug in the library cannot also hide in the expected values.

@@ -1,5 +1,5 @@
 //===- LayoutMathTest.cpp - Tests for DTensor layout arithmetic -----------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Expected values are computed independently of the library wherever
 // possible (simulated torch.chunk, odometer enumeration, brute force over all
 // coords) so that a bug in the library cannot also hide in the oracle.

@@ -1,5 +1,5 @@
 //===- CommCostTest.cpp - Tests for the communication cost model ----------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Expected times are worked out by hand from the alpha-beta formulas in
 // CommCost.h with a 1 us call overhead, latency 5 us, 10 GB/s links (1e4
 // bytes/us) and 20 GB/s memory (2e4 bytes/us).

@@ -1,5 +1,5 @@
 //===- RedistributePlanTest.cpp - Tests for the redistribute planner ------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The planner's steps are checked by running them on data: a small global
 // tensor is distributed over a simulated mesh as the source layout says
 // (Partials as random integer parts), every planned step is applied to the

@@ -1,5 +1,5 @@
 //===- SolverTest.cpp - Tests for the strategy-choice solver --------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The solver's answers are checked against brute force over every choice on
 // small problems: its total must be a local optimum (no single node can
 // improve), it must match the exhaustive optimum where that is reachable by

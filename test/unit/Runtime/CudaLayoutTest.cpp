@@ -1,5 +1,5 @@
 //===- CudaLayoutTest.cpp - Pure parts of the runtime's CUDA backend ------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How strided matrices map to cuBLASLt's column-major operands, checked by
 // evaluating the product the mapping describes on the host, and how the
 // pieces of uneven collectives become per-member blocks of a message.

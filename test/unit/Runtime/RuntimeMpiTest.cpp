@@ -1,5 +1,5 @@
 //===- RuntimeMpiTest.cpp - The runtime on several MPI ranks --------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Run under mpirun with any number of ranks (scripts/test.sh uses 1 to 4).
 // The collectives are called through the ABI inside a step of a test
 // artifact and checked against their definitions; GLOBAL set/get round

@@ -1,5 +1,5 @@
 //===- RuntimeTest.cpp - The runtime on one rank --------------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The C API's checks and messages, artifact loading (hash, world size,
 // reference), a run end to end, and dtensor_rt_matmul on every kind of
 // strided operand, all on a world of one rank.

@@ -1,7 +1,7 @@
 //===- RuntimeTestSupport.h - Artifacts and buffers for runtime tests -----===//
-
-#ifndef DTENSOR_TEST_RUNTIMETESTSUPPORT_H
-#define DTENSOR_TEST_RUNTIMETESTSUPPORT_H
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef DTENSOR_TEST_UNIT_RUNTIME_RUNTIMETESTSUPPORT_H
+#define DTENSOR_TEST_UNIT_RUNTIME_RUNTIMETESTSUPPORT_H
 
 #include "dtensor/Formats/Manifest.h"
 #include "dtensor/rt_abi.h"
@@ -104,4 +104,4 @@ private:
 
 } // namespace dtensor::rt::test
 
-#endif // DTENSOR_TEST_RUNTIMETESTSUPPORT_H
+#endif // DTENSOR_TEST_UNIT_RUNTIME_RUNTIMETESTSUPPORT_H

@@ -1,5 +1,5 @@
 //===- SkinnyGemmTest.cpp - The runtime's few-row products and threads ----===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "SkinnyGemm.h"
 #include "Blas.h"
 #include "WorkerPool.h"

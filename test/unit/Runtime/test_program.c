@@ -1,4 +1,5 @@
 /*===- test_program.c - A hand-written compiled program ------------*- C -*-===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  * A "compiled program" for the runtime's tests: entry points with the ABI of
  * dtensor/rt_abi.h, as the code generator emits them. */
 

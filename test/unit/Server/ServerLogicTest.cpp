@@ -1,5 +1,5 @@
 //===- ServerLogicTest.cpp - dtensor-server without MPI or HTTP -----------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Batcher.h"
 #include "Metrics.h"
 #include "Protocol.h"

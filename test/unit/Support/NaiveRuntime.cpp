@@ -1,5 +1,5 @@
 //===- NaiveRuntime.cpp - The runtime ABI for tests, done naively ---------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "NaiveRuntime.h"
 
 #include "dtensor/rt_abi.h"

@@ -1,5 +1,5 @@
 //===- NaiveRuntime.h - The runtime ABI for tests, done naively -*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tests that load compiled programs without the real runtime (no MPI, no
 // OpenBLAS) link this: it defines the dtensor_rt_* functions a program
 // without collectives calls -- push_buffer, matmul (a naive product, which
@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_TEST_NAIVERUNTIME_H
-#define DTENSOR_TEST_NAIVERUNTIME_H
+#ifndef DTENSOR_TEST_UNIT_SUPPORT_NAIVERUNTIME_H
+#define DTENSOR_TEST_UNIT_SUPPORT_NAIVERUNTIME_H
 
 #include <cstdint>
 #include <vector>
@@ -25,4 +25,4 @@ void resetNaiveRuntime();
 
 } // namespace dtensor::test
 
-#endif // DTENSOR_TEST_NAIVERUNTIME_H
+#endif // DTENSOR_TEST_UNIT_SUPPORT_NAIVERUNTIME_H

@@ -1,12 +1,12 @@
 //===- ElementBytes.h - bytes per tensor element ----------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One definition of an element's size for every pass that counts bytes: the
 // cost model, the bucketing threshold and the communication report.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_TRANSFORMS_ELEMENTBYTES_H
-#define DTENSOR_TRANSFORMS_ELEMENTBYTES_H
+#ifndef DTENSOR_ANALYSIS_ELEMENTBYTES_H
+#define DTENSOR_ANALYSIS_ELEMENTBYTES_H
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -41,4 +41,4 @@ inline int64_t getElementBytes(mlir::Type type) {
 
 } // namespace dtensor
 
-#endif // DTENSOR_TRANSFORMS_ELEMENTBYTES_H
+#endif // DTENSOR_ANALYSIS_ELEMENTBYTES_H

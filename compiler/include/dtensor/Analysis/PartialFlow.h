@@ -1,5 +1,5 @@
 //===- PartialFlow.h - which operands may be Partial ------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Partial(sum) and Partial(avg) values pass unreduced through computation
 // that is *linear* in them: f(x_0 + ... + x_n) = f(x_0) + ... + f(x_n). The
 // analysis assigns each scalar value of an op's computation a degree in the

@@ -1,7 +1,7 @@
 //===- ResultLayout.h - the layout an op gives its result -------*- C++ -*-===//
-
-#ifndef DTENSOR_TRANSFORMS_RESULTLAYOUT_H
-#define DTENSOR_TRANSFORMS_RESULTLAYOUT_H
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef DTENSOR_ANALYSIS_RESULTLAYOUT_H
+#define DTENSOR_ANALYSIS_RESULTLAYOUT_H
 
 #include "dtensor/Dialect/DTensor/DTensorAttrs.h"
 
@@ -16,4 +16,4 @@ LayoutAttr getResultLayout(mlir::OpResult result);
 
 } // namespace dtensor
 
-#endif // DTENSOR_TRANSFORMS_RESULTLAYOUT_H
+#endif // DTENSOR_ANALYSIS_RESULTLAYOUT_H

@@ -1,5 +1,5 @@
 //===- ShardingRule.h - how an op's dims may be sharded ---------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A sharding rule describes an op by its *factors*: the loops of its
 // iteration space. Each tensor dim of an operand or result is indexed by at
 // most one factor. Sharding a parallel factor over a mesh dim shards every

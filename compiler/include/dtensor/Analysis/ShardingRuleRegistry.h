@@ -1,5 +1,5 @@
 //===- ShardingRuleRegistry.h - the rule of each op -------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Which rule an op gets: linalg structured ops and elementwise ops their
 // rule from indexing maps (LinalgRules), tensor and shape ops without
 // indexing maps their explicit rule (ShapeOpRules). The rule types

@@ -1,5 +1,5 @@
 //===- Passes.h - dtensor collective fusion passes --------------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_COLLECTIVES_PASSES_H
 #define DTENSOR_COLLECTIVES_PASSES_H
 

@@ -1,5 +1,5 @@
 //===- Passes.td - dtensor collective fusion passes --------*- tablegen -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_COLLECTIVES_PASSES_TD
 #define DTENSOR_COLLECTIVES_PASSES_TD
 

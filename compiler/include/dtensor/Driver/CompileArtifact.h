@@ -1,5 +1,5 @@
 //===- CompileArtifact.h - Global program to artifact -----------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The whole compiler behind `dtensor-compile`: a global-level module (layouts
 // on arguments, distribute constraints) becomes an artifact directory
 // holding the per-rank program as a shared object, the single-device

@@ -1,5 +1,5 @@
 //===- Pipelines.h - The named pipelines of the compiler --------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The distribute pipeline: propagation, partitioning and collective fusion,
 // global program in, per-rank program out. dtensor-compile runs it before the
 // target's lowering (dtensor/Codegen/CPU/CpuCodegen.h, GPU/GpuCodegen.h);

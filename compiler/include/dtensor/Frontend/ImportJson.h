@@ -1,5 +1,5 @@
 //===- ImportJson.h - JSON model plan to global IR --------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Builds the global-view module of a JSON model plan (docs/model-plan.md):
 // a `dtensor.mesh`, and one function whose arguments are the model inputs
 // then the parameters, with layouts from the plan, and whose body holds the

@@ -1,5 +1,5 @@
 //===- JsonTree.h - JSON values that remember where they were --*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A strict JSON (RFC 8259) parser for model plans. Unlike llvm::json, every
 // value keeps its line and column in the file and its JSON path
 // (`$.model.ops[3].inputs[1]`), so a frontend can point a diagnostic at the

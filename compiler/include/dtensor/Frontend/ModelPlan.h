@@ -1,5 +1,5 @@
 //===- ModelPlan.h - A JSON model plan, read and checked --------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The structure of a model plan (docs/model-plan.md) after its JSON has been
 // read: every member checked for presence, kind and spelling, names resolved
 // to declarations, placements and styles parsed. Shapes and op attributes

@@ -1,5 +1,5 @@
 //===- OpEmitter.h - One model-plan op to global IR -------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Each op kind of the JSON model plan (docs/model-plan.md) has an
 // OpDefinition: how many inputs and outputs it takes and a function that
 // builds its global-view IR (linalg, tensor, arith, math on builtin tensors)

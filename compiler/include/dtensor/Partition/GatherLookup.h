@@ -1,5 +1,5 @@
 //===- GatherLookup.h - tensor.gather as a linalg.generic -------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A tensor.gather written as a linalg.generic over its result that reads
 // each coordinate from the indices and the element from the source with
@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_TRANSFORMS_GATHERLOOKUP_H
-#define DTENSOR_TRANSFORMS_GATHERLOOKUP_H
+#ifndef DTENSOR_PARTITION_GATHERLOOKUP_H
+#define DTENSOR_PARTITION_GATHERLOOKUP_H
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -33,4 +33,4 @@ mlir::Value buildGatherLookup(mlir::OpBuilder &builder,
 
 } // namespace dtensor
 
-#endif // DTENSOR_TRANSFORMS_GATHERLOOKUP_H
+#endif // DTENSOR_PARTITION_GATHERLOOKUP_H

@@ -1,5 +1,5 @@
 //===- Passes.h - dtensor partitioning passes -------------------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_PARTITION_PASSES_H
 #define DTENSOR_PARTITION_PASSES_H
 

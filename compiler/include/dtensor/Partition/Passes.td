@@ -1,5 +1,5 @@
 //===- Passes.td - dtensor partitioning passes -------------*- tablegen -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_PARTITION_PASSES_TD
 #define DTENSOR_PARTITION_PASSES_TD
 

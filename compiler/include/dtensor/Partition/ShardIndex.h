@@ -1,5 +1,5 @@
 //===- ShardIndex.h - which piece of a sharded dim a rank holds -*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The per-rank program is the same on every rank; what differs is the piece
 // of each sharded dim a rank holds. ShardIndex builds, once per function and
 // at its entry, the index arithmetic that turns the rank's mesh coordinates
@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_TRANSFORMS_SHARDINDEX_H
-#define DTENSOR_TRANSFORMS_SHARDINDEX_H
+#ifndef DTENSOR_PARTITION_SHARDINDEX_H
+#define DTENSOR_PARTITION_SHARDINDEX_H
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 
@@ -87,4 +87,4 @@ private:
 
 } // namespace dtensor
 
-#endif // DTENSOR_TRANSFORMS_SHARDINDEX_H
+#endif // DTENSOR_PARTITION_SHARDINDEX_H

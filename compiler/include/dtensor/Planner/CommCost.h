@@ -1,5 +1,5 @@
 //===- CommCost.h - time estimates of collectives ---------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The communication cost model shared by sharding propagation (to price the
 // redistributes a strategy needs) and the redistribute planner. It is an
 // alpha-beta model: a call costs a fixed overhead, every round of messages
@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_LAYOUT_COMMCOST_H
-#define DTENSOR_LAYOUT_COMMCOST_H
+#ifndef DTENSOR_PLANNER_COMMCOST_H
+#define DTENSOR_PLANNER_COMMCOST_H
 
 #include "dtensor/Layout/LayoutMath.h"
 
@@ -71,4 +71,4 @@ double redistributeTimeUs(const std::vector<int64_t> &globalShape,
 
 } // namespace dtensor::layout
 
-#endif // DTENSOR_LAYOUT_COMMCOST_H
+#endif // DTENSOR_PLANNER_COMMCOST_H

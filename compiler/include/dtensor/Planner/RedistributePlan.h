@@ -1,5 +1,5 @@
 //===- RedistributePlan.h - Planning redistribute steps ---------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Plans how to turn a tensor laid out one way (one placement per mesh dim)
 // into another: a sequence of collectives and local steps, each valid on the
 // layout it is applied to, priced with the CommCost model, and cheapest
@@ -25,8 +25,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_LAYOUT_REDISTRIBUTEPLAN_H
-#define DTENSOR_LAYOUT_REDISTRIBUTEPLAN_H
+#ifndef DTENSOR_PLANNER_REDISTRIBUTEPLAN_H
+#define DTENSOR_PLANNER_REDISTRIBUTEPLAN_H
 
 #include "dtensor/Planner/CommCost.h"
 #include "dtensor/Layout/LayoutMath.h"
@@ -169,4 +169,4 @@ std::string str(const RedistributePlan &plan);
 
 } // namespace dtensor::layout
 
-#endif // DTENSOR_LAYOUT_REDISTRIBUTEPLAN_H
+#endif // DTENSOR_PLANNER_REDISTRIBUTEPLAN_H

@@ -1,5 +1,5 @@
 //===- Passes.h - dtensor layout propagation passes -------------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_PROPAGATION_PASSES_H
 #define DTENSOR_PROPAGATION_PASSES_H
 

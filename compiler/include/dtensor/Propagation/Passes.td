@@ -1,5 +1,5 @@
 //===- Passes.td - dtensor layout propagation passes -------*- tablegen -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_PROPAGATION_PASSES_TD
 #define DTENSOR_PROPAGATION_PASSES_TD
 

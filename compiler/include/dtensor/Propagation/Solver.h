@@ -1,5 +1,5 @@
 //===- Solver.h - global choice of op sharding strategies -------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Sharding propagation as a discrete optimisation problem, free of MLIR: a
 // graph of nodes (ops, function arguments, returned values) joined by
 // values. Each node offers strategies; a strategy fixes the layout it needs

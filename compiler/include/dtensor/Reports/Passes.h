@@ -1,5 +1,5 @@
 //===- Passes.h - dtensor reports passes ------------------------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_REPORTS_PASSES_H
 #define DTENSOR_REPORTS_PASSES_H
 

@@ -1,5 +1,5 @@
 //===- Passes.td - dtensor reports passes ------------------*- tablegen -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_REPORTS_PASSES_TD
 #define DTENSOR_REPORTS_PASSES_TD
 

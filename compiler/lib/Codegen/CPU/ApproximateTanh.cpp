@@ -1,5 +1,5 @@
 //===- ApproximateTanh.cpp - tanh as a rational polynomial ----------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // glibc's vector math library has no tanh: a loop of f32 tanh (GELU's tanh
 // form) called the scalar tanhf once per element, most of an MLP's step.
 // Upstream MLIR's rational approximation is plain arithmetic, which LLVM's

@@ -1,5 +1,5 @@
 //===- ClampExp.cpp - exp's zero and infinity without the slow path -------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // glibc's vector exp computes the lanes outside its fast range (such as the
 // -inf of a causal attention mask) one by one with the scalar exp, which also
 // sets errno: 45% of the step of a one-layer block on 2048 tokens. Results

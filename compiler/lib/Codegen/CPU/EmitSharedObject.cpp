@@ -1,5 +1,5 @@
 //===- EmitSharedObject.cpp - LLVM dialect to a native shared object ------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Translation to LLVM IR, LLVM's own optimisation pipeline for the target
 // (the loop and SLP vectorisers need the target's vector widths), object
 // emission in memory, and a link into a shared object by the system `cc`,

@@ -1,5 +1,5 @@
 //===- MergeIdenticalFunctions.cpp - one copy of each private function ----===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The layers of a model repeat the same loop nests on buffers of the same
 // shapes. Once each nest is a function, identical ones are merged, so code
 // generation sees each distinct nest once.

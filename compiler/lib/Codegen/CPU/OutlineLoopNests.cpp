@@ -1,5 +1,5 @@
 //===- OutlineLoopNests.cpp - one function per top-level loop nest --------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // LLVM's loop analyses walk the code around each loop of a function, so
 // their cost grows with the square of a function's size: a deep model's
 // per-rank program, hundreds of loop nests in one function, spent minutes in

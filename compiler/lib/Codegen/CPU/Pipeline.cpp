@@ -1,5 +1,5 @@
 //===- Pipeline.cpp - The CPU lowering pipeline ---------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Codegen/CPU/CpuCodegen.h"
 #include "dtensor/Codegen/CPU/Passes.h"
 #include "dtensor/Codegen/Common/Passes.h"

@@ -1,5 +1,5 @@
 //===- ReassociateSums.cpp - Float sums that LLVM may vectorise -----------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // LLVM vectorises a float reduction loop only when the additions may be
 // reassociated: without that, a softmax's or a norm's row sum runs one
 // element at a time. Marking the accumulating addf of each linalg reduction

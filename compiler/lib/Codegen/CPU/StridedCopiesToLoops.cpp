@@ -1,5 +1,5 @@
 //===- StridedCopiesToLoops.cpp - no memrefCopy calls ---------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The LLVM lowering of memref.copy calls MLIR's support library for copies
 // it cannot do with one memcpy. A compiled program links only the dtensor
 // runtime, so those copies become linalg.copy, lowered to loops like every

@@ -1,5 +1,5 @@
 //===- CollectiveBufferization.cpp - Collectives to runtime calls ---------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The dtensor collectives bufferize straight into calls of the runtime ABI:
 // their inputs and outputs are queued with dtensor_rt_push_buffer and one
 // dtensor_rt_<collective> call runs them.

@@ -1,5 +1,5 @@
 //===- DynamicChunk.cpp - torch.chunk of a runtime size -------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "DynamicChunk.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -1,13 +1,13 @@
 //===- DynamicChunk.h - torch.chunk of a runtime size -----------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // This rank's piece of a dim whose size is only known at run time (a piece
 // of an uneven shard, split again over another mesh dim): the chunk rule of
 // dtensor.chunk computed with arith ops, nested over the listed mesh dims.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_CODEGEN_DYNAMICCHUNK_H
-#define DTENSOR_CODEGEN_DYNAMICCHUNK_H
+#ifndef DTENSOR_COMPILER_CODEGEN_COMMON_DYNAMICCHUNK_H
+#define DTENSOR_COMPILER_CODEGEN_COMMON_DYNAMICCHUNK_H
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 
@@ -29,4 +29,4 @@ DynamicChunk buildDynamicChunk(mlir::OpBuilder &builder, mlir::Location loc,
 
 } // namespace dtensor::codegen
 
-#endif // DTENSOR_CODEGEN_DYNAMICCHUNK_H
+#endif // DTENSOR_COMPILER_CODEGEN_COMMON_DYNAMICCHUNK_H

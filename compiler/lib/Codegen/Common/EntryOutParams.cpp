@@ -1,5 +1,5 @@
 //===- EntryOutParams.cpp - Results of entry functions as out-params ------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The runtime owns every buffer an entry touches: it passes the inputs and
 // the result buffers, and the program must write its results into the
 // latter. Doing this on tensors, before bufferization, lets results have

@@ -1,5 +1,5 @@
 //===- FinalizeAbi.cpp - The shared object's interface (LLVM dialect) -----===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Last step on the LLVM dialect: what the shared object exports (one
 // `dtensor_entry_<name>(void **descriptors)` per entry function) and the
 // runtime symbols it imports.

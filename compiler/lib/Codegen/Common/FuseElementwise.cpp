@@ -1,5 +1,5 @@
 //===- FuseElementwise.cpp - Fuse elementwise linalg ops on tensors -------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Elementwise ops become linalg.generic and fuse into their consumers, so
 // that a chain of them lowers to one loop nest. Contractions and fills stay
 // named: the matmul-to-runtime pass recognises them after bufferization.

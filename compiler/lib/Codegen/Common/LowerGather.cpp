@@ -1,5 +1,5 @@
 //===- LowerGather.cpp - tensor.gather as a linalg.generic ----------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tensor.gather has no bufferization model. A gather that partitioning left
 // whole (its table is not sharded on a gathered dim) becomes a generic over
 // the result that reads each coordinate from the indices and the element

@@ -1,5 +1,5 @@
 //===- LowerMeshCoords.cpp - mesh_coord to runtime calls ------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Codegen/Common/Passes.h"
 
 #include "dtensor/Codegen/Common/RuntimeCalls.h"

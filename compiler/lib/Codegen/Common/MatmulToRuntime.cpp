@@ -1,5 +1,5 @@
 //===- MatmulToRuntime.cpp - Matmuls on buffers to dtensor_rt_matmul ------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The runtime's matmul (a BLAS) beats any loop nest we would emit. Every
 // contraction that is a (batched) matrix product up to transposition of its
 // operands qualifies: each operand is passed as a view in the order the

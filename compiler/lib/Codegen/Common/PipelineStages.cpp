@@ -1,5 +1,5 @@
 //===- PipelineStages.cpp - Stages shared by the targets' pipelines -------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Codegen/Common/PipelineStages.h"
 
 #include "dtensor/Codegen/Common/Passes.h"

@@ -1,5 +1,5 @@
 //===- PrepareCollectives.cpp - Ready dtensor ops for bufferization -------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One-shot bufferization turns each collective into runtime calls (see
 // CollectiveBufferization.cpp); this pass does what must happen before:
 // the mesh and group ids the calls name are recorded on the module, the

@@ -1,5 +1,5 @@
 //===- RuntimeCalls.cpp - Calls into the runtime ABI ----------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Codegen/Common/RuntimeCalls.h"
 
 #include "dtensor/rt_abi.h"

@@ -1,5 +1,5 @@
 //===- GpuEmulateLaunches.cpp - kernels run as loops on the CPU -----------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Every block and thread of a gpu.launch as iterations of sequential loops,
 // in the order (z, y, x) of blocks then of threads. The kernels the CUDA
 // target generates need no barrier and no shared memory, so this runs them

@@ -1,5 +1,5 @@
 //===- GpuLaunchToRuntime.cpp - kernels launched by the runtime -----------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Upstream's lowering of gpu.launch_func creates, synchronises and destroys
 // a stream around every launch and loads modules from global constructors.
 // A dtensor program instead launches on the stream of the program being run,

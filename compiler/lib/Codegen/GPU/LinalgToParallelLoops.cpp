@@ -1,5 +1,5 @@
 //===- GpuLinalgToParallelLoops.cpp - every linalg op in a parallel loop --===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA target runs each outermost scf.parallel as a kernel. Linalg's own
 // lowering leaves ops without parallel dims (0-d ops, full reductions) as
 // straight-line code or scf.for nests on the host, which cannot touch device

@@ -1,5 +1,5 @@
 //===- GpuMapParallelLoops.cpp - outermost parallel loops to kernels ------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One thread per iteration of each outermost scf.parallel: the iteration
 // space is flattened so that any number of dims and any trip counts (static
 // or known only on the host at run time) fill whole blocks, and consecutive

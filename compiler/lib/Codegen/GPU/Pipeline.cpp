@@ -1,5 +1,5 @@
 //===- Pipeline.cpp - The CUDA lowering pipeline --------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Codegen/GPU/GpuCodegen.h"
 #include "dtensor/Codegen/Common/Passes.h"
 #include "dtensor/Codegen/GPU/Passes.h"

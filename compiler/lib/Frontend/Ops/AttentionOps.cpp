@@ -1,5 +1,5 @@
 //===- AttentionOps.cpp - rotary, scaled_dot_product_attention ------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Both keep every batch dim (batch, heads, sequence) a parallel loop of each
 // op they emit, so heads or sequence may be sharded. Positions come from
 // linalg.index, which partition offsets by the rank's shard: a sharded

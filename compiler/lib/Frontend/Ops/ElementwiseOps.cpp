@@ -1,5 +1,5 @@
 //===- ElementwiseOps.cpp - arithmetic and activations --------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Every elementwise op is one linalg.generic whose body computes f16/bf16 in
 // f32. Broadcasting follows NumPy: a missing leading dim is dropped from the
 // operand's indexing map and a size-1 dim stretched over a larger one is

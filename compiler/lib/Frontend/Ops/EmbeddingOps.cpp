@@ -1,5 +1,5 @@
 //===- EmbeddingOps.cpp - embedding ---------------------------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A lookup is a tensor.gather of table rows. Its sharding rule treats the
 // vocab dim as a sum reduction: with the table sharded on it, partition
 // gives each rank a masked lookup of the rows it holds (zeros elsewhere) and

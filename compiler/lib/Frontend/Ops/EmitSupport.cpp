@@ -1,5 +1,5 @@
 //===- EmitSupport.cpp - What op emitters share ---------------------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "EmitSupport.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

@@ -1,13 +1,13 @@
 //===- EmitSupport.h - What op emitters share -------------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Checks of inputs with precise messages, and builders of the IR shapes the
 // emitters produce: linalg.generic ops whose bodies compute f16/bf16 in f32,
 // reductions that accumulate in f32, and fills.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_LIB_FRONTEND_OPS_EMITSUPPORT_H
-#define DTENSOR_LIB_FRONTEND_OPS_EMITSUPPORT_H
+#ifndef DTENSOR_COMPILER_FRONTEND_OPS_EMITSUPPORT_H
+#define DTENSOR_COMPILER_FRONTEND_OPS_EMITSUPPORT_H
 
 #include "Formatting.h"
 #include "dtensor/Frontend/OpEmitter.h"
@@ -156,4 +156,4 @@ mlir::Value insertUnitDims(mlir::OpBuilder &b, mlir::Location loc,
 
 } // namespace dtensor::frontend::ops
 
-#endif // DTENSOR_LIB_FRONTEND_OPS_EMITSUPPORT_H
+#endif // DTENSOR_COMPILER_FRONTEND_OPS_EMITSUPPORT_H

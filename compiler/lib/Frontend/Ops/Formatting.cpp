@@ -1,5 +1,5 @@
 //===- Formatting.cpp - shapes, numbers and dtypes in messages ------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Formatting.h"
 
 #include "llvm/ADT/STLExtras.h"

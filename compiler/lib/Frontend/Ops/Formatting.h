@@ -1,12 +1,12 @@
 //===- Formatting.h - shapes, numbers and dtypes in messages ----*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How the model plan's diagnostics show values: used by OpEmitter (reading
 // attributes) and by the op emitters (EmitSupport), below both.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_FRONTEND_OPS_FORMATTING_H
-#define DTENSOR_FRONTEND_OPS_FORMATTING_H
+#ifndef DTENSOR_COMPILER_FRONTEND_OPS_FORMATTING_H
+#define DTENSOR_COMPILER_FRONTEND_OPS_FORMATTING_H
 
 #include "mlir/IR/Types.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -25,4 +25,4 @@ std::string formatDtype(mlir::Type type);
 
 } // namespace dtensor::frontend::ops
 
-#endif // DTENSOR_FRONTEND_OPS_FORMATTING_H
+#endif // DTENSOR_COMPILER_FRONTEND_OPS_FORMATTING_H

@@ -1,5 +1,5 @@
 //===- LinearOps.cpp - linear, matmul, bmm --------------------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Each product is one contraction generic over every dim of its operands,
 // batch dims included: collapsing [B, S, in] to [B*S, in] first would block
 // sharding S (sequence parallelism), since only the major dim of a merged

@@ -1,5 +1,5 @@
 //===- NormOps.cpp - layer_norm, rms_norm ---------------------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A norm is a sum reduction (or two: the mean, then the centred squares, as
 // PyTorch's two-pass variance) over the normalized dims into f32, and one
 // elementwise op that normalizes. The leading dims stay parallel loops in

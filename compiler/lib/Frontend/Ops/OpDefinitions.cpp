@@ -1,5 +1,5 @@
 //===- OpDefinitions.cpp - The op kinds of the model plan -----------------===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "OpKinds.h"
 
 #include <limits>

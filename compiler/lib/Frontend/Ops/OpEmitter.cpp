@@ -1,5 +1,5 @@
 //===- OpEmitter.cpp - One model-plan op to global IR ---------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The locator and the attribute accessors every emitter reads through. A
 // wrong value is reported at the value itself with its JSON path; a missing
 // attribute or a meaningless one (a dim out of range) names the op kind too.

@@ -1,12 +1,12 @@
 //===- OpKinds.h - The emit function of each op kind ------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One function per op kind of docs/model-plan.md; OpDefinitions.cpp lists
 // them with their input and output counts.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_LIB_FRONTEND_OPS_OPKINDS_H
-#define DTENSOR_LIB_FRONTEND_OPS_OPKINDS_H
+#ifndef DTENSOR_COMPILER_FRONTEND_OPS_OPKINDS_H
+#define DTENSOR_COMPILER_FRONTEND_OPS_OPKINDS_H
 
 #include "EmitSupport.h"
 
@@ -66,4 +66,4 @@ EmitResult emitScaledDotProductAttention(OpEmitter &emitter);
 
 } // namespace dtensor::frontend::ops
 
-#endif // DTENSOR_LIB_FRONTEND_OPS_OPKINDS_H
+#endif // DTENSOR_COMPILER_FRONTEND_OPS_OPKINDS_H

@@ -1,5 +1,5 @@
 //===- ReductionOps.cpp - sum, mean, max, argmax --------------------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Each is a linalg.generic reduction with a combiner the sharding rules
 // recognise (addf/addi: sum, maximumf/maxsi: max, minsi: min), so a reduced
 // dim may be sharded: each rank reduces its piece into a partial result.

@@ -1,5 +1,5 @@
 //===- ShapeOps.cpp - transpose, permute, reshape, concat, split, slice ---===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Data movement as the ops the sharding rules know: linalg.transpose,
 // tensor.collapse_shape / expand_shape, tensor.concat and
 // tensor.extract_slice.

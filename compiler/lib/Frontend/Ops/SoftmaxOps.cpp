@@ -1,5 +1,5 @@
 //===- SoftmaxOps.cpp - softmax, log_softmax, cross_entropy ---------------===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Written as reductions rather than linalg.softmax, whose normalized dim
 // cannot be sharded: a max (maximumf, from -inf), then a sum of exp(x - max)
 // (addf, from 0), then an elementwise op. With the dim sharded (logits

@@ -1,5 +1,5 @@
 //===- CpuCodegen.h - Per-rank program to a shared object -------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The CPU back end: lowers a per-rank module (tensors, linalg and dtensor
 // collectives) to the LLVM dialect, calling the runtime ABI of
@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_CODEGEN_CPUCODEGEN_H
-#define DTENSOR_CODEGEN_CPUCODEGEN_H
+#ifndef DTENSOR_CODEGEN_CPU_CPUCODEGEN_H
+#define DTENSOR_CODEGEN_CPU_CPUCODEGEN_H
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -60,4 +60,4 @@ mlir::LogicalResult emitCpuSharedObject(mlir::ModuleOp module,
 
 } // namespace dtensor::codegen
 
-#endif // DTENSOR_CODEGEN_CPUCODEGEN_H
+#endif // DTENSOR_CODEGEN_CPU_CPUCODEGEN_H

@@ -1,5 +1,5 @@
 //===- Passes.h - dtensor CPU code generation passes ------------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_CODEGEN_CPU_PASSES_H
 #define DTENSOR_CODEGEN_CPU_PASSES_H
 

@@ -1,5 +1,5 @@
 //===- Passes.td - dtensor CPU code generation passes ------*- tablegen -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_CODEGEN_CPU_PASSES_TD
 #define DTENSOR_CODEGEN_CPU_PASSES_TD
 

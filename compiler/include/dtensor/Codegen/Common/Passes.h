@@ -1,5 +1,5 @@
 //===- Passes.h - passes both targets run -----------------------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_CODEGEN_COMMON_PASSES_H
 #define DTENSOR_CODEGEN_COMMON_PASSES_H
 

@@ -1,5 +1,5 @@
 //===- Passes.td - passes both targets run -----------------*- tablegen -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_CODEGEN_COMMON_PASSES_TD
 #define DTENSOR_CODEGEN_COMMON_PASSES_TD
 

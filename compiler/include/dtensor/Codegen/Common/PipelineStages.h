@@ -1,8 +1,8 @@
 //===- PipelineStages.h - Stages the targets share --------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
-#ifndef DTENSOR_CODEGEN_PIPELINESTAGES_H
-#define DTENSOR_CODEGEN_PIPELINESTAGES_H
+#ifndef DTENSOR_CODEGEN_COMMON_PIPELINESTAGES_H
+#define DTENSOR_CODEGEN_COMMON_PIPELINESTAGES_H
 
 #include "mlir/Pass/PassManager.h"
 
@@ -33,4 +33,4 @@ void addHostToLLVMPasses(mlir::OpPassManager &pm);
 
 } // namespace dtensor::codegen
 
-#endif // DTENSOR_CODEGEN_PIPELINESTAGES_H
+#endif // DTENSOR_CODEGEN_COMMON_PIPELINESTAGES_H

@@ -1,13 +1,13 @@
 //===- RuntimeCalls.h - Calls into the runtime ABI --------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Building blocks shared by the passes that emit calls into the runtime ABI
 // of dtensor/rt_abi.h: declarations of the runtime functions, element type
 // codes, queuing a buffer, and the communication ids recorded on the module.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_CODEGEN_RUNTIMECALLS_H
-#define DTENSOR_CODEGEN_RUNTIMECALLS_H
+#ifndef DTENSOR_CODEGEN_COMMON_RUNTIMECALLS_H
+#define DTENSOR_CODEGEN_COMMON_RUNTIMECALLS_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -81,4 +81,4 @@ std::optional<int64_t> lookupMeshId(mlir::ModuleOp module,
 
 } // namespace dtensor::codegen
 
-#endif // DTENSOR_CODEGEN_RUNTIMECALLS_H
+#endif // DTENSOR_CODEGEN_COMMON_RUNTIMECALLS_H

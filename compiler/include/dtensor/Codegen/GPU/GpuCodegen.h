@@ -1,5 +1,5 @@
 //===- GpuCodegen.h - Per-rank program to CUDA kernels ----------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The CUDA back end: lowers a per-rank module to host code in the LLVM
 // dialect that calls the runtime ABI of dtensor/rt_abi.h, with the device
@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_CODEGEN_GPUCODEGEN_H
-#define DTENSOR_CODEGEN_GPUCODEGEN_H
+#ifndef DTENSOR_CODEGEN_GPU_GPUCODEGEN_H
+#define DTENSOR_CODEGEN_GPU_GPUCODEGEN_H
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
@@ -55,4 +55,4 @@ void registerGpuCodegenPasses();
 
 } // namespace dtensor::codegen
 
-#endif // DTENSOR_CODEGEN_GPUCODEGEN_H
+#endif // DTENSOR_CODEGEN_GPU_GPUCODEGEN_H

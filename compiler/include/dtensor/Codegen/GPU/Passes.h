@@ -1,5 +1,5 @@
 //===- Passes.h - dtensor CUDA code generation passes -----------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_CODEGEN_GPU_PASSES_H
 #define DTENSOR_CODEGEN_GPU_PASSES_H
 

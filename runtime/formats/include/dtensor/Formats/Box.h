@@ -1,5 +1,5 @@
 //===- Box.h - Copying rectangular blocks of row-major tensors --*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A box is the block [offset, offset + shape) of a row-major tensor: the
 // local shard of a global tensor. These copies move a box between the global
 // tensor and a contiguous row-major buffer of the box's own shape, memcpy'ing
@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_FORMATS_BOX_H
-#define DTENSOR_RT_FORMATS_BOX_H
+#ifndef DTENSOR_FORMATS_BOX_H
+#define DTENSOR_FORMATS_BOX_H
 
 #include <cstddef>
 #include <cstdint>
@@ -52,4 +52,4 @@ bool forEachBoxRun(
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_FORMATS_BOX_H
+#endif // DTENSOR_FORMATS_BOX_H

@@ -1,5 +1,5 @@
 //===- DType.h - Element types of runtime tensors ---------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The element types the runtime moves around, their sizes and their names in
 // the three notations it meets: the manifest ("f32"), safetensors ("F32") and
 // the numeric values of dtensor_rt_dtype in dtensor/rt_abi.h. Also the
@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_FORMATS_DTYPE_H
-#define DTENSOR_RT_FORMATS_DTYPE_H
+#ifndef DTENSOR_FORMATS_DTYPE_H
+#define DTENSOR_FORMATS_DTYPE_H
 
 #include <cstddef>
 #include <cstdint>
@@ -64,4 +64,4 @@ uint16_t floatToBf16(float value);
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_FORMATS_DTYPE_H
+#endif // DTENSOR_FORMATS_DTYPE_H

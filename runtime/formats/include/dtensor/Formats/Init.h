@@ -1,5 +1,5 @@
 //===- Init.h - Weight initializers -----------------------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The initializer a weight may carry in the manifest ("init"): the values it
 // takes when no weights file provides it. The kinds follow torch.nn.init:
 //
@@ -16,8 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_FORMATS_INIT_H
-#define DTENSOR_RT_FORMATS_INIT_H
+#ifndef DTENSOR_FORMATS_INIT_H
+#define DTENSOR_FORMATS_INIT_H
 
 #include "dtensor/Formats/DType.h"
 
@@ -70,4 +70,4 @@ std::string fillInitializer(const Initializer &init, uint64_t seed, DType dtype,
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_FORMATS_INIT_H
+#endif // DTENSOR_FORMATS_INIT_H

@@ -1,5 +1,5 @@
 //===- Manifest.h - The artifact manifest -----------------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // An artifact is a directory holding manifest.json, the shared object named
 // by "library" and optionally the single-device build named by
 // "reference_library". The manifest describes the program: the ranks it was
@@ -44,8 +44,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_FORMATS_MANIFEST_H
-#define DTENSOR_RT_FORMATS_MANIFEST_H
+#ifndef DTENSOR_FORMATS_MANIFEST_H
+#define DTENSOR_FORMATS_MANIFEST_H
 
 #include "dtensor/Formats/DType.h"
 #include "dtensor/Formats/Init.h"
@@ -139,4 +139,4 @@ std::string validateManifest(const Manifest &manifest);
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_FORMATS_MANIFEST_H
+#endif // DTENSOR_FORMATS_MANIFEST_H

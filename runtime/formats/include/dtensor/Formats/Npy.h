@@ -1,5 +1,5 @@
 //===- Npy.h - NumPy .npy files ---------------------------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dtensor-run's input and output format. Reads format versions 1.0, 2.0 and
 // 3.0 with the little-endian (or byte-sized) descrs '<f4', '<f8', '<f2',
 // '<i4', '<i8', '|i1' and '|b1' in C order; writes version 1.0. NumPy has no
@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_FORMATS_NPY_H
-#define DTENSOR_RT_FORMATS_NPY_H
+#ifndef DTENSOR_FORMATS_NPY_H
+#define DTENSOR_FORMATS_NPY_H
 
 #include "dtensor/Formats/DType.h"
 
@@ -37,4 +37,4 @@ std::string writeNpy(const std::string &path, DType dtype,
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_FORMATS_NPY_H
+#endif // DTENSOR_FORMATS_NPY_H

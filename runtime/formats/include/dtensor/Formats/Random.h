@@ -1,5 +1,5 @@
 //===- Random.h - Factories for sharded tensors -----------------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Fills a box of a global tensor with constants or pseudo-random values such
 // that each element depends only on (seed, its global row-major linear
 // index). Every rank can thus fill its own shard, under any sharding, and
@@ -19,8 +19,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_FORMATS_RANDOM_H
-#define DTENSOR_RT_FORMATS_RANDOM_H
+#ifndef DTENSOR_FORMATS_RANDOM_H
+#define DTENSOR_FORMATS_RANDOM_H
 
 #include "dtensor/Formats/DType.h"
 
@@ -65,4 +65,4 @@ std::string fillBoxAffine(Factory factory, double scale, double shift,
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_FORMATS_RANDOM_H
+#endif // DTENSOR_FORMATS_RANDOM_H

@@ -1,5 +1,5 @@
 //===- Safetensors.h - Reading and writing safetensors files ----*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The safetensors format: an 8-byte little-endian header length N, N bytes
 // of JSON header
 //
@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_RT_FORMATS_SAFETENSORS_H
-#define DTENSOR_RT_FORMATS_SAFETENSORS_H
+#ifndef DTENSOR_FORMATS_SAFETENSORS_H
+#define DTENSOR_FORMATS_SAFETENSORS_H
 
 #include "dtensor/Formats/DType.h"
 
@@ -105,4 +105,4 @@ writeSafetensors(const std::string &path,
 
 } // namespace dtensor::rt
 
-#endif // DTENSOR_RT_FORMATS_SAFETENSORS_H
+#endif // DTENSOR_FORMATS_SAFETENSORS_H

@@ -1,5 +1,5 @@
 //===- LayoutMath.h - DTensor sharding layout arithmetic --------*- C++ -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Pure C++17 model of PyTorch DTensor layouts: device meshes, placements
 // (Shard / Replicate / Partial), torch.chunk-style splitting, nested sharding
 // and collective groups. It has no MLIR/LLVM dependency so that both the

@@ -1,5 +1,5 @@
 //===- DTensor.td - dtensor dialect definition -------------*- tablegen -*-===//
-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The dtensor dialect: device meshes, placements and the collectives of an
 // SPMD program.
 //

@@ -1,5 +1,5 @@
 //===- DTensorAttrInterfaces.td - attribute interfaces -----*- tablegen -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_DIALECT_DTENSOR_DTENSORATTRINTERFACES_TD
 #define DTENSOR_DIALECT_DTENSOR_DTENSORATTRINTERFACES_TD
 

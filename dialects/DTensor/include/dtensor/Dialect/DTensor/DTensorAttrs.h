@@ -1,5 +1,5 @@
 //===- DTensorAttrs.h - placements and layouts ------------------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_DIALECT_DTENSOR_DTENSORATTRS_H
 #define DTENSOR_DIALECT_DTENSOR_DTENSORATTRS_H
 

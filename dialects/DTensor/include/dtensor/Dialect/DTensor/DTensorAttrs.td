@@ -1,5 +1,5 @@
 //===- DTensorAttrs.td - placements and layouts ------------*- tablegen -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_DIALECT_DTENSOR_DTENSORATTRS_TD
 #define DTENSOR_DIALECT_DTENSOR_DTENSORATTRS_TD
 

@@ -1,5 +1,5 @@
 //===- DTensorDialect.h - dtensor dialect -----------------------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_DIALECT_DTENSOR_DTENSORDIALECT_H
 #define DTENSOR_DIALECT_DTENSOR_DTENSORDIALECT_H
 

@@ -1,5 +1,5 @@
 //===- DTensorOps.h - dtensor operations ------------------------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_DIALECT_DTENSOR_DTENSOROPS_H
 #define DTENSOR_DIALECT_DTENSOR_DTENSOROPS_H
 

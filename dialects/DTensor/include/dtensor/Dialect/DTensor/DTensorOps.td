@@ -1,5 +1,5 @@
 //===- DTensorOps.td - dtensor operations ------------------*- tablegen -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_DIALECT_DTENSOR_DTENSOROPS_TD
 #define DTENSOR_DIALECT_DTENSOR_DTENSOROPS_TD
 

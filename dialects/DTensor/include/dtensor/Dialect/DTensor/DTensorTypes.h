@@ -1,5 +1,5 @@
 //===- DTensorTypes.h - dtensor types ---------------------------*- C++ -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_DIALECT_DTENSOR_DTENSORTYPES_H
 #define DTENSOR_DIALECT_DTENSOR_DTENSORTYPES_H
 

@@ -1,5 +1,5 @@
 //===- DTensorTypes.td - dtensor types ---------------------*- tablegen -*-===//
-
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #ifndef DTENSOR_DIALECT_DTENSOR_DTENSORTYPES_TD
 #define DTENSOR_DIALECT_DTENSOR_DTENSORTYPES_TD
 
