@@ -43,9 +43,15 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]')
 
 
 def list_files(root):
-    """The files under SOURCE_DIRS: git's list in a checkout, else a walk."""
+    """The files under SOURCE_DIRS: git's list when root is a checkout's
+    top, else a walk (a copied tree may sit in an ignored folder of one)."""
     files = []
     try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=root,
+                             capture_output=True, text=True,
+                             check=True).stdout.strip()
+        if os.path.realpath(top) != os.path.realpath(root):
+            raise OSError("not the top of a checkout")
         out = subprocess.run(
             ["git", "ls-files", "--cached", "--others", "--exclude-standard",
              "--"] + list(SOURCE_DIRS),
