@@ -62,8 +62,9 @@ public:
     return text;
   }
 
-  std::string make_group(std::string group, bool positional,
-                         std::vector<const CLI::Option *> options) const override {
+  std::string
+  make_group(std::string group, bool positional,
+             std::vector<const CLI::Option *> options) const override {
     std::string text = "\n" + group + ":\n";
     for (const CLI::Option *opt : options)
       text += make_option(opt, positional);

@@ -69,7 +69,8 @@ bool isFloatingPoint(dtensor_dtype dtype) {
 }
 
 double elementAsDouble(const void *data, dtensor_dtype dtype, size_t index) {
-  const uint8_t *p = static_cast<const uint8_t *>(data) + index * dtypeSize(dtype);
+  const uint8_t *p =
+      static_cast<const uint8_t *>(data) + index * dtypeSize(dtype);
   switch (dtype) {
   case DTENSOR_F32:
     return load<float>(p);

@@ -497,7 +497,7 @@ StreamResult measureStream(float *a, float *b, float *c, size_t n, int threads,
   return result;
 }
 
-// --- the command line ---------------------------------------------------------
+// --- the command line -------------------------------------------------------
 
 struct Options {
   bool quick = false;
@@ -524,12 +524,15 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options) {
   constexpr long long kIntMax = std::numeric_limits<int>::max();
   dtensor::tooling::CommandLine cli(
       "dtensor-bench-ceilings",
-      "usage: dtensor-bench-ceilings [--quick] [--gemm-size N] [--gemm-reps N]\n"
+      "usage: dtensor-bench-ceilings [--quick] [--gemm-size N] "
+      "[--gemm-reps N]\n"
       "           [--stream-mib N] [--stream-reps N] [-o FILE]\n"
       "       dtensor-bench-ceilings --gemm-list CORETYPE THREADS LIST REPS",
-      "Measures the single-precision GEMM peak of OpenBLAS (each kernel family\n"
+      "Measures the single-precision GEMM peak of OpenBLAS (each kernel "
+      "family\n"
       "the CPU supports, 1 thread; the best one with all cores) and the\n"
-      "streaming memory bandwidth (copy, triad, read; 1 thread and all cores),\n"
+      "streaming memory bandwidth (copy, triad, read; 1 thread and all "
+      "cores),\n"
       "and prints them as JSON.");
   CLI::App &app = cli.app();
   CLI::Option *quick = app.add_flag(
@@ -644,8 +647,9 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options) {
   if (options.testCpuFeatures)
     for (const std::string &name :
          dtensor::tooling::splitList(*options.testCpuFeatures))
-      if (std::none_of(std::begin(kFeatureNames), std::end(kFeatureNames),
-                       [&](const auto &known) { return name == known.first; })) {
+      if (std::none_of(
+              std::begin(kFeatureNames), std::end(kFeatureNames),
+              [&](const auto &known) { return name == known.first; })) {
         cli.error("--test-cpu-features: unknown instruction set '" + name +
                   "' (known: sse3, avx, avx2, fma, avx512, avx512bf16)");
         return 1;

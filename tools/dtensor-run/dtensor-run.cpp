@@ -76,8 +76,9 @@ bool anyFailed(bool failed) {
   return any;
 }
 
-/// Declares the options and parses the command line into `options`; `forwarded` gets what the ranks are started with when -n
-/// starts them: the same command line less -n and --mpirun. std::nullopt
+/// Declares the options and parses the command line into `options`;
+/// `forwarded` gets what the ranks are started with when -n starts them:
+/// the same command line less -n and --mpirun. std::nullopt
 /// to go on, else the exit status (0 after --help, 2 after a mistake).
 std::optional<int> parseArgs(int argc, char **argv, Options &options,
                              std::vector<std::string> &forwarded) {

@@ -30,7 +30,8 @@ TEST(FlagValuesTest, ParseDecimalInteger) {
 
 TEST(FlagValuesTest, Integers) {
   CLI::Validator atLeastOne = integerAtLeast(1);
-  EXPECT_EQ(check(atLeastOne, "3"), std::make_pair(std::string(), std::string("3")));
+  EXPECT_EQ(check(atLeastOne, "3"),
+            std::make_pair(std::string(), std::string("3")));
   // Rewritten as plain decimal: CLI11 would read "010" as octal.
   EXPECT_EQ(check(atLeastOne, "010").second, "10");
   EXPECT_EQ(check(atLeastOne, "+5").second, "5");

@@ -1,4 +1,4 @@
-//===- ElementTypes.h - The C API's element types, for the tools -*- C++ -*-===//
+//===- ElementTypes.h - The C API's element types for tools -----*- C++ -*-===//
 //
 // What the tools need to know about a dtensor_dtype (dtensor/runtime.h):
 // its manifest name ("f32"), its size, and an element's value as a double.
