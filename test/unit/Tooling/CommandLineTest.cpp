@@ -215,6 +215,15 @@ TEST(CommandLineTest, ArgumentsAgain) {
   EXPECT_EQ(tool.cli.arguments().size(), 13u);
   EXPECT_EQ(tool.cli.arguments()[3], "-n");
   EXPECT_EQ(tool.cli.arguments()[4], "3");
+
+  // A value given twice: both go on, so that the last still wins.
+  ToyTool twice;
+  ASSERT_EQ(twice.parse({"--iters", "2", "a", "--iters=5", "-n", "2", "-n",
+                         "4"}),
+            -1);
+  EXPECT_EQ(twice.iters, 5);
+  EXPECT_EQ(twice.cli.arguments({twice.ranks}),
+            (std::vector<std::string>{"--iters", "2", "a", "--iters", "5"}));
 }
 
 } // namespace
