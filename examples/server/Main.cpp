@@ -136,8 +136,8 @@ LoopEnd serve(Model &model, const ModelSpec &spec, const Options &options,
 
 int main(int argc, char **argv) {
   Options options;
-  if (!parseOptions(argc, argv, options))
-    return 2;
+  if (std::optional<int> status = parseOptions(argc, argv, options))
+    return *status;
 
   blockShutdownSignals();
   int provided = 0;

@@ -1,198 +1,177 @@
 //===- Options.cpp - dtensor-server's command line ------------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Declared on the dtensor tools' CommandLine (CLI11, runtime/tooling): the
+// same help layout, messages and repeated-flag rule as dtensor-run.
+//
+//===----------------------------------------------------------------------===//
+
 #include "Options.h"
 
-#include <cerrno>
-#include <cmath>
+#include "dtensor/Tooling/CommandLine.h"
+#include "dtensor/Tooling/FlagValues.h"
+
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
+#include <vector>
 
 namespace dtensor::server {
 
-namespace {
+std::optional<int> parseOptions(int argc, char **argv, Options &options) {
+  using dtensor::tooling::integerAtLeast;
+  constexpr long long kIntMax = std::numeric_limits<int>::max();
+  dtensor::tooling::CommandLine cli(
+      "dtensor-server",
+      "usage: mpirun -n RANKS dtensor-server ARTIFACT [options]",
+      "Serves a compiled dtensor artifact (a token model such as\n"
+      "examples/llama_tiny.json) over HTTP. One process per rank: rank 0\n"
+      "answers HTTP, batches the requests and broadcasts each step to the\n"
+      "other ranks; every rank runs the compiled step.");
+  CLI::App &app = cli.app();
+  std::vector<std::string> artifacts;
+  app.add_option("ARTIFACT", artifacts,
+                 "the artifact directory (dtensor-compile -o)");
 
-const char *const kUsage =
-    "usage: mpirun -n RANKS dtensor-server ARTIFACT [options]\n"
-    "\n"
-    "Serves a compiled dtensor artifact (a token model such as\n"
-    "examples/llama_tiny.json) over HTTP. One process per rank: rank 0\n"
-    "answers HTTP, batches the requests and broadcasts each step to the\n"
-    "other ranks; every rank runs the compiled step.\n"
-    "\n"
-    "HTTP (rank 0):\n"
-    "  --host ADDR              address to listen on (default 127.0.0.1)\n"
-    "  --port P                 TCP port (default 8000; 0 picks a free one)\n"
-    "  --port-file FILE         write the bound port there once the server\n"
-    "                           is ready (for scripts and tests)\n"
-    "  --http-threads N         HTTP worker threads (default 16)\n"
-    "  --max-body-bytes N       larger request bodies get 413 (default 65536)\n"
-    "\n"
-    "Model:\n"
-    "  --seed N                 fill the weights from the artifact's\n"
-    "                           initializers with seed N (default 0)\n"
-    "  --weights FILE           safetensors file of global weights (weights\n"
-    "                           it lacks keep their initializer's values)\n"
-    "  --tokens NAME            the token input, i64 [B, S] (default: the\n"
-    "                           only i64 input of rank 2)\n"
-    "  --output NAME            the argmax output, i64 [B, S] (default: the\n"
-    "                           only i64 output of rank 2)\n"
-    "  --logits NAME            a float output [B, S, V] to serve with\n"
-    "                           \"logits\": true (default: the only float\n"
-    "                           output of rank 3, if any)\n"
-    "  --vocab V                token ids must lie in [0, V) (default: the\n"
-    "                           logits' last dim, else the first dim of the\n"
-    "                           --embedding weight)\n"
-    "  --embedding NAME         the embedding weight whose first dim is the\n"
-    "                           vocabulary (default tok_embeddings.weight)\n"
-    "  --threads N              BLAS threads per rank (default: cores/ranks)\n"
-    "\n"
-    "Batching and failures:\n"
-    "  --max-batch-wait-ms M    once a request is queued, wait at most M ms\n"
-    "                           for more to fill the batch (default 5)\n"
-    "  --step-timeout-s T       a step that takes longer than T seconds\n"
-    "                           means a stuck rank: answer 503 and abort the\n"
-    "                           job with MPI_Abort (default 60; 0 = never)\n"
-    "  -q, --quiet              no log lines except errors\n"
-    "  -h, --help               this text\n"
-    "\n"
-    "Testing aids (make a rank fail the way a real failure would):\n"
-    "  --fail-at-step K         break step K (counted from 0) on --fail-rank\n"
-    "  --fail-rank R            the rank that fails (default: the last one)\n"
-    "  --fail-kind error|hang   error: that rank passes a wrong shape to\n"
-    "                           dtensor_program_set, the runtime reports it "
-    "on\n"
-    "                           every rank and the server answers 503 and\n"
-    "                           exits 1; hang: that rank stops answering and\n"
-    "                           --step-timeout-s ends the job (default error)\n"
-    "\n"
-    "Endpoints: POST /v1/next_token, POST /v1/generate, GET /health,\n"
-    "GET /metrics, POST /admin/shutdown (loopback clients only). SIGINT or\n"
-    "SIGTERM on rank 0 drains the queue and shuts every rank down.\n";
+  const std::string http = "HTTP (rank 0)";
+  app.add_option("--host", options.host,
+                 "address to listen on (default 127.0.0.1)")
+      ->type_name("ADDR")
+      ->group(http);
+  app.add_option("--port", options.port,
+                 "TCP port (default 8000; 0 picks a free one)")
+      ->type_name("P")
+      ->transform(dtensor::tooling::integerIn(0, 65535))
+      ->group(http);
+  app.add_option("--port-file", options.portFile,
+                 "write the bound port there once the server\n"
+                 "is ready (for scripts and tests)")
+      ->type_name("FILE")
+      ->group(http);
+  app.add_option("--http-threads", options.httpThreads,
+                 "HTTP worker threads (default 16)")
+      ->type_name("N")
+      ->transform(integerAtLeast(1, kIntMax))
+      ->group(http);
+  app.add_option("--max-body-bytes", options.maxBodyBytes,
+                 "larger request bodies get 413 (default 65536)")
+      ->type_name("N")
+      ->transform(integerAtLeast(1))
+      ->group(http);
 
-bool fail(const std::string &message) {
-  std::fprintf(stderr, "dtensor-server: %s\n", message.c_str());
-  return false;
-}
+  const std::string model = "Model";
+  app.add_option("--seed", options.seed,
+                 "fill the weights from the artifact's\n"
+                 "initializers with seed N (default 0)")
+      ->type_name("N")
+      ->transform(integerAtLeast(0))
+      ->group(model);
+  app.add_option("--weights", options.weights,
+                 "safetensors file of global weights (weights\n"
+                 "it lacks keep their initializer's values)")
+      ->type_name("FILE")
+      ->group(model);
+  app.add_option("--tokens", options.tokensName,
+                 "the token input, i64 [B, S] (default: the\n"
+                 "only i64 input of rank 2)")
+      ->type_name("NAME")
+      ->group(model);
+  app.add_option("--output", options.outputName,
+                 "the argmax output, i64 [B, S] (default: the\n"
+                 "only i64 output of rank 2)")
+      ->type_name("NAME")
+      ->group(model);
+  app.add_option("--logits", options.logitsName,
+                 "a float output [B, S, V] to serve with\n"
+                 "\"logits\": true (default: the only float\n"
+                 "output of rank 3, if any)")
+      ->type_name("NAME")
+      ->group(model);
+  int64_t vocab = 0;
+  CLI::Option *vocabOption =
+      app.add_option("--vocab", vocab,
+                     "token ids must lie in [0, V) (default: the\n"
+                     "logits' last dim, else the first dim of the\n"
+                     "--embedding weight)")
+          ->type_name("V")
+          ->transform(integerAtLeast(1))
+          ->group(model);
+  app.add_option("--embedding", options.embeddingName,
+                 "the embedding weight whose first dim is the\n"
+                 "vocabulary (default tok_embeddings.weight)")
+      ->type_name("NAME")
+      ->group(model);
+  app.add_option("--threads", options.threads,
+                 "BLAS threads per rank (default: cores/ranks)")
+      ->type_name("N")
+      ->transform(integerAtLeast(0, kIntMax))
+      ->group(model);
 
-template <typename T>
-bool parseInteger(const std::string &flag, const std::string &text, T lo,
-                  T &value) {
-  char *end = nullptr;
-  errno = 0;
-  long long parsed = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end || errno || parsed < static_cast<long long>(lo) ||
-      parsed > static_cast<long long>(std::numeric_limits<T>::max()))
-    return fail(flag + " expects an integer >= " + std::to_string(lo) +
-                ", not '" + text + "'");
-  value = static_cast<T>(parsed);
-  return true;
-}
+  const std::string batching = "Batching and failures";
+  app.add_option("--max-batch-wait-ms", options.maxBatchWaitMs,
+                 "once a request is queued, wait at most M ms\n"
+                 "for more to fill the batch (default 5)")
+      ->type_name("M")
+      ->transform(integerAtLeast(0, kIntMax))
+      ->group(batching);
+  app.add_option("--step-timeout-s", options.stepTimeoutS,
+                 "a step that takes longer than T seconds\n"
+                 "means a stuck rank: answer 503 and abort the\n"
+                 "job with MPI_Abort (default 60; 0 = never)")
+      ->type_name("T")
+      ->transform(dtensor::tooling::numberAtLeast(0))
+      ->group(batching);
+  app.add_flag("-q,--quiet", options.quiet, "no log lines except errors")
+      ->group(batching);
+  cli.addHelp(batching);
 
-} // namespace
+  const std::string aids =
+      "Testing aids (make a rank fail the way a real failure would)";
+  int64_t failAtStep = 0;
+  CLI::Option *failAtStepOption =
+      app.add_option("--fail-at-step", failAtStep,
+                     "break step K (counted from 0) on --fail-rank")
+          ->type_name("K")
+          ->transform(integerAtLeast(0))
+          ->group(aids);
+  app.add_option("--fail-rank", options.failRank,
+                 "the rank that fails (default: the last one)")
+      ->type_name("R")
+      ->transform(integerAtLeast(0, kIntMax))
+      ->group(aids);
+  std::string failKind = "error";
+  app.add_option("--fail-kind", failKind,
+                 "error: that rank passes a wrong shape to\n"
+                 "dtensor_program_set, the runtime reports it on\n"
+                 "every rank and the server answers 503 and\n"
+                 "exits 1; hang: that rank stops answering and\n"
+                 "--step-timeout-s ends the job (default error)")
+      ->type_name("error|hang")
+      ->transform(dtensor::tooling::oneOf({"error", "hang"}))
+      ->group(aids);
 
-bool parseOptions(int argc, char **argv, Options &options) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string text;
-    auto value = [&]() {
-      if (i + 1 >= argc)
-        return fail(arg + " needs a value");
-      text = argv[++i];
-      return true;
-    };
-    if (arg == "-h" || arg == "--help") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (arg == "--host") {
-      if (!value())
-        return false;
-      options.host = text;
-    } else if (arg == "--port") {
-      if (!value() || !parseInteger(arg, text, 0, options.port))
-        return false;
-      if (options.port > 65535)
-        return fail("--port must be at most 65535");
-    } else if (arg == "--port-file") {
-      if (!value())
-        return false;
-      options.portFile = text;
-    } else if (arg == "--http-threads") {
-      if (!value() || !parseInteger(arg, text, 1, options.httpThreads))
-        return false;
-    } else if (arg == "--max-body-bytes") {
-      if (!value() || !parseInteger<size_t>(arg, text, 1, options.maxBodyBytes))
-        return false;
-    } else if (arg == "--seed") {
-      if (!value() || !parseInteger<uint64_t>(arg, text, 0, options.seed))
-        return false;
-    } else if (arg == "--weights") {
-      if (!value())
-        return false;
-      options.weights = text;
-    } else if (arg == "--tokens" || arg == "--output" || arg == "--logits" ||
-               arg == "--embedding") {
-      if (!value())
-        return false;
-      (arg == "--tokens"   ? options.tokensName
-       : arg == "--output" ? options.outputName
-       : arg == "--logits" ? options.logitsName
-                           : options.embeddingName) = text;
-    } else if (arg == "--vocab") {
-      int64_t vocab = 0;
-      if (!value() || !parseInteger<int64_t>(arg, text, 1, vocab))
-        return false;
-      options.vocab = vocab;
-    } else if (arg == "--threads") {
-      if (!value() || !parseInteger(arg, text, 0, options.threads))
-        return false;
-    } else if (arg == "--max-batch-wait-ms") {
-      if (!value() || !parseInteger(arg, text, 0, options.maxBatchWaitMs))
-        return false;
-    } else if (arg == "--step-timeout-s") {
-      if (!value())
-        return false;
-      char *end = nullptr;
-      options.stepTimeoutS = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end || !std::isfinite(options.stepTimeoutS) ||
-          options.stepTimeoutS < 0)
-        return fail("--step-timeout-s expects seconds >= 0, not '" + text +
-                    "'");
-    } else if (arg == "-q" || arg == "--quiet") {
-      options.quiet = true;
-    } else if (arg == "--fail-at-step") {
-      int64_t step = 0;
-      if (!value() || !parseInteger<int64_t>(arg, text, 0, step))
-        return false;
-      options.failAtStep = step;
-    } else if (arg == "--fail-rank") {
-      if (!value() || !parseInteger(arg, text, 0, options.failRank))
-        return false;
-    } else if (arg == "--fail-kind") {
-      if (!value())
-        return false;
-      if (text == "error")
-        options.failKind = FailureKind::Error;
-      else if (text == "hang")
-        options.failKind = FailureKind::Hang;
-      else
-        return fail("--fail-kind expects error or hang, not '" + text + "'");
-    } else if (!arg.empty() && arg[0] == '-') {
-      std::fprintf(stderr, "dtensor-server: unknown option %s\n%s", arg.c_str(),
-                   kUsage);
-      return false;
-    } else if (options.artifact.empty()) {
-      options.artifact = arg;
-    } else {
-      return fail("more than one artifact given ('" + options.artifact +
-                  "', '" + arg + "')");
-    }
+  app.footer("Endpoints: POST /v1/next_token, POST /v1/generate, GET /health,\n"
+             "GET /metrics, POST /admin/shutdown (loopback clients only). "
+             "SIGINT or\n"
+             "SIGTERM on rank 0 drains the queue and shuts every rank down.");
+
+  if (std::optional<int> status = cli.parse(argc, argv, 2))
+    return status;
+  if (artifacts.empty()) {
+    std::fputs(cli.help().c_str(), stderr);
+    return 2;
   }
-  if (options.artifact.empty()) {
-    std::fputs(kUsage, stderr);
-    return false;
+  if (artifacts.size() > 1) {
+    cli.error("more than one artifact given ('" + artifacts[0] + "', '" +
+              artifacts[1] + "')");
+    return 2;
   }
-  return true;
+  options.artifact = artifacts.front();
+  if (*vocabOption)
+    options.vocab = vocab;
+  if (*failAtStepOption)
+    options.failAtStep = failAtStep;
+  options.failKind =
+      failKind == "hang" ? FailureKind::Hang : FailureKind::Error;
+  return std::nullopt;
 }
 
 } // namespace dtensor::server

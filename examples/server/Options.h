@@ -44,9 +44,10 @@ struct Options {
   FailureKind failKind = FailureKind::Error;
 };
 
-/// Parses argv into `options`; on a mistake prints it and returns false.
-/// --help prints the usage and exits 0.
-bool parseOptions(int argc, char **argv, Options &options);
+/// Parses argv into `options`. std::nullopt to go on; otherwise the status
+/// to exit with: 0 after --help printed the usage, 2 after a mistake was
+/// reported.
+std::optional<int> parseOptions(int argc, char **argv, Options &options);
 
 } // namespace dtensor::server
 

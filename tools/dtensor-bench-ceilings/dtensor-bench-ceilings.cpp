@@ -31,20 +31,35 @@
 // computes them: through its matrix-product library (runtime/lib/Blas.h,
 // OpenBLAS or its own kernels for products of a few rows).
 //
-// No MLIR: libc, threads, dlopen and that static library.
+// Everything it prints, and what it reads back from its children, is JSON
+// written and parsed with nlohmann/json: a CPU name or a list of kernel
+// families of any length stays well-formed. The testing aids
+// --test-cpu-model and --test-cpu-features stand in for the CPU's answers
+// (test/Tools/dtensor-bench-ceilings).
+//
+// No MLIR: libc, threads, dlopen, that static library, nlohmann/json and
+// the tools' command line (runtime/tooling).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Blas.h"
 
+#include "dtensor/Tooling/CommandLine.h"
+#include "dtensor/Tooling/FlagValues.h"
+
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cpuid.h>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <limits>
+#include <optional>
 #include <string>
 #include <strings.h>
 #include <sys/wait.h>
@@ -54,6 +69,23 @@
 
 namespace {
 
+/// Keys in the order they are set, as the output has always shown them.
+using Json = nlohmann::ordered_json;
+
+/// Prints `value` on standard output, one line (a child's answer).
+void printJson(const Json &value) {
+  std::printf("%s\n",
+              value.dump(-1, ' ', false, Json::error_handler_t::replace)
+                  .c_str());
+}
+
+/// `value` rounded to `digits` decimals: what the output shows of a
+/// measurement (3 for GFLOP/s and GB/s).
+double rounded(double value, int digits = 3) {
+  double scale = std::pow(10.0, digits);
+  return std::isfinite(value) ? std::round(value * scale) / scale : value;
+}
+
 // --- the CPU --------------------------------------------------------------
 
 struct CpuFeatures {
@@ -61,7 +93,14 @@ struct CpuFeatures {
   bool avx512 = false;     // F, DQ, BW, VL with the OS saving ZMM state
   bool avx512bf16 = false; // Cooper Lake's extension
   std::string model;
+  bool simulated = false;  // a testing aid replaced CPUID's answers
 };
+
+/// The names --test-cpu-features takes, with the flag each sets.
+const std::pair<const char *, bool CpuFeatures::*> kFeatureNames[] = {
+    {"sse3", &CpuFeatures::sse3},     {"avx", &CpuFeatures::avx},
+    {"avx2", &CpuFeatures::avx2},     {"fma", &CpuFeatures::fma},
+    {"avx512", &CpuFeatures::avx512}, {"avx512bf16", &CpuFeatures::avx512bf16}};
 
 uint64_t readXcr0() {
   uint32_t eax, edx;
@@ -172,7 +211,7 @@ bool loadOpenBlas(const std::string &core, int threads, OpenBlas &blas) {
     if ((handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
       break;
   if (!handle) {
-    std::printf("{\"error\": \"libopenblas.so.0 not found\"}\n");
+    printJson({{"error", "libopenblas.so.0 not found"}});
     return false;
   }
   blas.sgemm = reinterpret_cast<SgemmFn>(dlsym(handle, "cblas_sgemm"));
@@ -181,7 +220,7 @@ bool loadOpenBlas(const std::string &core, int threads, OpenBlas &blas) {
   blas.coreName =
       reinterpret_cast<CoreNameFn>(dlsym(handle, "openblas_get_corename"));
   if (!blas.sgemm) {
-    std::printf("{\"error\": \"no cblas_sgemm\"}\n");
+    printJson({{"error", "no cblas_sgemm"}});
     return false;
   }
   if (setThreads)
@@ -223,8 +262,11 @@ int childGemm(const std::string &core, int threads, int n, int reps,
     best = std::min(best, seconds() - t0);
   }
   double gflops = 2.0 * n * double(n) * n / best / 1e9;
-  std::printf("{\"corename\": \"%s\", \"gflops\": %.3f, \"best_s\": %.6f}\n",
-              coreName ? coreName() : "unknown", gflops, best);
+  Json result;
+  result["corename"] = coreName ? coreName() : "unknown";
+  result["gflops"] = rounded(gflops);
+  result["best_s"] = rounded(best, 6);
+  printJson(result);
   return 0;
 }
 
@@ -302,10 +344,14 @@ int gemmList(const std::string &core, int threads, const std::string &text,
   }
   std::sort(times.begin(), times.end());
   double median = times[times.size() / 2];
-  std::printf("{\"corename\": \"%s\", \"threads\": %d, \"products\": %zu, "
-              "\"median_ms\": %.6f, \"best_ms\": %.6f, \"gflops\": %.3f}\n",
-              blas.coreName ? blas.coreName() : "unknown", threads, list.size(),
-              1e3 * median, 1e3 * times.front(), flops / median / 1e9);
+  Json result;
+  result["corename"] = blas.coreName ? blas.coreName() : "unknown";
+  result["threads"] = threads;
+  result["products"] = list.size();
+  result["median_ms"] = rounded(1e3 * median, 6);
+  result["best_ms"] = rounded(1e3 * times.front(), 6);
+  result["gflops"] = rounded(flops / median / 1e9);
+  printJson(result);
   return 0;
 }
 
@@ -361,20 +407,23 @@ std::string finish(Child &child) {
   return text;
 }
 
-/// The number after `"key": ` in a flat JSON object, or -1.
-double jsonNumber(const std::string &text, const std::string &key) {
-  size_t at = text.find("\"" + key + "\": ");
-  if (at == std::string::npos)
-    return -1;
-  return std::atof(text.c_str() + at + key.size() + 4);
+/// A child's answer: the JSON object it printed, or an empty object when
+/// it failed or printed anything else.
+Json childResult(Child &child) {
+  Json result = Json::parse(finish(child), nullptr, /*allow_exceptions=*/false);
+  return result.is_object() ? result : Json::object();
 }
 
-std::string jsonString(const std::string &text, const std::string &key) {
-  size_t at = text.find("\"" + key + "\": \"");
-  if (at == std::string::npos)
-    return "";
-  at += key.size() + 5;
-  return text.substr(at, text.find('"', at) - at);
+/// The number `key` of a child's answer, or -1.
+double numberOf(const Json &result, const char *key) {
+  auto it = result.find(key);
+  return it != result.end() && it->is_number() ? it->get<double>() : -1;
+}
+
+/// The string `key` of a child's answer, or "".
+std::string stringOf(const Json &result, const char *key) {
+  auto it = result.find(key);
+  return it != result.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 // --- streaming bandwidth ------------------------------------------------------
@@ -448,7 +497,7 @@ StreamResult measureStream(float *a, float *b, float *c, size_t n, int threads,
   return result;
 }
 
-// --- output -----------------------------------------------------------------
+// --- the command line -------------------------------------------------------
 
 struct Options {
   bool quick = false;
@@ -458,124 +507,215 @@ struct Options {
   int streamReps = 10;
   std::string output;
   std::vector<std::string> families; // empty: every supported one
+  // --gemm-list CORETYPE THREADS LIST REPS: time a list of products instead.
+  std::vector<std::string> gemmList;
+  // --child-gemm CORETYPE THREADS N REPS MIN_SECONDS: one family's product,
+  // in a child process this program starts.
+  std::vector<std::string> childGemm;
+  // Testing aids: stand in for what CPUID says.
+  std::optional<std::string> testCpuModel;
+  std::optional<std::string> testCpuFeatures;
 };
 
-const char *const kUsage =
-    "usage: dtensor-bench-ceilings [--quick] [--gemm-size N] [--gemm-reps N]\n"
-    "           [--stream-mib N] [--stream-reps N] [-o FILE]\n"
-    "\n"
-    "Measures the single-precision GEMM peak of OpenBLAS (each kernel family\n"
-    "the CPU supports, 1 thread; the best one with all cores) and the\n"
-    "streaming memory bandwidth (copy, triad, read; 1 thread and all cores),\n"
-    "and prints them as JSON.\n"
-    "\n"
-    "  --quick          small sizes and few repetitions (for tests; the\n"
-    "                   arrays then fit in cache: not a real bandwidth)\n"
-    "  --gemm-size N    square GEMM size (default 2048)\n"
-    "  --gemm-reps N    products timed per measurement, best kept (5)\n"
-    "  --stream-mib N   MiB per stream array (default max(256, 2 x LLC))\n"
-    "  --stream-reps N  passes per kernel, best kept (10)\n"
-    "  --families LIST  only these OPENBLAS_CORETYPE families (comma-separated;\n"
-    "                   default: every one the CPU supports, and auto)\n"
-    "  -o FILE          write the JSON there (default: standard output)\n"
-    "\n"
-    "dtensor-bench-ceilings --gemm-list CORETYPE THREADS LIST REPS\n"
-    "  times a list of products as one step runs them, one after the other:\n"
-    "  LIST is BxMxNxKxT,... (B independent M x K by K x N products, T t when\n"
-    "  the right operand is stored N x K, as a linear's weight, else n); the\n"
-    "  median and best of REPS passes, as JSON. CORETYPE: an\n"
-    "  OPENBLAS_CORETYPE or auto.\n";
+/// Parses the command line; std::nullopt to go on, else the exit status
+/// (0 after --help, 1 after a mistake).
+std::optional<int> parseArgs(int argc, char **argv, Options &options) {
+  using dtensor::tooling::integerAtLeast;
+  constexpr long long kIntMax = std::numeric_limits<int>::max();
+  dtensor::tooling::CommandLine cli(
+      "dtensor-bench-ceilings",
+      "usage: dtensor-bench-ceilings [--quick] [--gemm-size N] "
+      "[--gemm-reps N]\n"
+      "           [--stream-mib N] [--stream-reps N] [-o FILE]\n"
+      "       dtensor-bench-ceilings --gemm-list CORETYPE THREADS LIST REPS",
+      "Measures the single-precision GEMM peak of OpenBLAS (each kernel "
+      "family\n"
+      "the CPU supports, 1 thread; the best one with all cores) and the\n"
+      "streaming memory bandwidth (copy, triad, read; 1 thread and all "
+      "cores),\n"
+      "and prints them as JSON.");
+  CLI::App &app = cli.app();
+  CLI::Option *quick = app.add_flag(
+      "--quick", options.quick,
+      "small sizes and few repetitions (for tests; the\n"
+      "arrays then fit in cache: not a real bandwidth):\n"
+      "the defaults become --gemm-size 512 --gemm-reps 3\n"
+      "--stream-mib 16 --stream-reps 3");
+  CLI::Option *gemmSize =
+      app.add_option("--gemm-size", options.gemmSize,
+                     "square GEMM size (default 2048)")
+          ->type_name("N")
+          ->transform(integerAtLeast(1, kIntMax));
+  CLI::Option *gemmReps =
+      app.add_option("--gemm-reps", options.gemmReps,
+                     "products timed per measurement, best kept (5)")
+          ->type_name("N")
+          ->transform(integerAtLeast(1, kIntMax));
+  CLI::Option *streamMiB =
+      app.add_option("--stream-mib", options.streamMiB,
+                     "MiB per stream array (default max(256, 2 x LLC))")
+          ->type_name("N")
+          ->transform(integerAtLeast(1, std::numeric_limits<long>::max()));
+  CLI::Option *streamReps =
+      app.add_option("--stream-reps", options.streamReps,
+                     "passes per kernel, best kept (10)")
+          ->type_name("N")
+          ->transform(integerAtLeast(1, kIntMax));
+  std::string families;
+  CLI::Option *familiesOption =
+      app.add_option("--families", families,
+                     "only these OPENBLAS_CORETYPE families (comma-\n"
+                     "separated; default: every one the CPU supports,\n"
+                     "and auto)")
+          ->type_name("LIST");
+  CLI::Option *output =
+      app.add_option("-o", options.output,
+                     "write the JSON there (default: standard output)")
+          ->type_name("FILE");
+  CLI::Option *gemmList =
+      app.add_option("--gemm-list", options.gemmList,
+                     "time a list of products as one step runs them,\n"
+                     "one after the other, with THREADS threads and\n"
+                     "the OPENBLAS_CORETYPE CORETYPE (or auto): LIST\n"
+                     "is BxMxNxKxT,... (B independent M x K by K x N\n"
+                     "products, T t when the right operand is stored\n"
+                     "N x K, as a linear's weight, else n); prints the\n"
+                     "median and best of REPS passes as JSON")
+          ->type_name("CORETYPE THREADS LIST REPS")
+          ->expected(4)
+          ->transform(integerAtLeast(1, kIntMax).application_index(1))
+          ->transform(integerAtLeast(1, kIntMax).application_index(3));
+  // How the program runs one family's product in a child of its own.
+  CLI::Option *childGemm =
+      app.add_option("--child-gemm", options.childGemm,
+                     "CORETYPE THREADS N REPS MIN_SECONDS: one product, "
+                     "as a child")
+          ->expected(5)
+          ->transform(integerAtLeast(1, kIntMax).application_index(1))
+          ->transform(integerAtLeast(1, kIntMax).application_index(2))
+          ->transform(integerAtLeast(1, kIntMax).application_index(3))
+          ->transform(dtensor::tooling::numberAtLeast(0).application_index(4))
+          ->group("");
+  cli.addHelp();
+  CLI::Option *testModel =
+      app.add_option("--test-cpu-model", options.testCpuModel,
+                     "report NAME as the CPU's model (any text:\n"
+                     "quotes, backslashes, any length)")
+          ->type_name("NAME")
+          ->group("Testing aids (stand in for what CPUID says)");
+  CLI::Option *testFeatures =
+      app.add_option("--test-cpu-features", options.testCpuFeatures,
+                     "the CPU's instruction sets, comma-separated\n"
+                     "among sse3, avx, avx2, fma, avx512, avx512bf16\n"
+                     "(all six: every kernel family; one the CPU\n"
+                     "cannot run fails in its child, \"ok\": false)")
+          ->type_name("LIST")
+          ->group("Testing aids (stand in for what CPUID says)");
+  for (CLI::Option *other : {quick, gemmSize, gemmReps, streamMiB, streamReps,
+                             familiesOption, output, testModel, testFeatures})
+    for (CLI::Option *mode : {gemmList, childGemm})
+      mode->excludes(other);
+  gemmList->excludes(childGemm);
 
-bool parseArgs(int argc, char **argv, Options &options) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto number = [&](auto &into) {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "dtensor-bench-ceilings: %s needs a value\n",
-                     arg.c_str());
-        return false;
-      }
-      char *end = nullptr;
-      long value = std::strtol(argv[++i], &end, 10);
-      if (*end || value < 1) {
-        std::fprintf(stderr,
-                     "dtensor-bench-ceilings: %s expects a positive number\n",
-                     arg.c_str());
-        return false;
-      }
-      into = value;
-      return true;
-    };
-    if (arg == "-h" || arg == "--help") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (arg == "--quick") {
-      options.quick = true;
-      options.gemmSize = 512;
-      options.gemmReps = 3;
-      options.streamMiB = 16;
-      options.streamReps = 3;
-    } else if (arg == "--gemm-size") {
-      if (!number(options.gemmSize))
-        return false;
-    } else if (arg == "--gemm-reps") {
-      if (!number(options.gemmReps))
-        return false;
-    } else if (arg == "--stream-mib") {
-      if (!number(options.streamMiB))
-        return false;
-    } else if (arg == "--stream-reps") {
-      if (!number(options.streamReps))
-        return false;
-    } else if (arg == "--families") {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "dtensor-bench-ceilings: --families needs a "
-                             "list\n");
-        return false;
-      }
-      std::string list = argv[++i];
-      for (size_t start = 0; start <= list.size();) {
-        size_t end = std::min(list.find(',', start), list.size());
-        if (end > start)
-          options.families.push_back(list.substr(start, end - start));
-        start = end + 1;
-      }
-    } else if (arg == "-o") {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "dtensor-bench-ceilings: -o needs a file\n");
-        return false;
-      }
-      options.output = argv[++i];
-    } else {
-      std::fprintf(stderr, "dtensor-bench-ceilings: unknown argument %s\n%s",
-                   arg.c_str(), kUsage);
-      return false;
-    }
+  if (std::optional<int> status = cli.parse(argc, argv, 1))
+    return status;
+  if (*gemmList && options.gemmList.size() != 4) {
+    cli.error("--gemm-list expects CORETYPE THREADS LIST REPS");
+    return 1;
   }
-  return true;
+  if (*childGemm && options.childGemm.size() != 5) {
+    cli.error("--child-gemm expects CORETYPE THREADS N REPS MIN_SECONDS");
+    return 1;
+  }
+  // --quick changes the defaults; sizes given on the command line stay.
+  if (options.quick) {
+    if (!*gemmSize)
+      options.gemmSize = 512;
+    if (!*gemmReps)
+      options.gemmReps = 3;
+    if (!*streamMiB)
+      options.streamMiB = 16;
+    if (!*streamReps)
+      options.streamReps = 3;
+  }
+  options.families = dtensor::tooling::splitList(families);
+  if (*familiesOption && options.families.empty()) {
+    cli.error("--families: expects a comma-separated list of "
+              "OPENBLAS_CORETYPE names, not '" + families + "'");
+    return 1;
+  }
+  if (options.testCpuFeatures)
+    for (const std::string &name :
+         dtensor::tooling::splitList(*options.testCpuFeatures))
+      if (std::none_of(
+              std::begin(kFeatureNames), std::end(kFeatureNames),
+              [&](const auto &known) { return name == known.first; })) {
+        cli.error("--test-cpu-features: unknown instruction set '" + name +
+                  "' (known: sse3, avx, avx2, fma, avx512, avx512bf16)");
+        return 1;
+      }
+  return std::nullopt;
 }
 
-std::string streamJson(const StreamResult &r) {
-  char text[256];
-  std::snprintf(text, sizeof(text),
-                "{\"copy_gbps\": %.3f, \"triad_gbps\": %.3f, "
-                "\"read_gbps\": %.3f}",
-                r.copy, r.triad, r.read);
-  return text;
+/// The testing aids' CPU: CPUID's answers replaced by the options'.
+void simulateCpu(const Options &options, CpuFeatures &cpu) {
+  if (options.testCpuModel) {
+    cpu.model = *options.testCpuModel;
+    cpu.simulated = true;
+  }
+  if (options.testCpuFeatures) {
+    std::vector<std::string> names =
+        dtensor::tooling::splitList(*options.testCpuFeatures);
+    for (const auto &[name, flag] : kFeatureNames)
+      cpu.*flag = std::find(names.begin(), names.end(), name) != names.end();
+    cpu.simulated = true;
+  }
+}
+
+// --- output -----------------------------------------------------------------
+
+Json streamJson(const StreamResult &r) {
+  Json result;
+  result["copy_gbps"] = rounded(r.copy);
+  result["triad_gbps"] = rounded(r.triad);
+  result["read_gbps"] = rounded(r.read);
+  return result;
+}
+
+/// `json` on standard output, or in `path`; false (with a message) when it
+/// cannot be written.
+bool writeJson(const Json &json, const std::string &path) {
+  std::string text =
+      json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  if (path.empty()) {
+    std::fputs(text.c_str(), stdout);
+    return true;
+  }
+  FILE *file = std::fopen(path.c_str(), "w");
+  if (!file || std::fputs(text.c_str(), file) < 0 || std::fclose(file) != 0) {
+    std::perror(("dtensor-bench-ceilings: " + path).c_str());
+    return false;
+  }
+  return true;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc == 7 && std::string(argv[1]) == "--child-gemm")
-    return childGemm(argv[2], std::atoi(argv[3]), std::atoi(argv[4]),
-                     std::atoi(argv[5]), std::atof(argv[6]));
-  if (argc == 6 && std::string(argv[1]) == "--gemm-list")
-    return gemmList(argv[2], std::atoi(argv[3]), argv[4], std::atoi(argv[5]));
   Options options;
-  if (!parseArgs(argc, argv, options))
-    return 1;
+  if (std::optional<int> status = parseArgs(argc, argv, options))
+    return *status;
+  if (!options.childGemm.empty()) {
+    const std::vector<std::string> &a = options.childGemm;
+    return childGemm(a[0], std::stoi(a[1]), std::stoi(a[2]), std::stoi(a[3]),
+                     std::stod(a[4]));
+  }
+  if (!options.gemmList.empty()) {
+    const std::vector<std::string> &a = options.gemmList;
+    return gemmList(a[0], std::stoi(a[1]), a[2], std::stoi(a[3]));
+  }
   CpuFeatures cpu = detectCpu();
+  simulateCpu(options, cpu);
   int cores = static_cast<int>(std::thread::hardware_concurrency());
   cores = std::max(cores, 1);
   long llc = lastLevelCacheBytes();
@@ -583,7 +723,7 @@ int main(int argc, char **argv) {
   std::string reps = std::to_string(options.gemmReps);
 
   // GEMM: each family alone, one thread, one after the other.
-  std::string families;
+  Json families = Json::array();
   std::string bestCore;
   double bestSingle = 0;
   std::vector<std::string> toMeasure = candidateCores(cpu);
@@ -605,20 +745,19 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "ceilings: sgemm %sx%s, 1 thread, %s ...\n",
                  size.c_str(), size.c_str(), core.c_str());
     Child child = spawnSelf({"--child-gemm", core, "1", size, reps, "0"});
-    std::string result = finish(child);
-    double gflops = result.empty() ? -1 : jsonNumber(result, "gflops");
-    std::string corename = jsonString(result, "corename");
+    Json result = childResult(child);
+    double gflops = numberOf(result, "gflops");
+    std::string corename = stringOf(result, "corename");
     // A family OpenBLAS does not know falls back to another: say so.
     bool honoured = core == "auto" || strcasecmp(corename.c_str(),
                                                  core.c_str()) == 0;
-    char entry[256];
-    std::snprintf(entry, sizeof(entry),
-                  "%s\n      {\"coretype\": \"%s\", \"corename\": \"%s\", "
-                  "\"ok\": %s, \"honoured\": %s, \"gflops\": %.3f}",
-                  families.empty() ? "" : ",", core.c_str(), corename.c_str(),
-                  gflops > 0 ? "true" : "false", honoured ? "true" : "false",
-                  std::max(gflops, 0.0));
-    families += entry;
+    Json family;
+    family["coretype"] = core;
+    family["corename"] = corename;
+    family["ok"] = gflops > 0;
+    family["honoured"] = honoured;
+    family["gflops"] = rounded(std::max(gflops, 0.0));
+    families.push_back(family);
     if (gflops > bestSingle && honoured) {
       bestSingle = gflops;
       bestCore = core;
@@ -635,7 +774,7 @@ int main(int argc, char **argv) {
                bestCore.c_str());
   Child all = spawnSelf({"--child-gemm", bestCore, std::to_string(cores), size,
                          reps, "0"});
-  double allThreads = jsonNumber(finish(all), "gflops");
+  double allThreads = numberOf(childResult(all), "gflops");
   std::fprintf(stderr, "ceilings: sgemm, %d concurrent 1-thread processes ...\n",
                cores);
   std::vector<Child> group;
@@ -643,14 +782,11 @@ int main(int argc, char **argv) {
   for (int i = 0; i < cores; ++i)
     group.push_back(spawnSelf({"--child-gemm", bestCore, "1", size, reps,
                                options.quick ? "0.1" : "1.5"}));
-  std::string concurrent;
+  Json concurrent = Json::array();
   double concurrentMin = 1e30;
   for (Child &child : group) {
-    double gflops = jsonNumber(finish(child), "gflops");
-    char number[32];
-    std::snprintf(number, sizeof(number), "%s%.3f",
-                  concurrent.empty() ? "" : ", ", gflops);
-    concurrent += number;
+    double gflops = numberOf(childResult(child), "gflops");
+    concurrent.push_back(rounded(gflops));
     concurrentMin = std::min(concurrentMin, gflops);
   }
 
@@ -681,52 +817,39 @@ int main(int argc, char **argv) {
   std::free(b);
   std::free(c);
 
-  char head[1024];
-  std::snprintf(
-      head, sizeof(head),
-      "{\n  \"tool\": \"dtensor-bench-ceilings\",\n  \"quick\": %s,\n"
-      "  \"cpu\": {\"model\": \"%s\", \"cores\": %d, \"llc_bytes\": %ld, "
-      "\"l2_bytes\": %ld, \"avx2_fma\": %s, \"avx512\": %s},\n",
-      options.quick ? "true" : "false", cpu.model.c_str(), cores, llc,
-      std::max(sysconf(_SC_LEVEL2_CACHE_SIZE), 0L),
-      cpu.avx2 && cpu.fma ? "true" : "false", cpu.avx512 ? "true" : "false");
-  std::string json = head;
-  char gemm[1024];
-  std::snprintf(
-      gemm, sizeof(gemm),
-      "  \"gemm\": {\n    \"routine\": \"cblas_sgemm row-major NN, square\",\n"
-      "    \"size\": %d, \"reps\": %d,\n    \"families\": [%s\n    ],\n"
-      "    \"best_coretype\": \"%s\", \"runtime_coretype\": \"%s\",\n"
-      "    \"peak_1thread_gflops\": %.3f,\n"
-      "    \"all_threads\": %d, \"peak_all_threads_gflops\": %.3f,\n"
-      "    \"concurrent_1thread_processes\": %d,\n"
-      "    \"concurrent_per_process_gflops\": [%s],\n"
-      "    \"concurrent_min_gflops\": %.3f\n  },\n",
-      options.gemmSize, options.gemmReps, families.c_str(), bestCore.c_str(),
-      runtimeCore(cpu).c_str(), bestSingle, cores, allThreads, cores,
-      concurrent.c_str(), concurrentMin);
-  json += gemm;
-  char stream[1024];
-  std::snprintf(
-      stream, sizeof(stream),
-      "  \"stream\": {\n    \"array_bytes\": %zu, \"arrays\": 3, \"reps\": %d,\n"
-      "    \"bytes_counted\": \"read + written (STREAM convention): copy 2, "
-      "triad 3, read 1 array(s)\",\n"
-      "    \"write_allocate_counted\": false,\n"
-      "    \"threads_1\": %s,\n    \"all_threads\": %d,\n"
-      "    \"threads_all\": %s\n  }\n}\n",
-      n * sizeof(float), options.streamReps, streamJson(one).c_str(), cores,
-      streamJson(every).c_str());
-  json += stream;
-
-  if (options.output.empty()) {
-    std::fputs(json.c_str(), stdout);
-    return 0;
-  }
-  FILE *file = std::fopen(options.output.c_str(), "w");
-  if (!file || std::fputs(json.c_str(), file) < 0 || std::fclose(file) != 0) {
-    std::perror(("dtensor-bench-ceilings: " + options.output).c_str());
-    return 1;
-  }
-  return 0;
+  Json json;
+  json["tool"] = "dtensor-bench-ceilings";
+  json["quick"] = options.quick;
+  Json &cpuJson = json["cpu"];
+  cpuJson["model"] = cpu.model;
+  cpuJson["cores"] = cores;
+  cpuJson["llc_bytes"] = llc;
+  cpuJson["l2_bytes"] = std::max(sysconf(_SC_LEVEL2_CACHE_SIZE), 0L);
+  cpuJson["avx2_fma"] = cpu.avx2 && cpu.fma;
+  cpuJson["avx512"] = cpu.avx512;
+  cpuJson["simulated"] = cpu.simulated;
+  Json &gemm = json["gemm"];
+  gemm["routine"] = "cblas_sgemm row-major NN, square";
+  gemm["size"] = options.gemmSize;
+  gemm["reps"] = options.gemmReps;
+  gemm["families"] = families;
+  gemm["best_coretype"] = bestCore;
+  gemm["runtime_coretype"] = runtimeCore(cpu);
+  gemm["peak_1thread_gflops"] = rounded(bestSingle);
+  gemm["all_threads"] = cores;
+  gemm["peak_all_threads_gflops"] = rounded(allThreads);
+  gemm["concurrent_1thread_processes"] = cores;
+  gemm["concurrent_per_process_gflops"] = concurrent;
+  gemm["concurrent_min_gflops"] = rounded(concurrentMin);
+  Json &stream = json["stream"];
+  stream["array_bytes"] = n * sizeof(float);
+  stream["arrays"] = 3;
+  stream["reps"] = options.streamReps;
+  stream["bytes_counted"] = "read + written (STREAM convention): copy 2, "
+                            "triad 3, read 1 array(s)";
+  stream["write_allocate_counted"] = false;
+  stream["threads_1"] = streamJson(one);
+  stream["all_threads"] = cores;
+  stream["threads_all"] = streamJson(every);
+  return writeJson(json, options.output) ? 0 : 1;
 }

@@ -12,8 +12,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dtensor/Formats/DType.h"
-#include "dtensor/Formats/Npy.h"
+#include "dtensor/Tooling/CommandLine.h"
+#include "dtensor/Tooling/Compare.h"
+#include "dtensor/Tooling/ElementTypes.h"
+#include "dtensor/Tooling/FlagValues.h"
+#include "dtensor/Tooling/Npy.h"
 
 #include "dtensor/runtime.h"
 
@@ -25,41 +28,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
 #include <unistd.h>
 #include <vector>
 
-using dtensor::rt::DType;
-
 namespace {
-
-const char *const kUsage =
-    "usage: dtensor-run ARTIFACT [-n RANKS] [options]\n"
-    "\n"
-    "Runs a compiled dtensor artifact on every rank.\n"
-    "\n"
-    "  -n RANKS                 start RANKS processes with mpirun (otherwise\n"
-    "                           run as one rank of an external launcher)\n"
-    "  --input NAME=FILE.npy    global value of input NAME (repeatable)\n"
-    "  --random-inputs SEED     random normal values for the inputs and\n"
-    "                           weights given no file or initializer, from\n"
-    "                           SEED\n"
-    "  --weights FILE           safetensors file of global weights\n"
-    "  --seed N                 seed of the weights' initializers, for those\n"
-    "                           given no file (default 0)\n"
-    "  --output NAME=FILE.npy   write global output NAME (repeatable)\n"
-    "  --check                  compare the outputs with the artifact's\n"
-    "                           single-device reference program\n"
-    "  --tolerance X            largest relative error --check accepts\n"
-    "                           (default 1e-5; 1e-2 for f16/bf16)\n"
-    "  --iters N                steps to run and time (default 1)\n"
-    "  --warmup N               untimed steps first (default 0)\n"
-    "  --threads N              BLAS threads per rank (default: cores/ranks)\n"
-    "  --mpirun PATH            launcher for -n (default: mpirun)\n"
-    "  -q, --quiet              print errors only\n"
-    "  -h, --help               this text\n";
 
 struct Options {
   std::string artifact;
@@ -100,123 +76,109 @@ bool anyFailed(bool failed) {
   return any;
 }
 
-bool parseNameFile(const std::string &text, const char *flag,
-                   std::map<std::string, std::string> &into) {
-  size_t equals = text.find('=');
-  if (equals == std::string::npos || equals == 0 ||
-      equals + 1 == text.size()) {
-    std::fprintf(stderr, "dtensor-run: %s expects NAME=FILE, not '%s'\n", flag,
-                 text.c_str());
-    return false;
-  }
-  into[text.substr(0, equals)] = text.substr(equals + 1);
-  return true;
-}
+/// Declares the options and parses the command line into `options`;
+/// `forwarded` gets what the ranks are started with when -n starts them:
+/// the same command line less -n and --mpirun. std::nullopt
+/// to go on, else the exit status (0 after --help, 2 after a mistake).
+std::optional<int> parseArgs(int argc, char **argv, Options &options,
+                             std::vector<std::string> &forwarded) {
+  using dtensor::tooling::integerAtLeast;
+  constexpr long long kIntMax = std::numeric_limits<int>::max();
+  dtensor::tooling::CommandLine cli(
+      "dtensor-run", "usage: dtensor-run ARTIFACT [-n RANKS] [options]",
+      "Runs a compiled dtensor artifact on every rank.");
+  CLI::App &app = cli.app();
+  std::vector<std::string> artifacts, inputs, outputs;
+  uint64_t randomSeed = 0;
+  double tolerance = 0;
+  app.add_option("ARTIFACT", artifacts,
+                 "the artifact directory (dtensor-compile -o)");
+  CLI::Option *ranks =
+      app.add_option("-n", options.ranks,
+                     "start RANKS processes with mpirun (otherwise\n"
+                     "run as one rank of an external launcher)")
+          ->type_name("RANKS")
+          ->transform(integerAtLeast(1, kIntMax));
+  // Repeatable: each occurrence takes one value.
+  auto repeatable = [](CLI::Option *option) {
+    option->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false)
+        ->transform(dtensor::tooling::nameEqualsValue("NAME=FILE"));
+  };
+  repeatable(app.add_option("--input", inputs,
+                            "global value of input NAME (repeatable)")
+                 ->type_name("NAME=FILE.npy"));
+  CLI::Option *randomInputs =
+      app.add_option("--random-inputs", randomSeed,
+                     "random normal values for the inputs and\n"
+                     "weights given no file or initializer, from\n"
+                     "SEED")
+          ->type_name("SEED")
+          ->transform(integerAtLeast(0));
+  app.add_option("--weights", options.weights,
+                 "safetensors file of global weights")
+      ->type_name("FILE");
+  app.add_option("--seed", options.seed,
+                 "seed of the weights' initializers, for those\n"
+                 "given no file (default 0)")
+      ->type_name("N")
+      ->transform(integerAtLeast(0));
+  repeatable(app.add_option("--output", outputs,
+                            "write global output NAME (repeatable)")
+                 ->type_name("NAME=FILE.npy"));
+  app.add_flag("--check", options.check,
+               "compare the outputs with the artifact's\n"
+               "single-device reference program");
+  CLI::Option *toleranceOption =
+      app.add_option("--tolerance", tolerance,
+                     "largest relative error --check accepts\n"
+                     "(default 1e-5; 1e-2 for f16/bf16)")
+          ->type_name("X")
+          ->transform(dtensor::tooling::numberAtLeast(0));
+  app.add_option("--iters", options.iters,
+                 "steps to run and time (default 1)")
+      ->type_name("N")
+      ->transform(integerAtLeast(1, kIntMax));
+  app.add_option("--warmup", options.warmup,
+                 "untimed steps first (default 0)")
+      ->type_name("N")
+      ->transform(integerAtLeast(0, kIntMax));
+  app.add_option("--threads", options.threads,
+                 "BLAS threads per rank (default: cores/ranks)")
+      ->type_name("N")
+      ->transform(integerAtLeast(0, kIntMax));
+  CLI::Option *mpirun =
+      app.add_option("--mpirun", options.mpirun,
+                     "launcher for -n (default: mpirun)")
+          ->type_name("PATH");
+  app.add_flag("-q,--quiet", options.quiet, "print errors only");
+  cli.addHelp();
 
-template <typename T>
-bool parseNumber(const std::string &text, const char *flag, T &value) {
-  char *end = nullptr;
-  errno = 0;
-  if constexpr (std::is_floating_point_v<T>)
-    value = std::strtod(text.c_str(), &end);
-  else
-    value = static_cast<T>(std::strtoll(text.c_str(), &end, 10));
-  if (text.empty() || *end || errno || value < 0) {
-    std::fprintf(stderr, "dtensor-run: %s expects a non-negative number, not "
-                 "'%s'\n", flag, text.c_str());
-    return false;
+  if (std::optional<int> status = cli.parse(argc, argv, 2))
+    return status;
+  if (artifacts.empty()) {
+    std::fputs(cli.help().c_str(), stderr);
+    return 2;
   }
-  return true;
-}
-
-/// Parses the command line; `forwarded` gets the arguments for the ranks
-/// when -n starts them.
-bool parseArgs(int argc, char **argv, Options &options,
-               std::vector<std::string> &forwarded) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&](std::string &into) {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "dtensor-run: %s needs a value\n", arg.c_str());
-        return false;
-      }
-      into = argv[++i];
-      return true;
-    };
-    std::string text;
-    if (arg == "-h" || arg == "--help") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    }
-    if (arg == "-n") {
-      if (!value(text) || !parseNumber(text, "-n", options.ranks))
-        return false;
-      if (options.ranks < 1) {
-        std::fprintf(stderr, "dtensor-run: -n must be at least 1\n");
-        return false;
-      }
-      continue;
-    }
-    if (arg == "--mpirun") {
-      if (!value(options.mpirun))
-        return false;
-      continue;
-    }
-    forwarded.push_back(arg);
-    if (arg == "--input" || arg == "--output") {
-      if (!value(text) ||
-          !parseNameFile(text, arg.c_str(),
-                         arg == "--input" ? options.inputs : options.outputs))
-        return false;
-    } else if (arg == "--random-inputs") {
-      uint64_t seed = 0;
-      if (!value(text) || !parseNumber(text, "--random-inputs", seed))
-        return false;
-      options.randomSeed = seed;
-    } else if (arg == "--seed") {
-      if (!value(text) || !parseNumber(text, "--seed", options.seed))
-        return false;
-    } else if (arg == "--weights") {
-      if (!value(options.weights))
-        return false;
-    } else if (arg == "--check") {
-      options.check = true;
-    } else if (arg == "--tolerance") {
-      double tolerance = 0;
-      if (!value(text) || !parseNumber(text, "--tolerance", tolerance))
-        return false;
-      options.tolerance = tolerance;
-    } else if (arg == "--iters" || arg == "--warmup" || arg == "--threads") {
-      int number = 0;
-      if (!value(text) || !parseNumber(text, arg.c_str(), number))
-        return false;
-      (arg == "--iters" ? options.iters
-                        : arg == "--warmup" ? options.warmup
-                                            : options.threads) = number;
-    } else if (arg == "-q" || arg == "--quiet") {
-      options.quiet = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      std::fprintf(stderr, "dtensor-run: unknown option %s\n%s", arg.c_str(),
-                   kUsage);
-      return false;
-    } else if (options.artifact.empty()) {
-      options.artifact = arg;
-    } else {
-      std::fprintf(stderr, "dtensor-run: more than one artifact given\n");
-      return false;
-    }
-    if (forwarded.back() != argv[i])
-      forwarded.push_back(argv[i]);
+  if (artifacts.size() > 1) {
+    cli.error("more than one artifact given");
+    return 2;
   }
-  if (options.artifact.empty()) {
-    std::fputs(kUsage, stderr);
-    return false;
+  options.artifact = artifacts.front();
+  for (const std::string &input : inputs) {
+    auto [name, file] = dtensor::tooling::splitNameValue(input);
+    options.inputs[name] = file;
   }
-  if (options.iters < 1) {
-    std::fprintf(stderr, "dtensor-run: --iters must be at least 1\n");
-    return false;
+  for (const std::string &output : outputs) {
+    auto [name, file] = dtensor::tooling::splitNameValue(output);
+    options.outputs[name] = file;
   }
-  return true;
+  if (*randomInputs)
+    options.randomSeed = randomSeed;
+  if (*toleranceOption)
+    options.tolerance = tolerance;
+  forwarded = cli.arguments({ranks, mpirun});
+  return std::nullopt;
 }
 
 /// True inside a process started by an MPI launcher.
@@ -274,7 +236,7 @@ struct TensorView {
   }
   size_t bytes() const { return numElements() * dtensor_dtype_size(dtype); }
   std::string typeString() const {
-    std::string text = dtensor::rt::dtypeName(static_cast<DType>(dtype));
+    std::string text = dtensor::tooling::dtypeName(dtype);
     text += "[";
     for (size_t i = 0; i < shape.size(); ++i)
       text += (i ? "x" : "") + std::to_string(shape[i]);
@@ -296,28 +258,6 @@ std::vector<TensorView> listTensors(dtensor_program *program) {
   return tensors;
 }
 
-/// Reads an element of any dtype as double (for statistics and --check).
-double elementAt(const std::vector<uint8_t> &data, dtensor_dtype dtype,
-                 size_t index) {
-  const uint8_t *p = data.data() + index * dtensor_dtype_size(dtype);
-  switch (dtype) {
-  case DTENSOR_F32: { float v; std::memcpy(&v, p, 4); return v; }
-  case DTENSOR_F64: { double v; std::memcpy(&v, p, 8); return v; }
-  case DTENSOR_F16: { uint16_t v; std::memcpy(&v, p, 2); return dtensor::rt::halfToFloat(v); }
-  case DTENSOR_BF16: { uint16_t v; std::memcpy(&v, p, 2); return dtensor::rt::bf16ToFloat(v); }
-  case DTENSOR_I32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-  case DTENSOR_I64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
-  case DTENSOR_I8: return static_cast<int8_t>(*p);
-  case DTENSOR_BOOL: return *p != 0;
-  }
-  return 0;
-}
-
-bool isFloat(dtensor_dtype dtype) {
-  return dtype == DTENSOR_F32 || dtype == DTENSOR_F64 ||
-         dtype == DTENSOR_F16 || dtype == DTENSOR_BF16;
-}
-
 /// Runs the whole job on this rank; returns the exit status.
 int runRank(const Options &options) {
   auto fail = [&](dtensor_status status) {
@@ -327,10 +267,10 @@ int runRank(const Options &options) {
 
   // Files first, before any collective call: a rank that cannot read its
   // input must not leave the others waiting in the runtime.
-  std::map<std::string, dtensor::rt::NpyArray> inputArrays;
+  std::map<std::string, dtensor::tooling::NpyArray> inputArrays;
   bool readFailed = false;
   for (const auto &[name, path] : options.inputs) {
-    std::string error = dtensor::rt::readNpy(path, inputArrays[name]);
+    std::string error = dtensor::tooling::readNpy(path, inputArrays[name]);
     if (!error.empty()) {
       report("--input " + name + ": " + error);
       readFailed = true;
@@ -400,10 +340,9 @@ int runRank(const Options &options) {
       continue;
     auto file = inputArrays.find(tensor.name);
     if (file != inputArrays.end()) {
-      const dtensor::rt::NpyArray &array = file->second;
+      const dtensor::tooling::NpyArray &array = file->second;
       if (dtensor_status status = dtensor_program_set(
-              program, tensor.name.c_str(), DTENSOR_GLOBAL,
-              static_cast<dtensor_dtype>(array.dtype),
+              program, tensor.name.c_str(), DTENSOR_GLOBAL, array.dtype,
               static_cast<int32_t>(array.shape.size()), array.shape.data(),
               array.data.data(), array.data.size()))
         return finish(fail(status));
@@ -421,7 +360,9 @@ int runRank(const Options &options) {
     }
     if (dtensor_status status = dtensor_program_fill(
             program, tensor.name.c_str(),
-            isFloat(tensor.dtype) ? DTENSOR_RANDN : DTENSOR_ZEROS, 0.0,
+            dtensor::tooling::isFloatingPoint(tensor.dtype) ? DTENSOR_RANDN
+                                                            : DTENSOR_ZEROS,
+            0.0,
             *options.randomSeed * 1000003u + index))
       return finish(fail(status));
   }
@@ -470,9 +411,8 @@ int runRank(const Options &options) {
       const std::vector<uint8_t> &data = globals[tensor.name];
       auto file = options.outputs.find(tensor.name);
       if (file != options.outputs.end()) {
-        std::string error = dtensor::rt::writeNpy(
-            file->second, static_cast<DType>(tensor.dtype), tensor.shape,
-            data.data());
+        std::string error = dtensor::tooling::writeNpy(
+            file->second, tensor.dtype, tensor.shape, data.data());
         if (!error.empty()) {
           report("--output " + tensor.name + ": " + error);
           writeFailed = true;
@@ -481,7 +421,8 @@ int runRank(const Options &options) {
         double sum = 0, lo = INFINITY, hi = -INFINITY;
         size_t count = tensor.numElements();
         for (size_t i = 0; i < count; ++i) {
-          double v = elementAt(data, tensor.dtype, i);
+          double v =
+              dtensor::tooling::elementAsDouble(data.data(), tensor.dtype, i);
           sum += v;
           lo = std::min(lo, v);
           hi = std::max(hi, v);
@@ -528,45 +469,14 @@ int runRank(const Options &options) {
                                    expected.size());
       if (status)
         break;
-      const std::vector<uint8_t> &actual = globals[tensor.name];
-      double maxAbs = 0, maxRef = 0;
-      size_t mismatches = 0, count = tensor.numElements();
-      for (size_t i = 0; i < count; ++i) {
-        double want = elementAt(expected, tensor.dtype, i);
-        double got = elementAt(actual, tensor.dtype, i);
-        if (std::isnan(want) != std::isnan(got)) {
-          ++mismatches;
-          continue;
-        }
-        if (std::isnan(want))
-          continue;
-        double error = std::fabs(want - got);
-        if (std::isinf(want) || std::isinf(got))
-          error = want == got ? 0 : INFINITY;
-        maxAbs = std::max(maxAbs, error);
-        maxRef = std::max(maxRef, std::fabs(want));
-        mismatches += error != 0;
-      }
-      bool ok;
-      if (isFloat(tensor.dtype)) {
-        double tolerance = options.tolerance.value_or(
-            tensor.dtype == DTENSOR_F32 || tensor.dtype == DTENSOR_F64 ? 1e-5
-                                                                       : 1e-2);
-        // Relative to the largest reference magnitude, so that entries
-        // near zero do not dominate.
-        double maxRel = maxRef > 0 ? maxAbs / maxRef : maxAbs;
-        ok = maxRel <= tolerance && !std::isnan(maxRel);
-        std::printf("check %s: max abs error %.3g, max rel error %.3g "
-                    "(tolerance %.3g): %s\n",
-                    tensor.name.c_str(), maxAbs, maxRel, tolerance,
-                    ok ? "ok" : "MISMATCH");
-      } else {
-        ok = mismatches == 0;
-        std::printf("check %s: %zu of %zu elements differ: %s\n",
-                    tensor.name.c_str(), mismatches, count,
-                    ok ? "ok" : "MISMATCH");
-      }
-      checkFailed |= !ok;
+      dtensor::tooling::Comparison comparison =
+          dtensor::tooling::compareWithReference(
+              tensor.dtype, expected.data(), globals[tensor.name].data(),
+              tensor.numElements(), options.tolerance);
+      std::printf("%s\n",
+                  dtensor::tooling::describeComparison(tensor.name, comparison)
+                      .c_str());
+      checkFailed |= !comparison.ok;
     }
     if (status) {
       report(std::string("--check: ") + dtensor_last_error());
@@ -584,8 +494,8 @@ int runRank(const Options &options) {
 int main(int argc, char **argv) {
   Options options;
   std::vector<std::string> forwarded;
-  if (!parseArgs(argc, argv, options, forwarded))
-    return 2;
+  if (std::optional<int> status = parseArgs(argc, argv, options, forwarded))
+    return *status;
   if (options.ranks && !underLauncher())
     return launch(options, forwarded);
 

@@ -2,25 +2,28 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dtensor-run's input and output format. Reads format versions 1.0, 2.0 and
 // 3.0 with the little-endian (or byte-sized) descrs '<f4', '<f8', '<f2',
-// '<i4', '<i8', '|i1' and '|b1' in C order; writes version 1.0. NumPy has no
-// bfloat16, so bf16 is neither read ('<u2' is not taken for it) nor written.
+// '<i4', '<i8', '|i1' and '|b1' in C order; writes version 1.0 (through a
+// temporary file renamed over the target, so that a failure never leaves a
+// half-written file). NumPy has no bfloat16, so bf16 is neither read ('<u2'
+// is not taken for it) nor written. Element types are the C API's
+// dtensor_dtype.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DTENSOR_FORMATS_NPY_H
-#define DTENSOR_FORMATS_NPY_H
+#ifndef DTENSOR_TOOLING_NPY_H
+#define DTENSOR_TOOLING_NPY_H
 
-#include "dtensor/Formats/DType.h"
+#include "dtensor/runtime.h"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace dtensor::rt {
+namespace dtensor::tooling {
 
 /// A whole array: row-major little-endian elements of `shape`.
 struct NpyArray {
-  DType dtype = DType::F32;
+  dtensor_dtype dtype = DTENSOR_F32;
   std::vector<int64_t> shape;
   std::vector<uint8_t> data;
 };
@@ -32,9 +35,9 @@ std::string readNpy(const std::string &path, NpyArray &array);
 
 /// Writes a version 1.0 file of `shape` and `dtype` from the row-major
 /// `data`. "" or the error (bf16 is refused with a hint to convert to f32).
-std::string writeNpy(const std::string &path, DType dtype,
+std::string writeNpy(const std::string &path, dtensor_dtype dtype,
                      const std::vector<int64_t> &shape, const void *data);
 
-} // namespace dtensor::rt
+} // namespace dtensor::tooling
 
-#endif // DTENSOR_FORMATS_NPY_H
+#endif // DTENSOR_TOOLING_NPY_H

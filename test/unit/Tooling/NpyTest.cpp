@@ -1,6 +1,8 @@
 //===- NpyTest.cpp - NumPy .npy reading and writing -----------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "dtensor/Formats/Npy.h"
+#include "dtensor/Tooling/Npy.h"
+
+#include "dtensor/Tooling/ElementTypes.h"
 
 #include "TestFiles.h"
 
@@ -8,7 +10,7 @@
 
 #include <cstring>
 
-using namespace dtensor::rt;
+using namespace dtensor::tooling;
 using namespace dtensor::rt::test;
 
 namespace {
@@ -38,13 +40,14 @@ protected:
 };
 
 TEST_F(NpyTest, RoundTripEveryDType) {
-  for (DType dtype : {DType::F32, DType::F64, DType::F16, DType::I32,
-                      DType::I64, DType::I8, DType::Bool}) {
+  for (dtensor_dtype dtype : {DTENSOR_F32, DTENSOR_F64, DTENSOR_F16,
+                              DTENSOR_I32, DTENSOR_I64, DTENSOR_I8,
+                              DTENSOR_BOOL}) {
     SCOPED_TRACE(dtypeName(dtype));
     std::vector<int64_t> shape = {2, 3, 4};
     std::vector<uint8_t> data(24 * dtypeSize(dtype));
     for (size_t i = 0; i < data.size(); ++i)
-      data[i] = static_cast<uint8_t>(dtype == DType::Bool ? i % 2 : i * 13);
+      data[i] = static_cast<uint8_t>(dtype == DTENSOR_BOOL ? i % 2 : i * 13);
     ASSERT_EQ(writeNpy(path, dtype, shape, data.data()), "");
     std::string bytes = readBytes(path);
     // Version 1.0, data 64-byte aligned, header ending in a newline.
@@ -61,18 +64,18 @@ TEST_F(NpyTest, RoundTripEveryDType) {
 
 TEST_F(NpyTest, HeaderText) {
   float values[3] = {1, 2, 3};
-  ASSERT_EQ(writeNpy(path, DType::F32, {3}, values), "");
+  ASSERT_EQ(writeNpy(path, DTENSOR_F32, {3}, values), "");
   std::string bytes = readBytes(path);
   const std::string header =
       "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }";
   EXPECT_EQ(bytes.substr(10, header.size()), header);
-  ASSERT_EQ(writeNpy(path, DType::I64, {2, 0, 5}, nullptr), "");
+  ASSERT_EQ(writeNpy(path, DTENSOR_I64, {2, 0, 5}, nullptr), "");
   EXPECT_TRUE(contains(readBytes(path), "'shape': (2, 0, 5), }"));
 }
 
 TEST_F(NpyTest, ScalarAndEmpty) {
   double scalar = -1.5;
-  ASSERT_EQ(writeNpy(path, DType::F64, {}, &scalar), "");
+  ASSERT_EQ(writeNpy(path, DTENSOR_F64, {}, &scalar), "");
   EXPECT_TRUE(contains(readBytes(path), "'shape': (), }"));
   NpyArray array;
   ASSERT_EQ(readNpy(path, array), "");
@@ -82,7 +85,7 @@ TEST_F(NpyTest, ScalarAndEmpty) {
   std::memcpy(&read, array.data.data(), 8);
   EXPECT_EQ(read, -1.5);
 
-  ASSERT_EQ(writeNpy(path, DType::I32, {0, 4}, nullptr), "");
+  ASSERT_EQ(writeNpy(path, DTENSOR_I32, {0, 4}, nullptr), "");
   ASSERT_EQ(readNpy(path, array), "");
   EXPECT_EQ(array.shape, (std::vector<int64_t>{0, 4}));
   EXPECT_TRUE(array.data.empty());
@@ -96,7 +99,7 @@ TEST_F(NpyTest, ReadsVersions2And3AndNumPyStyleHeaders) {
     writeBytes(path, rawNpy(major, header, data));
     NpyArray array;
     ASSERT_EQ(readNpy(path, array), "") << major;
-    EXPECT_EQ(array.dtype, DType::I32);
+    EXPECT_EQ(array.dtype, DTENSOR_I32);
     EXPECT_EQ(array.shape, (std::vector<int64_t>{2}));
   }
   // Keys in any order, no trailing comma.
@@ -106,7 +109,7 @@ TEST_F(NpyTest, ReadsVersions2And3AndNumPyStyleHeaders) {
                           std::string("\x01\0", 2)));
   NpyArray array;
   ASSERT_EQ(readNpy(path, array), "");
-  EXPECT_EQ(array.dtype, DType::Bool);
+  EXPECT_EQ(array.dtype, DTENSOR_BOOL);
 }
 
 TEST_F(NpyTest, MalformedFiles) {
@@ -201,14 +204,14 @@ TEST_F(NpyTest, MalformedFiles) {
 
 TEST_F(NpyTest, WriteErrors) {
   uint16_t bf16[2] = {0x3f80, 0x4000};
-  std::string error = writeNpy(path, DType::BF16, {2}, bf16);
+  std::string error = writeNpy(path, DTENSOR_BF16, {2}, bf16);
   EXPECT_TRUE(contains(error, path + ": bf16 cannot be stored"));
   EXPECT_TRUE(contains(error, "convert the tensor to f32"));
-  EXPECT_TRUE(contains(writeNpy(path, DType::F32, {-1}, bf16),
+  EXPECT_TRUE(contains(writeNpy(path, DTENSOR_F32, {-1}, bf16),
                        "the shape has a negative dim"));
-  EXPECT_TRUE(contains(writeNpy(path, DType::F32, {2}, nullptr), "no data"));
+  EXPECT_TRUE(contains(writeNpy(path, DTENSOR_F32, {2}, nullptr), "no data"));
   EXPECT_TRUE(
-      contains(writeNpy(dir.file("missing/a.npy"), DType::F32, {1}, bf16),
+      contains(writeNpy(dir.file("missing/a.npy"), DTENSOR_F32, {1}, bf16),
                "cannot create " + dir.file("missing/a.npy")));
 }
 

@@ -8,10 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dtensor/Formats/Npy.h"
+#include "dtensor/Tooling/Npy.h"
 
-#include "AtomicFile.h"
-#include "dtensor/Formats/Box.h"
+#include "dtensor/Tooling/ElementTypes.h"
 
 #include <cctype>
 #include <cerrno>
@@ -19,47 +18,97 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               ".npy data is written and read little-endian, as is");
 
-namespace dtensor::rt {
+namespace dtensor::tooling {
 
 namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicSize = 6;
 
-/// The descrs this reader and writer support, per DType (bf16 has none).
-const char *descrOf(DType dtype) {
+/// The descrs this reader and writer support, per dtype (bf16 has none).
+const char *descrOf(dtensor_dtype dtype) {
   switch (dtype) {
-  case DType::F32:
+  case DTENSOR_F32:
     return "<f4";
-  case DType::F64:
+  case DTENSOR_F64:
     return "<f8";
-  case DType::F16:
+  case DTENSOR_F16:
     return "<f2";
-  case DType::I32:
+  case DTENSOR_I32:
     return "<i4";
-  case DType::I64:
+  case DTENSOR_I64:
     return "<i8";
-  case DType::I8:
+  case DTENSOR_I8:
     return "|i1";
-  case DType::Bool:
+  case DTENSOR_BOOL:
     return "|b1";
-  case DType::BF16:
+  case DTENSOR_BF16:
     return nullptr;
   }
   return nullptr;
 }
 
-std::optional<DType> dtypeOfDescr(const std::string &descr) {
-  for (DType dtype : {DType::F32, DType::F64, DType::F16, DType::I32,
-                      DType::I64, DType::I8, DType::Bool})
+std::optional<dtensor_dtype> dtypeOfDescr(const std::string &descr) {
+  for (dtensor_dtype dtype : {DTENSOR_F32, DTENSOR_F64, DTENSOR_F16,
+                              DTENSOR_I32, DTENSOR_I64, DTENSOR_I8,
+                              DTENSOR_BOOL})
     if (descr == descrOf(dtype))
       return dtype;
   return std::nullopt;
+}
+
+/// The elements of `shape`; -1 for a negative dim or a count that
+/// overflows int64.
+int64_t numElements(const std::vector<int64_t> &shape) {
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    if (dim < 0)
+      return -1;
+    if (dim != 0 && count > std::numeric_limits<int64_t>::max() / dim)
+      return -1;
+    count *= dim;
+  }
+  return count;
+}
+
+/// Writes `head` then `size` bytes of `data` to `path.tmp.<pid>` and renames
+/// it over `path` once complete; the temporary is removed on any failure.
+/// "" or the error (naming the file and the system's reason).
+std::string writeThroughTemporary(const std::string &path,
+                                  const std::string &head, const void *data,
+                                  uint64_t size) {
+  const std::string temporary =
+      path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
+  std::FILE *file = std::fopen(temporary.c_str(), "wb");
+  if (!file)
+    return "cannot create " + temporary + ": " + std::strerror(errno);
+  bool written = std::fwrite(head.data(), 1, head.size(), file) ==
+                     head.size() &&
+                 (size == 0 || std::fwrite(data, 1, size, file) == size);
+  int savedErrno = written ? 0 : errno;
+  if (std::fclose(file) != 0 && written) {
+    written = false;
+    savedErrno = errno;
+  }
+  if (!written) {
+    std::remove(temporary.c_str());
+    return "cannot write " + temporary + ": " +
+           (savedErrno ? std::strerror(savedErrno) : "write failed");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    savedErrno = errno;
+    std::remove(temporary.c_str());
+    return "cannot rename " + temporary + " to " + path + ": " +
+           std::strerror(savedErrno);
+  }
+  return "";
 }
 
 /// The fields of an .npy header.
@@ -271,7 +320,7 @@ std::string readNpy(const std::string &path, NpyArray &array) {
   if (header.fortranOrder)
     return path + ": fortran_order True is not supported (save a C-ordered "
                   "array, e.g. numpy.ascontiguousarray)";
-  std::optional<DType> dtype = dtypeOfDescr(header.descr);
+  std::optional<dtensor_dtype> dtype = dtypeOfDescr(header.descr);
   if (!dtype)
     return path + ": unsupported descr '" + header.descr +
            "' (supported: '<f4', '<f8', '<f2', '<i4', '<i8', '|i1', '|b1')";
@@ -300,12 +349,14 @@ std::string readNpy(const std::string &path, NpyArray &array) {
   return "";
 }
 
-std::string writeNpy(const std::string &path, DType dtype,
+std::string writeNpy(const std::string &path, dtensor_dtype dtype,
                      const std::vector<int64_t> &shape, const void *data) {
-  const char *descr = descrOf(dtype);
-  if (!descr)
+  if (dtype == DTENSOR_BF16)
     return path + ": bf16 cannot be stored in an .npy file (NumPy has no "
                   "bfloat16); convert the tensor to f32";
+  const char *descr = descrOf(dtype);
+  if (!descr)
+    return path + ": unknown dtype " + std::to_string(dtype);
   int64_t elements = numElements(shape);
   if (elements < 0 || elements > std::numeric_limits<int64_t>::max() /
                                      static_cast<int64_t>(dtypeSize(dtype)))
@@ -336,9 +387,7 @@ std::string writeNpy(const std::string &path, DType dtype,
   start.push_back(static_cast<char>(header.size() & 0xff));
   start.push_back(static_cast<char>(header.size() >> 8));
   start += header;
-  return writeFileAtomically(path, [&](const WriteBytesFn &write) {
-    return write(start.data(), start.size()) && write(data, dataSize);
-  });
+  return writeThroughTemporary(path, start, data, dataSize);
 }
 
-} // namespace dtensor::rt
+} // namespace dtensor::tooling
