@@ -16,7 +16,7 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   nlohmann-json3-dev libgtest-dev libcpp-httplib-dev libcli11-dev
   openmpi-bin libopenmpi-dev libopenblas0-pthread
-  python3-numpy python3-jsonschema python3-torch python3-matplotlib
+  python3-numpy python3-jsonschema python3-torch python3-matplotlib python3-venv
 )
 
 missing=()
