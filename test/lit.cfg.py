@@ -15,7 +15,7 @@ config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.dtensor_obj_root, "test")
 # unit/ holds gtest sources, run by ctest and scripts/test.sh directly.
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "Inputs"]
 
 config.substitutions.append(("%dtensor_src_root", config.dtensor_src_root))
 config.substitutions.append(("%dtensor_obj_root", config.dtensor_obj_root))

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dtensor-run model.dtc -n 4 [--input x=x.npy | --random-inputs SEED]
 //     [--weights w.safetensors] [--seed N] [--output y=y.npy] [--check]
-//     [--iters N]
+//     [--iters N] [--input-local x=x.{rank}.npy] [--output-local y=y.{rank}.npy]
 //
 // With -n, starts itself under `mpirun`; without, it is one rank of an
 // external launcher (mpirun, Slurm) or a world of one. Everything goes
@@ -45,6 +45,9 @@ struct Options {
   std::string weights;
   uint64_t seed = 0;
   std::map<std::string, std::string> outputs;
+  // Per-rank files: NAME -> a path pattern holding "{rank}".
+  std::map<std::string, std::string> localInputs;
+  std::map<std::string, std::string> localOutputs;
   bool check = false;
   std::optional<double> tolerance;
   int iters = 1;
@@ -76,6 +79,19 @@ bool anyFailed(bool failed) {
   return any;
 }
 
+/// `pattern` with every "{rank}" replaced by `rankNumber`.
+std::string rankPath(const std::string &pattern, int rankNumber) {
+  static const std::string kField = "{rank}";
+  std::string path;
+  size_t start = 0;
+  for (size_t at = pattern.find(kField); at != std::string::npos;
+       at = pattern.find(kField, start)) {
+    path += pattern.substr(start, at - start) + std::to_string(rankNumber);
+    start = at + kField.size();
+  }
+  return path + pattern.substr(start);
+}
+
 /// Declares the options and parses the command line into `options`;
 /// `forwarded` gets what the ranks are started with when -n starts them:
 /// the same command line less -n and --mpirun. std::nullopt
@@ -88,7 +104,8 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
       "dtensor-run", "usage: dtensor-run ARTIFACT [-n RANKS] [options]",
       "Runs a compiled dtensor artifact on every rank.");
   CLI::App &app = cli.app();
-  std::vector<std::string> artifacts, inputs, outputs;
+  std::vector<std::string> artifacts, inputs, outputs, localInputs,
+      localOutputs;
   uint64_t randomSeed = 0;
   double tolerance = 0;
   app.add_option("ARTIFACT", artifacts,
@@ -126,6 +143,29 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
   repeatable(app.add_option("--output", outputs,
                             "write global output NAME (repeatable)")
                  ->type_name("NAME=FILE.npy"));
+  // Per-rank files name their rank: "{rank}" must be in the path.
+  auto perRank = [&](CLI::Option *option) {
+    repeatable(option);
+    option->check(CLI::Validator(
+        [](std::string &text) -> std::string {
+          if (text.find("{rank}", text.find('=')) == std::string::npos)
+            return "the file name must contain {rank}, which each rank "
+                   "replaces with its number: '" +
+                   text + "'";
+          return "";
+        },
+        ""));
+  };
+  perRank(app.add_option("--input-local", localInputs,
+                         "this rank's shard of input NAME, from the\n"
+                         "file FILE names with {rank} replaced by\n"
+                         "the rank's number (repeatable)")
+              ->type_name("NAME=FILE.npy"));
+  perRank(app.add_option("--output-local", localOutputs,
+                         "each rank writes its shard of output NAME\n"
+                         "(Partial values unreduced) to FILE with\n"
+                         "{rank} replaced (repeatable)")
+              ->type_name("NAME=FILE.npy"));
   app.add_flag("--check", options.check,
                "compare the outputs with the artifact's\n"
                "single-device reference program");
@@ -172,6 +212,19 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
   for (const std::string &output : outputs) {
     auto [name, file] = dtensor::tooling::splitNameValue(output);
     options.outputs[name] = file;
+  }
+  for (const std::string &input : localInputs) {
+    auto [name, file] = dtensor::tooling::splitNameValue(input);
+    if (options.inputs.count(name)) {
+      cli.error("input '" + name + "' is given by both --input and "
+                "--input-local");
+      return 2;
+    }
+    options.localInputs[name] = file;
+  }
+  for (const std::string &output : localOutputs) {
+    auto [name, file] = dtensor::tooling::splitNameValue(output);
+    options.localOutputs[name] = file;
   }
   if (*randomInputs)
     options.randomSeed = randomSeed;
@@ -276,6 +329,15 @@ int runRank(const Options &options) {
       readFailed = true;
     }
   }
+  std::map<std::string, dtensor::tooling::NpyArray> localArrays;
+  for (const auto &[name, pattern] : options.localInputs) {
+    std::string error = dtensor::tooling::readNpy(rankPath(pattern, rank),
+                                                  localArrays[name]);
+    if (!error.empty()) {
+      report("--input-local " + name + ": " + error);
+      readFailed = true;
+    }
+  }
   if (anyFailed(readFailed))
     return 1;
 
@@ -300,22 +362,30 @@ int runRank(const Options &options) {
 
   std::vector<TensorView> tensors = listTensors(program);
   // Names the user gave must exist (every rank sees the same manifest).
-  for (const auto *given : {&options.inputs, &options.outputs})
-    for (const auto &entry : *given) {
+  struct GivenNames {
+    const char *flag;
+    const std::map<std::string, std::string> &names;
+    bool outputs;
+  };
+  for (const GivenNames &given :
+       {GivenNames{"--input", options.inputs, false},
+        GivenNames{"--input-local", options.localInputs, false},
+        GivenNames{"--output", options.outputs, true},
+        GivenNames{"--output-local", options.localOutputs, true}})
+    for (const auto &entry : given.names) {
       auto it = std::find_if(tensors.begin(), tensors.end(),
                              [&](const TensorView &t) {
                                return t.name == entry.first;
                              });
-      bool wantOutput = given == &options.outputs;
       if (it == tensors.end() ||
-          (it->role == DTENSOR_OUTPUT) != wantOutput) {
+          (it->role == DTENSOR_OUTPUT) != given.outputs) {
         std::string known;
         for (const TensorView &t : tensors)
-          if ((t.role == DTENSOR_OUTPUT) == wantOutput)
+          if ((t.role == DTENSOR_OUTPUT) == given.outputs)
             known += (known.empty() ? "" : ", ") + t.name;
-        report(std::string(wantOutput ? "--output" : "--input") + ": the "
-               "program has no " + (wantOutput ? "output" : "input") + " '" +
-               entry.first + "' (it has: " + known + ")");
+        report(std::string(given.flag) + ": the program has no " +
+               (given.outputs ? "output" : "input") + " '" + entry.first +
+               "' (it has: " + known + ")");
         return finish(1);
       }
     }
@@ -338,6 +408,16 @@ int runRank(const Options &options) {
         (tensor.role == DTENSOR_WEIGHT &&
          (!options.weights.empty() || hasInit)))
       continue;
+    auto local = localArrays.find(tensor.name);
+    if (local != localArrays.end()) {
+      const dtensor::tooling::NpyArray &array = local->second;
+      if (dtensor_status status = dtensor_program_set(
+              program, tensor.name.c_str(), DTENSOR_LOCAL, array.dtype,
+              static_cast<int32_t>(array.shape.size()), array.shape.data(),
+              array.data.data(), array.data.size()))
+        return finish(fail(status));
+      continue;
+    }
     auto file = inputArrays.find(tensor.name);
     if (file != inputArrays.end()) {
       const dtensor::tooling::NpyArray &array = file->second;
@@ -354,7 +434,9 @@ int runRank(const Options &options) {
              ") has no value: give " +
              (tensor.role == DTENSOR_WEIGHT ? "--weights FILE.safetensors"
                                             : "--input " + tensor.name +
-                                                  "=FILE.npy") +
+                                                  "=FILE.npy, --input-local " +
+                                                  tensor.name +
+                                                  "=FILE.{rank}.npy") +
              " or --random-inputs SEED");
       return finish(1);
     }
@@ -388,6 +470,32 @@ int runRank(const Options &options) {
                 times.front());
   }
 
+  // Each rank's shard of the outputs --output-local names.
+  bool writeFailed = false;
+  for (size_t index = 0; index < tensors.size(); ++index) {
+    const TensorView &tensor = tensors[index];
+    auto pattern = options.localOutputs.find(tensor.name);
+    if (pattern == options.localOutputs.end())
+      continue;
+    dtensor_tensor_info info;
+    dtensor_program_tensor_info(program, static_cast<int32_t>(index), &info);
+    std::vector<int64_t> shape(info.local_shape, info.local_shape + info.ndim);
+    size_t count = 1;
+    for (int64_t size : shape)
+      count *= static_cast<size_t>(size);
+    std::vector<uint8_t> data(count * dtensor_dtype_size(tensor.dtype));
+    if (dtensor_status status =
+            dtensor_program_get(program, tensor.name.c_str(), DTENSOR_LOCAL,
+                                0, data.data(), data.size()))
+      return finish(fail(status));
+    std::string error = dtensor::tooling::writeNpy(
+        rankPath(pattern->second, rank), tensor.dtype, shape, data.data());
+    if (!error.empty()) {
+      report("--output-local " + tensor.name + ": " + error);
+      writeFailed = true;
+    }
+  }
+
   // Global values on rank 0: the outputs, and for --check also the inputs
   // and weights the reference program needs.
   std::map<std::string, std::vector<uint8_t>> globals;
@@ -403,7 +511,6 @@ int runRank(const Options &options) {
       return finish(fail(status));
   }
 
-  bool writeFailed = false;
   if (rank == 0) {
     for (const TensorView &tensor : tensors) {
       if (tensor.role != DTENSOR_OUTPUT)
