@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs what is missing, builds, and runs every test suite: the lit +
-# FileCheck suites and the gtest unit tests. Ends with one summary line,
+# FileCheck suites (with the PyTorch DTensor oracle tests, whose PyTorch
+# scripts/torch-env.sh installs) and the gtest unit tests. Ends with one summary line,
 # "N passed, N failed"; exits non-zero when a test failed or none ran.
 set -uo pipefail
 
@@ -25,6 +26,17 @@ fi
 
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
+
+# PyTorch 2 for the oracle tests (test/Oracle): installed once into a
+# virtual environment of its own (scripts/torch-env.sh, about 90 s on a
+# fresh machine), then reused. Without it those tests cannot run: a failure.
+echo "== PyTorch environment (scripts/torch-env.sh)"
+if DTENSOR_TORCH_PYTHON=$("$root/scripts/torch-env.sh" --python); then
+  export DTENSOR_TORCH_PYTHON
+else
+  echo "test: scripts/torch-env.sh failed: the oracle tests cannot run" >&2
+  failed=$((failed + 1))
+fi
 
 # Count from lit's closing summary (the lines after "Testing Time:"):
 # "Passed: N", "Failed: N", ...

@@ -44,6 +44,20 @@ for module in ("numpy", "jsonschema", "torch"):
                       stderr=subprocess.DEVNULL).returncode == 0:
         config.available_features.add(module)
 
+# PyTorch DTensor as the oracle (test/Oracle): the virtual environment of
+# scripts/torch-env.sh, which scripts/test.sh creates and names in
+# DTENSOR_TORCH_PYTHON; without it the oracle tests are UNSUPPORTED, and
+# scripts/test.sh counts a failure when the environment cannot be made.
+torch_python = os.environ.get("DTENSOR_TORCH_PYTHON") or os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+    "dtensor", "torch-venv", "bin", "python")
+if os.access(torch_python, os.X_OK) and os.path.exists(
+        os.path.join(os.path.dirname(os.path.dirname(torch_python)),
+                     "dtensor-stamp")):
+    config.available_features.add("torch-dtensor")
+    config.substitutions.append(("%torch_python", torch_python))
+config.substitutions.append(("%dtensor_tools_dir", config.dtensor_tools_dir))
+
 # The inference server (examples/server) is built only when cpp-httplib was
 # found at configure time; test/Server REQUIRES it.
 if config.dtensor_build_server == "ON" and os.path.exists(
