@@ -32,8 +32,7 @@ DTensor's redistribute(...).to_local() byte for byte:
 except where a Partial(sum) or Partial(avg) source is reduced: the ranks'
 contributions are added in another order by MPI than by gloo, so those
 are `ok-rounding` within 1e-6 relative; pairs DTensor refuses are
-`ok-global` (the gathered value equals the source's full_tensor()), and so
-are Shard -> Partial(sum) pairs, whose shards differ by design.
+`ok-global` (the gathered value equals the source's full_tensor()).
 
 Exits 1 when a comparison failed.
 """
@@ -396,19 +395,6 @@ def redistribute(args):
             failed |= not ok
             print(f"{'ok-global' if ok else 'MISMATCH'} {label}: {text} "
                   f"(DTensor: {open(refused).read()})")
-            continue
-        if any(t == "P(sum)" and src.startswith("S(")
-               for src, t in zip(case["source"], case["target"])):
-            # Shard -> Partial(sum): DTensor pads each rank's shard with
-            # zeros, no communication; dtensor all-gathers and keeps the
-            # value on the group's first member (docs/oracle.md). Both
-            # reduce to the same global value.
-            ours = np.load(os.path.join(work, f"out_{i}.npy"))
-            ok, text = compare(f"out_{i}", ours,
-                               np.load(os.path.join(out, f"global_{i}.npy")))
-            failed |= not ok
-            print(f"{'ok-global' if ok else 'MISMATCH'} {label}: {text} "
-                  f"(Shard -> Partial(sum) shards differ by design)")
             continue
         bad = []
         rounding = 0.0

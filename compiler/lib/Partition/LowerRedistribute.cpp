@@ -41,10 +41,58 @@ static Value createZerosLike(OpBuilder &builder, Location loc, Value like) {
   return linalg::FillOp::create(builder, loc, zero, empty).getResult(0);
 }
 
+/// Shard(dim) -> Partial(sum) over the step's mesh dims: this rank's piece
+/// at its place in zeros of the size the dim has without those mesh dims.
+static Value emitPadPartial(OpBuilder &builder, Location loc, Value local,
+                            const RedistributeStep &step,
+                            RankedTensorType globalType,
+                            const std::vector<Placement> &before,
+                            RankedTensorType afterType, ShardIndex &index) {
+  int64_t dim = step.dim;
+  // The mesh dims sharding `dim` before the step, outermost first; the step
+  // takes the innermost ones.
+  SmallVector<int64_t> all;
+  for (int64_t meshDim = 0; meshDim < static_cast<int64_t>(before.size());
+       ++meshDim)
+    if (before[meshDim].isShard() && before[meshDim].dim == dim)
+      all.push_back(meshDim);
+  ArrayRef<int64_t> outer =
+      ArrayRef<int64_t>(all).drop_back(step.meshDims.size());
+  int64_t globalSize = globalType.getDimSize(dim);
+  ShardExtent piece = index.getExtent(globalSize, all);
+  Value offset = piece.offset;
+  SmallVector<Value> dynamicSizes;
+  for (int64_t d = 0; d < afterType.getRank(); ++d) {
+    if (!afterType.isDynamicDim(d))
+      continue;
+    if (d != dim) {
+      dynamicSizes.push_back(tensor::DimOp::create(builder, loc, local, d));
+      continue;
+    }
+    dynamicSizes.push_back(index.getExtent(globalSize, outer).size);
+  }
+  if (!outer.empty())
+    offset = arith::SubIOp::create(builder, loc, offset,
+                                   index.getExtent(globalSize, outer).offset);
+  Value empty = tensor::EmptyOp::create(builder, loc, afterType, dynamicSizes);
+  Value zero = arith::ConstantOp::create(
+      builder, loc,
+      cast<TypedAttr>(builder.getZeroAttr(afterType.getElementType())));
+  Value zeros = linalg::FillOp::create(builder, loc, zero, empty).getResult(0);
+  int64_t rank = afterType.getRank();
+  SmallVector<OpFoldResult> offsets(rank, builder.getIndexAttr(0));
+  offsets[dim] = offset;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(builder, loc, local);
+  SmallVector<OpFoldResult> strides(rank, builder.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(builder, loc, local, zeros, offsets,
+                                       sizes, strides);
+}
+
 /// Emits one planned step on `local`; `after` is the layout it leads to.
 static Value emitStep(OpBuilder &builder, Location loc, Value local,
-                      const RedistributeStep &step, RankedTensorType afterType,
-                      ShardIndex &index) {
+                      const RedistributeStep &step, RankedTensorType globalType,
+                      const std::vector<Placement> &before,
+                      RankedTensorType afterType, ShardIndex &index) {
   StringRef mesh = index.getMesh().getSymName();
   ArrayRef<int64_t> meshDims = step.meshDims;
   switch (step.kind) {
@@ -80,6 +128,9 @@ static Value emitStep(OpBuilder &builder, Location loc, Value local,
     return arith::SelectOp::create(builder, loc, isFirst, local,
                                    createZerosLike(builder, loc, local));
   }
+  case RedistributeStep::Kind::PadPartial:
+    return emitPadPartial(builder, loc, local, step, globalType, before,
+                          afterType, index);
   }
   llvm_unreachable("unknown redistribute step");
 }
@@ -96,8 +147,12 @@ Value dtensor::lowerRedistribute(OpBuilder &builder, Location loc, Value local,
       shape, getElementBytes(globalType),
       source.getNormalized(rank).getLayoutPlacements(),
       target.getNormalized(rank).getLayoutPlacements(), mesh, params);
-  for (auto [step, after] : llvm::zip(plan.steps, plan.layouts))
-    local = emitStep(builder, loc, local, step,
+  std::vector<Placement> before =
+      source.getNormalized(rank).getLayoutPlacements();
+  for (auto [step, after] : llvm::zip(plan.steps, plan.layouts)) {
+    local = emitStep(builder, loc, local, step, globalType, before,
                      getLocalType(globalType, after, mesh), index);
+    before = after;
+  }
   return local;
 }

@@ -63,17 +63,24 @@ RedistributeStep RedistributeStep::markPartial(std::vector<int64_t> meshDims,
   return makeStep(Kind::MarkPartial, std::move(meshDims), 0, 0, reduce);
 }
 
+RedistributeStep RedistributeStep::padPartial(std::vector<int64_t> meshDims,
+                                              int64_t dim) {
+  return makeStep(Kind::PadPartial, std::move(meshDims), dim, 0,
+                  ReduceKind::Sum);
+}
+
 namespace {
 using Kind = RedistributeStep::Kind;
 
 bool usesDim(Kind kind) {
   return kind == Kind::AllGather || kind == Kind::ReduceScatter ||
-         kind == Kind::AllToAll || kind == Kind::Chunk;
+         kind == Kind::AllToAll || kind == Kind::Chunk ||
+         kind == Kind::PadPartial;
 }
 
 bool usesReduce(Kind kind) {
   return kind == Kind::AllReduce || kind == Kind::ReduceScatter ||
-         kind == Kind::MarkPartial;
+         kind == Kind::MarkPartial || kind == Kind::PadPartial;
 }
 
 std::string strMeshDims(const std::vector<int64_t> &meshDims) {
@@ -115,6 +122,8 @@ std::string str(const RedistributeStep &step) {
     return "chunk(" + dims + ", dim=" + dim + ")";
   case Kind::MarkPartial:
     return "mark_partial(" + reduce + ", " + dims + ")";
+  case Kind::PadPartial:
+    return "pad_partial(" + dims + ", dim=" + dim + ")";
   }
   return ""; // Unreachable.
 }
@@ -208,6 +217,9 @@ bool canApplyStep(const std::vector<Placement> &layout,
            allBefore(shardingMeshDims(layout, step.dim), dims.front());
   case Kind::MarkPartial:
     return allAre(layout, dims, Placement::replicate());
+  case Kind::PadPartial:
+    return step.reduce == ReduceKind::Sum &&
+           isSuffix(shardingMeshDims(layout, step.dim), dims);
   }
   return false; // Unreachable.
 }
@@ -233,6 +245,7 @@ std::vector<Placement> applyStep(const std::vector<Placement> &layout,
     after = Placement::shard(step.toDim);
     break;
   case Kind::MarkPartial:
+  case Kind::PadPartial:
     after = Placement::partial(step.reduce);
     break;
   }
@@ -273,6 +286,12 @@ double stepTimeUs(const std::vector<int64_t> &globalShape, int64_t elementBytes,
   case Kind::MarkPartial:
     // Only sum rewrites data (zeroing on all members but one).
     return step.reduce == ReduceKind::Sum ? localTimeUs(bytes, params) : 0.0;
+  case Kind::PadPartial: {
+    // Filling the joined buffer (zeros and this member's piece).
+    std::vector<Placement> after = applyStep(layout, step, mesh, tensorRank);
+    return localTimeUs(
+        localBytes(globalShape, elementBytes, after, mesh, params), params);
+  }
   }
   return 0.0; // Unreachable.
 }
@@ -343,6 +362,9 @@ std::vector<RedistributeStep> validSteps(const std::vector<Placement> &layout,
       continue;
     if (first.isShard()) {
       consider(RedistributeStep::allGather(dims, first.dim));
+      if (std::find(kinds.begin(), kinds.end(), ReduceKind::Sum) !=
+          kinds.end())
+        consider(RedistributeStep::padPartial(dims, first.dim));
       for (int64_t to = 0; to < tensorRank; ++to)
         if (to != first.dim)
           consider(RedistributeStep::allToAll(dims, first.dim, to));

@@ -251,6 +251,25 @@ std::string simulate(const Step &step, const World &world, Buffers &bufs) {
       for (size_t i = 1; i < group.size(); ++i)
         std::fill(next[group[i]].data.begin(), next[group[i]].data.end(), 0.0);
       break;
+    case Step::Kind::PadPartial: {
+      // Each member: zeros of the joined size, its own piece in place.
+      std::optional<Block> all = concat(mine, step.dim);
+      if (!all)
+        return "pad_partial of mismatched pieces";
+      for (size_t pos : group) {
+        auto [index, sizes] = world.groupPosition(dims, pos);
+        Range piece = nestedPiece(all->extent(step.dim), sizes, index);
+        Block padded(all->rows, all->cols);
+        for (int64_t r = 0; r < all->rows; ++r)
+          for (int64_t c = 0; c < all->cols; ++c) {
+            int64_t at = step.dim == 0 ? r : c;
+            if (at >= piece.begin && at < piece.end)
+              padded.at(r, c) = all->at(r, c);
+          }
+        next[pos] = padded;
+      }
+      break;
+    }
     }
   }
   bufs = std::move(next);
@@ -605,6 +624,27 @@ TEST(RedistributePlan, ReplicateToShardIsOneLocalChunk) {
   EXPECT_DOUBLE_EQ(plan.totalUs, 4096 / 2e4);
 }
 
+TEST(RedistributePlan, ShardToPartialSumIsOneLocalPad) {
+  // DTensor's Shard -> Partial(sum): no communication, each rank's piece in
+  // zeros of the joined size; nested shards pad only the inner mesh dim.
+  Mesh mesh({4});
+  RedistributePlan plan = planRedistribute({10, 6}, 4, {S(0)}, {P()}, mesh);
+  ASSERT_EQ(plan.steps.size(), 1u) << str(plan);
+  EXPECT_EQ(plan.steps[0], Step::padPartial({0}, 0));
+  EXPECT_TRUE(plan.steps[0].isLocal());
+  Mesh square({2, 2});
+  plan = planRedistribute({10, 6}, 4, {S(0), S(0)}, {S(0), P()}, square);
+  ASSERT_EQ(plan.steps.size(), 1u) << str(plan);
+  EXPECT_EQ(plan.steps[0], Step::padPartial({1}, 0));
+  // Only sum: other kinds of Partial still gather first.
+  plan = planRedistribute({10, 6}, 4, {S(0)}, {P(ReduceKind::Max)}, mesh);
+  EXPECT_TRUE(std::none_of(plan.steps.begin(), plan.steps.end(),
+                           [](const Step &s) {
+                             return s.kind == Step::Kind::PadPartial;
+                           }))
+      << str(plan);
+}
+
 /// True when some step of `plan` is an all_gather.
 bool gathers(const RedistributePlan &plan) {
   return std::any_of(plan.steps.begin(), plan.steps.end(), [](const Step &s) {
@@ -722,6 +762,7 @@ TEST(RedistributePlan, StepRendering) {
   EXPECT_EQ(str(Step::chunk({0, 1}, 1)), "chunk(mesh_dims=[0,1], dim=1)");
   EXPECT_EQ(str(Step::markPartial({0}, ReduceKind::Max)),
             "mark_partial(max, mesh_dims=[0])");
+  EXPECT_EQ(str(Step::padPartial({1}, 0)), "pad_partial(mesh_dims=[1], dim=0)");
 }
 
 } // namespace

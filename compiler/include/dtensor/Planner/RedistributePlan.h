@@ -61,18 +61,24 @@ struct RedistributeStep {
     /// member 0 keeps the data and the others zero it; for avg, max and min
     /// the data is left as it is.
     MarkPartial,
+    /// Shard(dim) -> Partial(sum) without communication: each member puts
+    /// its piece at its place in zeros of the joined size (what
+    /// DTensor's Shard -> Partial does). `meshDims` must be the innermost
+    /// mesh dims sharding `dim`, as for AllGather; `reduce` is Sum.
+    PadPartial,
   };
 
   /// Which step this is.
   Kind kind = Kind::AllGather;
   /// The mesh dims the step acts over, ascending.
   std::vector<int64_t> meshDims;
-  /// The tensor dim gathered, scattered or chunked; for AllToAll the dim
+  /// The tensor dim gathered, scattered, chunked or padded; for AllToAll the dim
   /// sharded before the step (the concat dim). Unused otherwise.
   int64_t dim = 0;
   /// AllToAll only: the dim sharded after the step (the split dim).
   int64_t toDim = 0;
-  /// The reduction of AllReduce, ReduceScatter and MarkPartial.
+  /// The reduction of AllReduce, ReduceScatter, MarkPartial and PadPartial
+  /// (always Sum).
   ReduceKind reduce = ReduceKind::Sum;
 
   /// Shard(dim) -> Replicate over `meshDims`.
@@ -91,10 +97,15 @@ struct RedistributeStep {
   /// Replicate -> Partial(reduce) over `meshDims`, locally.
   static RedistributeStep markPartial(std::vector<int64_t> meshDims,
                                       ReduceKind reduce);
+  /// Shard(dim) -> Partial(sum) over `meshDims`, locally.
+  static RedistributeStep padPartial(std::vector<int64_t> meshDims,
+                                     int64_t dim);
 
-  /// True for the steps that need no communication (Chunk, MarkPartial).
+  /// True for the steps that need no communication (Chunk, MarkPartial,
+  /// PadPartial).
   bool isLocal() const {
-    return kind == Kind::Chunk || kind == Kind::MarkPartial;
+    return kind == Kind::Chunk || kind == Kind::MarkPartial ||
+           kind == Kind::PadPartial;
   }
 
   /// Equality on the fields meaningful for the kind.
@@ -111,7 +122,8 @@ struct RedistributeStep {
 /// "all_gather(mesh_dims=[0,1], dim=0)", "all_reduce(sum, mesh_dims=[1])",
 /// "reduce_scatter(avg, mesh_dims=[0], dim=1)",
 /// "all_to_all(mesh_dims=[1], from_dim=1, to_dim=0)",
-/// "chunk(mesh_dims=[0], dim=1)", "mark_partial(max, mesh_dims=[0])".
+/// "chunk(mesh_dims=[0], dim=1)", "mark_partial(max, mesh_dims=[0])",
+/// "pad_partial(mesh_dims=[0], dim=1)".
 std::string str(const RedistributeStep &step);
 
 /// True when `step` is valid on `layout` (normalised, one placement per mesh
@@ -131,7 +143,8 @@ std::vector<Placement> applyStep(const std::vector<Placement> &layout,
 /// Estimated time of `step` applied to a tensor of `globalShape` with
 /// elements of `elementBytes` laid out as `layout` (a collective prices the
 /// current largest local shard; Chunk prices the kept piece; MarkPartial(sum)
-/// prices a fill of the buffer, the other MarkPartials are free). Asserts
+/// prices a fill of the buffer, the other MarkPartials are free; PadPartial
+/// prices a fill of the joined buffer). Asserts
 /// canApplyStep.
 double stepTimeUs(const std::vector<int64_t> &globalShape, int64_t elementBytes,
                   const std::vector<Placement> &layout,
