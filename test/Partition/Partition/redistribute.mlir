@@ -155,3 +155,46 @@ func.func @max_to_r(%x: tensor<8x6xf32> {dtensor.layout = #dtensor.layout<@m22, 
   %0 = dtensor.redistribute %x from <@m22, [partial<max>, partial<max>]> to <@m22, [replicate, replicate]> : tensor<8x6xf32>
   return %0 : tensor<8x6xf32>
 }
+
+// S->P(sum): no communication; each rank's shard at its offset in zeros of
+// the joined size (DTensor's Shard -> Partial). Uneven on 3 ranks (3, 2, 2
+// rows, offset min(3 * coord, 7)), and nested: over mesh dim 1 inside the
+// mesh dim 0 shard, the offset is relative to that shard.
+// CHECK-LABEL: func.func @s_to_p(
+// CHECK-NEXT:  %[[COORD:.*]] = dtensor.mesh_coord on @m1 mesh_dims [0] : index
+// CHECK-NEXT:  %[[C4:.*]] = arith.constant 4 : index
+// CHECK-NEXT:  %[[OFF:.*]] = arith.muli %[[COORD]], %[[C4]] : index
+// CHECK-NEXT:  %[[E:.*]] = tensor.empty() : tensor<8x6xf32>
+// CHECK-NEXT:  %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:  %[[ZEROS:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%[[E]] : tensor<8x6xf32>)
+// CHECK-NEXT:  %[[PAD:.*]] = tensor.insert_slice %arg0 into %[[ZEROS]][%[[OFF]], 0] [4, 6] [1, 1] : tensor<4x6xf32> into tensor<8x6xf32>
+// CHECK-NEXT:  return %[[PAD]]
+func.func @s_to_p(%x: tensor<8x6xf32> {dtensor.layout = #dtensor.layout<@m1, [shard<0>]>}) -> (tensor<8x6xf32> {dtensor.layout = #dtensor.layout<@m1, [partial<sum>]>}) {
+  %0 = dtensor.redistribute %x from <@m1, [shard<0>]> to <@m1, [partial<sum>]> : tensor<8x6xf32>
+  return %0 : tensor<8x6xf32>
+}
+
+// CHECK-LABEL: func.func @s_to_p_uneven(
+// CHECK-SAME:    %arg0: tensor<?x6xf32>
+// CHECK-NOT:   dtensor.all_gather
+// CHECK:       %[[OFF:.*]] = arith.minsi
+// CHECK:       %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<7x6xf32>
+// CHECK:       %[[ROWS:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x6xf32>
+// CHECK-NEXT:  %[[PAD:.*]] = tensor.insert_slice %arg0 into %[[ZEROS]][%[[OFF]], 0] [%[[ROWS]], 6] [1, 1] : tensor<?x6xf32> into tensor<7x6xf32>
+// CHECK-NEXT:  return %[[PAD]]
+func.func @s_to_p_uneven(%x: tensor<7x6xf32> {dtensor.layout = #dtensor.layout<@m3, [shard<0>]>}) -> (tensor<7x6xf32> {dtensor.layout = #dtensor.layout<@m3, [partial<sum>]>}) {
+  %0 = dtensor.redistribute %x from <@m3, [shard<0>]> to <@m3, [partial<sum>]> : tensor<7x6xf32>
+  return %0 : tensor<7x6xf32>
+}
+
+// CHECK-LABEL: func.func @s_to_p_nested(
+// CHECK-SAME:    -> (tensor<?x6xf32> {{.*}}[shard<0>, partial<sum>]>})
+// CHECK-NOT:   dtensor.all_gather
+// CHECK:       %[[INNER:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:  %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<?x6xf32>
+// CHECK:       %[[ZEROS:.*]] = linalg.fill {{.*}} outs(%[[E]] : tensor<?x6xf32>)
+// CHECK:       tensor.insert_slice %arg0 into %[[ZEROS]][%[[INNER]], 0]
+func.func @s_to_p_nested(%x: tensor<5x6xf32> {dtensor.layout = #dtensor.layout<@m22, [shard<0>, shard<0>]>}) -> (tensor<5x6xf32> {dtensor.layout = #dtensor.layout<@m22, [shard<0>, partial<sum>]>}) {
+  %0 = dtensor.redistribute %x from <@m22, [shard<0>, shard<0>]> to <@m22, [shard<0>, partial<sum>]> : tensor<5x6xf32>
+  return %0 : tensor<5x6xf32>
+}
