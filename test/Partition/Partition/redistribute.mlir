@@ -190,6 +190,8 @@ func.func @s_to_p_uneven(%x: tensor<7x6xf32> {dtensor.layout = #dtensor.layout<@
 // CHECK-LABEL: func.func @s_to_p_nested(
 // CHECK-SAME:    -> (tensor<?x6xf32> {{.*}}[shard<0>, partial<sum>]>})
 // CHECK-NOT:   dtensor.all_gather
+// CHECK:       arith.subi
+// CHECK:       arith.subi
 // CHECK:       %[[INNER:.*]] = arith.subi %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:  %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<?x6xf32>
 // CHECK:       %[[ZEROS:.*]] = linalg.fill {{.*}} outs(%[[E]] : tensor<?x6xf32>)
