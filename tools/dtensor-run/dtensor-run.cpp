@@ -408,21 +408,16 @@ int runRank(const Options &options) {
         (tensor.role == DTENSOR_WEIGHT &&
          (!options.weights.empty() || hasInit)))
       continue;
+    // A file of this rank's shard (--input-local) or of the global tensor.
     auto local = localArrays.find(tensor.name);
-    if (local != localArrays.end()) {
-      const dtensor::tooling::NpyArray &array = local->second;
+    auto global = inputArrays.find(tensor.name);
+    if (local != localArrays.end() || global != inputArrays.end()) {
+      bool isLocal = local != localArrays.end();
+      const dtensor::tooling::NpyArray &array =
+          isLocal ? local->second : global->second;
       if (dtensor_status status = dtensor_program_set(
-              program, tensor.name.c_str(), DTENSOR_LOCAL, array.dtype,
-              static_cast<int32_t>(array.shape.size()), array.shape.data(),
-              array.data.data(), array.data.size()))
-        return finish(fail(status));
-      continue;
-    }
-    auto file = inputArrays.find(tensor.name);
-    if (file != inputArrays.end()) {
-      const dtensor::tooling::NpyArray &array = file->second;
-      if (dtensor_status status = dtensor_program_set(
-              program, tensor.name.c_str(), DTENSOR_GLOBAL, array.dtype,
+              program, tensor.name.c_str(),
+              isLocal ? DTENSOR_LOCAL : DTENSOR_GLOBAL, array.dtype,
               static_cast<int32_t>(array.shape.size()), array.shape.data(),
               array.data.data(), array.data.size()))
         return finish(fail(status));
