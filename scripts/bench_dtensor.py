@@ -61,7 +61,6 @@ Exits 1 on a mismatch.
 
 import argparse
 import json
-import math
 import os
 import re
 import statistics
@@ -360,11 +359,55 @@ def run_timing(rank, world, mesh, task):
         per_step = statistics.median(warm)
         iters = bench_torch.agree(
             max(3, min(iters, int(budget / max(per_step, 1e-6)))), world)
+    if task.get("profile"):
+        return {"profile": profile_steps(rank, step, iters), "iters": iters,
+                "mode": task["mode"]}
     times = sorted(step() for _ in range(iters))
     return {"median_ms": 1e3 * times[len(times) // 2],
             "min_ms": 1e3 * times[0], "iters": iters, "warmup": len(warm),
             "mode": task["mode"], "compile_s": compile_s, "ranks": world,
             "threads": task["threads"]}
+
+
+# Profiler event names: matrix products, attention, collectives.
+GEMM_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm",
+            "aten::_mkl_linear", "mkldnn::_linear_pointwise")
+ATTENTION_OPS = ("aten::_scaled_dot_product_flash_attention_for_cpu",)
+COLLECTIVE_WORDS = ("gloo", "c10d", "all_reduce", "allreduce", "all_gather",
+                    "allgather", "wait_tensor")
+
+
+def profile_steps(rank, step, iters):
+    """Rank 0 profiles `iters` steps (torch.profiler, CPU): the self time
+    per step of matrix products, attention, collectives and the rest, and
+    the ops that took the most. The other ranks run the steps unprofiled."""
+    from torch.profiler import ProfilerActivity, profile
+    if rank != 0:
+        for _ in range(iters):
+            step()
+        return None
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        wall = sum(step() for _ in range(iters))
+    ms = {"gemm": 0.0, "attention": 0.0, "collective": 0.0}
+    top = []
+    for event in prof.key_averages():
+        self_ms = event.self_cpu_time_total / 1e3 / iters
+        name = event.key
+        if name == "c10d::barrier":
+            continue  # before each step's clock starts
+        if name in GEMM_OPS:
+            ms["gemm"] += self_ms
+        elif name in ATTENTION_OPS:
+            ms["attention"] += self_ms
+        elif any(w in name.lower() for w in COLLECTIVE_WORDS):
+            ms["collective"] += self_ms
+        top.append({"name": name, "ms": self_ms})
+    top.sort(key=lambda t: -t["ms"])
+    step_ms = 1e3 * wall / iters
+    return {"step_ms": step_ms, "gemm_ms": ms["gemm"],
+            "attention_ms": ms["attention"],
+            "collective_ms": ms["collective"],
+            "top": [t for t in top if t["ms"] > 0][:8]}
 
 
 def run_check(rank, world, mesh, task):
