@@ -7,7 +7,9 @@ machine's ceilings.
   bench.py [--out DIR] [--build-dir DIR] [--quick] [--cases REGEX]
       [--ranks 1,2] [--iters N] [--warmup N] [--budget SECONDS]
       [--rounds N] [--no-compile-time] [--no-torch-tuned]
-      [--compile-timeout SECONDS]
+      [--compile-timeout SECONDS] [--no-self-check] [--case-timeout SECONDS]
+      [--no-dtensor-peers] [--no-dtensor-compile] [--torch-python PYTHON]
+      [--openblas-coretype runtime|inherit|FAMILY]
 
 Steps, each printed as it starts:
 
@@ -17,7 +19,17 @@ Steps, each printed as it starts:
    quick probe of the best family's peak and of the bandwidth before each
    model's cases (the best of all is kept: other processes, in this VM or on
    its host, only ever lower them); the per-rank ceilings follow
-   (ceilings_per_rank below);
+   (ceilings_per_rank below). Kernel families: the GEMM peaks of the
+   roofline are those of the family our programs really ran, which a
+   64-row MLP step run with DTENSOR_VERBOSE=1 reports
+   (openblas_get_corename()); when the tool's best family is another one,
+   that family is probed alone. --openblas-coretype sets the conditions of
+   our programs and the ceilings: `runtime` (default) removes a preset
+   OPENBLAS_CORETYPE from their environment (the runtime picks, as on a
+   machine without one), `inherit` keeps the environment's (the runtime
+   honours it: a preset Haswell runs AVX2 kernels, and the roofline is
+   then Haswell's), a family name sets it. Every side's family is reported
+   (results.json kernel_families, the table's BLAS column);
 2. self-check: the PyTorch tensor-parallel code (scripts/bench_torch.py)
    on 2 ranks gives the outputs of scripts/torch_model.py in one process,
    for a tiny MLP, block and Llama, on make-test-tensors.py's tensors;
@@ -32,7 +44,17 @@ Steps, each printed as it starts:
    and each keeps its best median: the machine may be shared, and load
    from elsewhere must hit all sides alike. PyTorch runs in
    `bench_torch.py serve` processes started once per rank count and BLAS
-   setting;
+   setting. The PyTorch 2 peers (scripts/bench_dtensor.py serve, with the
+   interpreter of --torch-python or `scripts/torch-env.sh --python`; none:
+   a message and no such columns): the model as nn.Modules with DTensor's
+   parallelize_module and the standard Llama plan, eager ("DTensor
+   eager") and under torch.compile ("DTensor compiled", Inductor; a case
+   it cannot compile keeps the reason and an empty cell;
+   --no-dtensor-compile skips the column, --no-dtensor-peers both), first
+   self-checked against torch_model.py on the tiny models. Ratios: peer
+   ms / ours ms. A peer faster than ours is profiled (torch.profiler) and
+   listed with the reasons the measurements give (kernel families, our
+   products alone against its step, its step's breakdown);
 4. compile time: `dtensor-compile` (default -O3, --no-reference) of the
    32-layer 7B-shaped plan (gen-model-plan.py --preset 7b --plan tp --mesh 2):
    wall time and peak resident memory.
