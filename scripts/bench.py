@@ -860,16 +860,17 @@ def faster_peers(case):
                     f"products (attention's included): ours {fmt_ms(alone)} "
                     f"ms alone, the peer's {100 * share:.0f}% of its "
                     f"profiled step (≈ {fmt_ms(share * peer)} ms); the rest: "
-                    f"ours {fmt_ms(rest)} ms, the peer's ≈ "
-                    f"{fmt_ms((1 - share) * peer)} ms")
+                    f"ours {fmt_ms(rest)} ms (step − products alone), the "
+                    f"peer's ≈ {fmt_ms((1 - share) * peer)} ms")
             elif alone >= peer:
                 reasons.append(f"our matrix products alone take "
                                f"{fmt_ms(alone)} ms, more than the peer's "
                                f"whole step")
             else:
-                reasons.append(f"the rest of our step (no matrix products) "
-                               f"takes {fmt_ms(rest)} ms: elementwise loops, "
-                               "copies, collectives, call overhead")
+                reasons.append(f"our step takes {fmt_ms(rest)} ms more than "
+                               "its matrix products timed alone (elementwise "
+                               "loops, copies, collectives, call overhead, "
+                               "or products slower within the step)")
         if profile and profile.get("top"):
             reasons.append(
                 f"peer's profile ({fmt_ms(profile['step_ms'])} ms per "
