@@ -7,7 +7,9 @@ machine's ceilings.
   bench.py [--out DIR] [--build-dir DIR] [--quick] [--cases REGEX]
       [--ranks 1,2] [--iters N] [--warmup N] [--budget SECONDS]
       [--rounds N] [--no-compile-time] [--no-torch-tuned]
-      [--compile-timeout SECONDS]
+      [--compile-timeout SECONDS] [--no-self-check] [--case-timeout SECONDS]
+      [--no-dtensor-peers] [--no-dtensor-compile] [--torch-python PYTHON]
+      [--openblas-coretype runtime|inherit|FAMILY]
 
 Steps, each printed as it starts:
 
@@ -17,7 +19,17 @@ Steps, each printed as it starts:
    quick probe of the best family's peak and of the bandwidth before each
    model's cases (the best of all is kept: other processes, in this VM or on
    its host, only ever lower them); the per-rank ceilings follow
-   (ceilings_per_rank below);
+   (ceilings_per_rank below). Kernel families: the GEMM peaks of the
+   roofline are those of the family our programs really ran, which a
+   64-row MLP step run with DTENSOR_VERBOSE=1 reports
+   (openblas_get_corename()); when the tool's best family is another one,
+   that family is probed alone. --openblas-coretype sets the conditions of
+   our programs and the ceilings: `runtime` (default) removes a preset
+   OPENBLAS_CORETYPE from their environment (the runtime picks, as on a
+   machine without one), `inherit` keeps the environment's (the runtime
+   honours it: a preset Haswell runs AVX2 kernels, and the roofline is
+   then Haswell's), a family name sets it. Every side's family is reported
+   (results.json kernel_families, the table's BLAS column);
 2. self-check: the PyTorch tensor-parallel code (scripts/bench_torch.py)
    on 2 ranks gives the outputs of scripts/torch_model.py in one process,
    for a tiny MLP, block and Llama, on make-test-tensors.py's tensors;
@@ -32,7 +44,17 @@ Steps, each printed as it starts:
    and each keeps its best median: the machine may be shared, and load
    from elsewhere must hit all sides alike. PyTorch runs in
    `bench_torch.py serve` processes started once per rank count and BLAS
-   setting;
+   setting. The PyTorch 2 peers (scripts/bench_dtensor.py serve, with the
+   interpreter of --torch-python or `scripts/torch-env.sh --python`; none:
+   a message and no such columns): the model as nn.Modules with DTensor's
+   parallelize_module and the standard Llama plan, eager ("DTensor
+   eager") and under torch.compile ("DTensor compiled", Inductor; a case
+   it cannot compile keeps the reason and an empty cell;
+   --no-dtensor-compile skips the column, --no-dtensor-peers both), first
+   self-checked against torch_model.py on the tiny models. Ratios: peer
+   ms / ours ms. A peer faster than ours is profiled (torch.profiler) and
+   listed with the reasons the measurements give (kernel families, our
+   products alone against its step, its step's breakdown);
 4. compile time: `dtensor-compile` (default -O3, --no-reference) of the
    32-layer 7B-shaped plan (gen-model-plan.py --preset 7b --plan tp --mesh 2):
    wall time and peak resident memory.
@@ -149,6 +171,18 @@ def load_make_test_tensors():
 
 # --- ceilings --------------------------------------------------------------------------
 
+def blas_env(a, base=None):
+    """The environment of the processes whose OpenBLAS kernel family the
+    bench controls (dtensor-run, dtensor-bench-ceilings): see
+    --openblas-coretype."""
+    env = dict(os.environ if base is None else base)
+    if a.openblas_coretype == "runtime":
+        env.pop("OPENBLAS_CORETYPE", None)
+    elif a.openblas_coretype != "inherit":
+        env["OPENBLAS_CORETYPE"] = a.openblas_coretype
+    return env
+
+
 def measure_ceilings(a, work, when, family=None):
     """dtensor-bench-ceilings; with `family`, a quick probe of that kernel
     family's peak and of the bandwidth (a few seconds)."""
@@ -162,7 +196,7 @@ def measure_ceilings(a, work, when, family=None):
         cmd.append("--quick")
     if family:
         cmd += ["--families", family, "--gemm-reps", "3", "--stream-reps", "3"]
-    run(cmd)
+    run(cmd, env=blas_env(a))
     with open(path) as f:
         ceil = json.load(f)
     g, s = ceil["gemm"], ceil["stream"]
@@ -175,33 +209,45 @@ def measure_ceilings(a, work, when, family=None):
     return ceil
 
 
-def best_ceilings(runs):
+def best_ceilings(runs, family=None):
     """Field by field, the best of several ceiling measurements (the first
     one measures every kernel family): other processes, in this VM or on
-    its host, only ever lower a measurement."""
+    its host, only ever lower a measurement. The GEMM peaks are those of
+    `family`, the kernel family our programs ran (default: the best one):
+    its 1-thread peak, and the all-core and concurrent peaks of the runs
+    that measured them with it (the tool measures those with the best
+    family it ran, so bench.py probes `family` alone when that differs).
+    Families are matched by name, whatever the CPU lists."""
     best = json.loads(json.dumps(runs[0]))
     g = best["gemm"]
+    by_core = {f["coretype"]: f for f in g["families"]}
     for other in runs[1:]:
-        g2 = other["gemm"]
-        for fam in g["families"]:
-            for fam2 in g2["families"]:
-                if fam2["coretype"] == fam["coretype"] and fam2["ok"]:
-                    fam["gflops"] = max(fam["gflops"], fam2["gflops"])
-        for key in ("peak_1thread_gflops", "peak_all_threads_gflops",
-                    "concurrent_min_gflops"):
-            g[key] = max(g[key], g2[key])
-        g["concurrent_per_process_gflops"] = max(
-            g["concurrent_per_process_gflops"],
-            g2["concurrent_per_process_gflops"], key=min)
+        for fam2 in other["gemm"]["families"]:
+            fam = by_core.get(fam2["coretype"])
+            if fam is None:
+                g["families"].append(json.loads(json.dumps(fam2)))
+                by_core[fam2["coretype"]] = g["families"][-1]
+            elif fam2["ok"]:
+                fam["gflops"] = max(fam["gflops"] if fam["ok"] else 0,
+                                    fam2["gflops"])
+                fam["ok"] = True
         for threads in ("threads_1", "threads_all"):
             for kernel, value in other["stream"][threads].items():
                 best["stream"][threads][kernel] = max(
                     best["stream"][threads][kernel], value)
-    best_family = max((f for f in g["families"] if f["ok"] and f["honoured"]),
-                      key=lambda f: f["gflops"])
-    g["best_coretype"] = best_family["coretype"]
-    g["peak_1thread_gflops"] = max(g["peak_1thread_gflops"],
-                                   best_family["gflops"])
+    runnable = [f for f in g["families"] if f["ok"] and f["honoured"]]
+    g["best_coretype"] = max(runnable, key=lambda f: f["gflops"])["coretype"]
+    roofline = family if family in by_core else g["best_coretype"]
+    g["roofline_coretype"] = roofline
+    g["roofline_corename"] = by_core[roofline]["corename"]
+    same = [r["gemm"] for r in runs if r["gemm"]["best_coretype"] == roofline]
+    g["roofline_family_runs"] = len(same)
+    if same:
+        for key in ("peak_all_threads_gflops", "concurrent_min_gflops"):
+            g[key] = max(r[key] for r in same)
+        g["concurrent_per_process_gflops"] = max(
+            (r["concurrent_per_process_gflops"] for r in same), key=min)
+    g["peak_1thread_gflops"] = by_core[roofline]["gflops"]
     best["measurements"] = len(runs)
     return best
 
@@ -426,16 +472,50 @@ def choose_iters(a, estimate_s):
 
 
 def run_ours(a, artifact, ranks, iters, warmup):
+    env = blas_env(a)
+    env["DTENSOR_VERBOSE"] = "1"  # each rank prints OpenBLAS's core name
     result = run([os.path.join(a.bin_dir, "dtensor-run"), artifact,
                   "-n", str(ranks), "--warmup", str(warmup), "--iters",
-                  str(iters), "--random-inputs", "1"], timeout=a.case_timeout)
+                  str(iters), "--random-inputs", "1"], timeout=a.case_timeout,
+                 env=env)
     match = re.search(r"ran (\d+) steps? on (\d+) ranks?: median ([0-9.]+) ms, "
                       r"min ([0-9.]+) ms", result.stdout)
     if not match:
         raise RuntimeError("no timing line in dtensor-run's output:\n" +
                            result.stdout + result.stderr)
+    cores = sorted(set(re.findall(r"OpenBLAS core (\S+)",
+                                  result.stdout + result.stderr)))
     return {"median_ms": float(match.group(3)), "min_ms": float(match.group(4)),
-            "iters": int(match.group(1)), "warmup": warmup}
+            "iters": int(match.group(1)), "warmup": warmup,
+            # None: no product went to OpenBLAS (the runtime's own kernels).
+            "openblas_corename": ",".join(cores) or None}
+
+
+def detect_runtime_family(a, work, ceil):
+    """The OpenBLAS kernel family our programs run under this bench's
+    conditions: a 64-row MLP step (its products go to OpenBLAS) run with
+    DTENSOR_VERBOSE=1, which prints openblas_get_corename(). Returns the
+    core name and the ceilings tool's family of that name ("auto" when it
+    is none the tool lists by name but OpenBLAS's own pick)."""
+    plan = os.path.join(work, "blas-probe.json")
+    artifact = os.path.join(work, "blas-probe.dtc")
+    run([sys.executable, os.path.join(SCRIPTS, "gen-model-plan.py"), "--model",
+         "mlp", "--dim", "64", "--ffn", "128", "--batch", "1", "--seq", "64",
+         "--plan", "tp", "--mesh", "1", "-o", plan])
+    if os.path.exists(artifact):
+        shutil.rmtree(artifact)
+    run([os.path.join(a.bin_dir, "dtensor-compile"), plan, "-o", artifact,
+         "--mesh", "1", "--no-reference"])
+    measured = run_ours(a, artifact, 1, 1, 0)
+    shutil.rmtree(artifact, ignore_errors=True)
+    core = measured["openblas_corename"]
+    families = ceil["gemm"]["families"]
+    family = next((f["coretype"] for f in families if core and
+                   f["coretype"].lower() == core.lower()), None)
+    if family is None:
+        family = next((f["coretype"] for f in families if core and
+                       (f["corename"] or "").lower() == core.lower()), "auto")
+    return core, family
 
 
 # --- PyTorch ---------------------------------------------------------------------------------
@@ -443,33 +523,41 @@ def run_ours(a, artifact, ranks, iters, warmup):
 class TorchServer:
     """A `bench_torch.py serve` process: `ranks` PyTorch ranks with
     cores/ranks threads each, kept running between measurements; `coretype`
-    is OPENBLAS_CORETYPE for torch's OpenBLAS (None: as shipped)."""
+    is OPENBLAS_CORETYPE for torch's OpenBLAS (None: as shipped). With
+    `python` set, a `bench_dtensor.py serve` process of that interpreter
+    instead (the PyTorch 2 DTensor peers; `coretype` unused)."""
 
-    def __init__(self, ranks, coretype, timeout):
+    def __init__(self, ranks, coretype, timeout, python=None):
         self.ranks, self.coretype, self.timeout = ranks, coretype, timeout
+        self.python = python
+        self.script = "bench_dtensor.py" if python else "bench_torch.py"
         self.proc = None
+        self.ready = None
 
     def start(self):
         threads = max(1, (os.cpu_count() or 1) // self.ranks)
         env = dict(os.environ)
         env.pop("OPENBLAS_CORETYPE", None)
-        # Both of torch's thread pools (OpenMP, OpenBLAS) get the rank's share.
-        env["OMP_NUM_THREADS"] = str(threads)
-        env["OPENBLAS_NUM_THREADS"] = str(threads)
-        cmd = [sys.executable, os.path.join(SCRIPTS, "bench_torch.py"), "serve",
+        # All of torch's thread pools (OpenMP, OpenBLAS, MKL) get the rank's
+        # share.
+        for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                     "MKL_NUM_THREADS"):
+            env[name] = str(threads)
+        cmd = [self.python or sys.executable,
+               os.path.join(SCRIPTS, self.script), "serve",
                "--ranks", str(self.ranks), "--threads", str(threads)]
-        if self.coretype:
+        if self.coretype and not self.python:
             cmd += ["--openblas-coretype", self.coretype]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, env=env)
-        self._read()  # {"ready": true}
+        self.ready = self._read()  # {"ready": true, ...}
 
     def _read(self):
         ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
         line = self.proc.stdout.readline() if ready else ""
         if not line:
             self.stop()
-            raise RuntimeError(f"bench_torch.py serve (ranks {self.ranks}) "
+            raise RuntimeError(f"{self.script} serve (ranks {self.ranks}) "
                                f"gave no answer" + ("" if ready else
                                                     " in time"))
         return json.loads(line)
@@ -496,6 +584,40 @@ class TorchServer:
             self.proc = None
 
 
+def dtensor_python(a):
+    """The interpreter of the PyTorch 2 peers (--torch-python, else
+    scripts/torch-env.sh --python, which makes the environment when it is
+    missing) and None with the reason when there is none: the bench then
+    runs without those columns."""
+    if a.no_dtensor_peers:
+        return None, "--no-dtensor-peers"
+    python = a.torch_python
+    if not python:
+        log("PyTorch 2 peers: scripts/torch-env.sh --python (makes the "
+            "environment if it is missing)")
+        try:
+            result = run([os.path.join(SCRIPTS, "torch-env.sh"), "--python"],
+                         timeout=1800, check=False)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return None, f"scripts/torch-env.sh: {e}"
+        lines = result.stdout.strip().splitlines()
+        if result.returncode != 0 or not lines:
+            tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
+            return None, (f"scripts/torch-env.sh failed ({result.returncode}): "
+                          f"{tail}")
+        python = lines[-1].strip()
+    try:
+        probe = run([python, os.path.join(SCRIPTS, "bench_dtensor.py"),
+                     "info"], timeout=300, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, f"{python} cannot run bench_dtensor.py: {e}"
+    if probe.returncode != 0:
+        tail = ((probe.stderr or probe.stdout).strip().splitlines()
+                or ["no output"])[-1]
+        return None, f"{python} cannot run bench_dtensor.py: {tail}"
+    return python, json.loads(probe.stdout.strip().splitlines()[-1])
+
+
 def run_gemms_alone(a, case, coretype, reps):
     """The step's matrix products alone, through our runtime's matrix
     products (OpenBLAS with the kernel family it selects, or its own kernels
@@ -506,7 +628,8 @@ def run_gemms_alone(a, case, coretype, reps):
     threads = max(1, (os.cpu_count() or 1) // ranks)
     cmd = [os.path.join(a.bin_dir, "dtensor-bench-ceilings"), "--gemm-list",
            coretype or "auto", str(threads), case["gemm_list"], str(reps)]
-    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True,
+                              env=blas_env(a))
              for _ in range(ranks)]
     results = []
     for proc in procs:
@@ -516,7 +639,8 @@ def run_gemms_alone(a, case, coretype, reps):
         results.append(json.loads(out))
     slowest = max(results, key=lambda r: r["median_ms"])
     return {"median_ms": slowest["median_ms"], "gflops_per_rank": slowest["gflops"],
-            "reps": reps, "products": slowest["products"]}
+            "reps": reps, "products": slowest["products"],
+            "openblas_corename": slowest.get("corename")}
 
 
 def best_round(runs):
@@ -561,7 +685,31 @@ def self_check(a, work):
     ok = result.returncode == 0 and len(lines) == len(plans)
     if not ok:
         log("self-check FAILED:\n" + result.stdout + result.stderr)
-    return {"ok": ok, "lines": lines}
+    checks = {"ok": ok, "lines": lines}
+    if a.dtensor_python:
+        checks["dtensor"] = {}
+        for mode in a.dtensor_modes:
+            log(f"self-check: PyTorch 2 DTensor peer ({mode}, 2 ranks) == "
+                "torch_model.py (1 process)")
+            result = run([a.dtensor_python,
+                          os.path.join(SCRIPTS, "bench_dtensor.py"), "check"]
+                         + plans + ["--ranks", "2", "--mode", mode] + dirs,
+                         check=False, timeout=a.case_timeout)
+            lines = [l for l in result.stdout.splitlines()
+                     if l.startswith("check ")]
+            for line in lines:
+                log("  " + line)
+            # A model torch.compile cannot compile is noted, not a failure;
+            # a wrong result is.
+            compiled = [l for l in lines if "compile failed" not in l]
+            mode_ok = (len(lines) == len(plans) and
+                       all(l.endswith(": ok") for l in compiled))
+            if not mode_ok:
+                log(f"self-check ({mode}) FAILED:\n" + result.stdout +
+                    result.stderr[-4000:])
+            checks["dtensor"][mode] = {"ok": mode_ok, "lines": lines}
+            checks["ok"] = checks["ok"] and mode_ok
+    return checks
 
 
 # --- compile time ------------------------------------------------------------------------------
@@ -646,10 +794,11 @@ def analyse(case, per_rank):
         # The share of our step its matrix products alone would take.
         case["gemm_share"] = min(1.0, case["gemms_alone"]["median_ms"] /
                                  case["ours"]["median_ms"])
-    for key in ("torch", "torch_tuned"):
-        if case.get(key):
+    for key in PEERS:
+        if "median_ms" in case.get(key, {}):
             case["speedup_" + key] = (case[key]["median_ms"] /
                                       case["ours"]["median_ms"])
+    case["faster_peers"] = faster_peers(case)
     targets = []
     if case["bound"] == "gemm":
         targets.append(target("gemm_peak", case["fraction_of_gemm_peak"],
@@ -662,6 +811,76 @@ def analyse(case, per_rank):
         targets.append(target("speedup_vs_torch", case["speedup_torch"],
                               TARGET_SPEEDUP))
     case["targets"] = targets
+
+
+# Every peer column: results key, table label.
+PEERS = {"torch": "torch", "torch_tuned": "torch*",
+         "dtensor_eager": "DTensor eager", "dtensor_compiled": "DTensor compiled"}
+
+
+def peer_family(case, key):
+    """The BLAS kernel family a peer's matrix products ran on."""
+    blas = case.get(key, {}).get("blas") or {}
+    if blas.get("family"):
+        return blas["family"]
+    if blas.get("openblas_corename"):
+        return "OpenBLAS " + blas["openblas_corename"]
+    return blas.get("torch_blas_info") or "?"
+
+
+def faster_peers(case):
+    """The peers faster than ours in this case, each with the reason the
+    measurements give: the BLAS kernel families, our matrix products alone
+    against the peer's whole step, and (DTensor peers, profiled when
+    faster) where the peer's step time goes."""
+    ours = case["ours"]["median_ms"]
+    alone = case.get("gemms_alone", {}).get("median_ms")
+    ours_family = "OpenBLAS " + (case["ours"].get("openblas_corename")
+                                 or "not called (runtime's own kernels)")
+    found = []
+    for key, label in PEERS.items():
+        peer = case.get(key, {}).get("median_ms")
+        if peer is None or peer >= ours:
+            continue
+        reasons = []
+        family = peer_family(case, key)
+        if family != ours_family:
+            reasons.append(f"matrix products on {family}, ours on "
+                           f"{ours_family}")
+        profile = case[key].get("profile")
+        if alone is not None:
+            rest = ours - alone
+            if profile and profile.get("gemm_ms") is not None:
+                # The profiler slows the peer's steps down: its shares, not
+                # its times, are carried over to the measured median.
+                share = min(1.0, (profile["gemm_ms"] +
+                                  profile.get("attention_ms", 0.0)) /
+                            max(profile["step_ms"], 1e-9))
+                reasons.append(
+                    f"products (attention's included): ours {fmt_ms(alone)} "
+                    f"ms alone, the peer's {100 * share:.0f}% of its "
+                    f"profiled step (≈ {fmt_ms(share * peer)} ms); the rest: "
+                    f"ours {fmt_ms(rest)} ms (step − products alone), the "
+                    f"peer's ≈ {fmt_ms((1 - share) * peer)} ms")
+            elif alone >= peer:
+                reasons.append(f"our matrix products alone take "
+                               f"{fmt_ms(alone)} ms, more than the peer's "
+                               f"whole step")
+            else:
+                reasons.append(f"our step takes {fmt_ms(rest)} ms more than "
+                               "its matrix products timed alone (elementwise "
+                               "loops, copies, collectives, call overhead, "
+                               "or products slower within the step)")
+        if profile and profile.get("top"):
+            reasons.append(
+                f"peer's profile ({fmt_ms(profile['step_ms'])} ms per "
+                "profiled step, self times): " + ", ".join(
+                    f"{t['name'][:40]} {fmt_ms(t['ms'])} ms"
+                    for t in profile["top"][:4]))
+        found.append({"peer": key, "label": label, "peer_ms": peer,
+                      "ours_ms": ours, "ratio": peer / ours,
+                      "reasons": reasons or ["no difference measured"]})
+    return found
 
 
 def target(name, value, goal):
@@ -710,14 +929,15 @@ def markdown(results):
               "ms, interleaved, best median kept).", ""]
     lines += ["## Ceilings (dtensor-bench-ceilings: the best of "
               f"{c.get('measurements', 1)} measurements — at the start, the "
-              "end, and a probe before each model)", "",
+              "end, and a probe of our kernel family before each model)", "",
               "| ceiling | value |", "|---|---|"]
     for fam in g["families"]:
         lines.append(f"| sgemm {g['size']}³, 1 thread, OPENBLAS_CORETYPE="
                      f"{fam['coretype']} (core {fam['corename'] or '?'}) | "
                      + (f"{fam['gflops']:.1f} GFLOP/s |" if fam["ok"]
                         else "failed |"))
-    lines.append(f"| sgemm, {g['all_threads']} threads ({g['best_coretype']}) | "
+    lines.append(f"| sgemm, {g['all_threads']} threads "
+                 f"({g.get('roofline_coretype', g['best_coretype'])}) | "
                  f"{g['peak_all_threads_gflops']:.1f} GFLOP/s |")
     lines.append(f"| sgemm, {g['concurrent_1thread_processes']} concurrent "
                  f"1-thread processes, slowest | "
@@ -739,6 +959,7 @@ def markdown(results):
                      f"{r['gemm_gflops']:.1f} GFLOP/s | "
                      f"{r['bandwidth_gbps']:.1f} GB/s | "
                      f"{r['balance_flop_per_byte']:.1f} FLOP/B |")
+    lines += kernel_families(results)
     tb = results.get("torch_blas") or {}
     tuned = results["settings"].get("torch_tuned_coretype")
     if tb:
@@ -751,14 +972,16 @@ def markdown(results):
                      "kernels our runtime selects)." if tuned else ".")]
     lines += ["", "## Cases", "",
               "| case | tokens (B×S) | ranks | ours ms | GEMMs alone ms | "
-              "torch ms | speedup | torch* ms | speedup* | GFLOP/s/rank | "
+              "torch ms | speedup | torch* ms | speedup* | DTensor eager ms | "
+              "speedup | DTensor compiled ms | speedup | BLAS ours / torch / "
+              "DTensor | GFLOP/s/rank | "
               "GB/s/rank | bound | % roofline | coll. bytes/rank | targets |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "|---" * 20 + "|"]
     for case in results["cases"]:
         if "error" in case:
             lines.append(f"| {case['model']} {case['shape']} | | {case['ranks']} "
                          f"| error: {case['error'].splitlines()[0][:80]} |"
-                         + " |" * 11)
+                         + " |" * 16)
             continue
         torch = case.get("torch")
         tuned = case.get("torch_tuned")
@@ -771,7 +994,26 @@ def markdown(results):
                  fmt_ms(torch["median_ms"]) if torch else "-",
                  f"{case['speedup_torch']:.2f}×" if torch else "-",
                  fmt_ms(tuned["median_ms"]) if tuned else "-",
-                 f"{case['speedup_torch_tuned']:.2f}×" if tuned else "-",
+                 f"{case['speedup_torch_tuned']:.2f}×" if tuned else "-"]
+        for key in ("dtensor_eager", "dtensor_compiled"):
+            peer = case.get(key, {})
+            if "median_ms" in peer:
+                cells += [fmt_ms(peer["median_ms"]),
+                          f"{case['speedup_' + key]:.2f}×"]
+            elif "compile_error" in peer:
+                cells += ["compile failed", "-"]
+            elif "error" in peer:
+                cells += ["failed", "-"]
+            else:
+                cells += ["-", "-"]
+        dt = next((k for k in ("dtensor_eager", "dtensor_compiled")
+                   if "median_ms" in case.get(k, {})), None)
+        blas = [case["ours"].get("openblas_corename") or "own",
+                (torch["blas"].get("openblas_corename") or "?") if torch
+                else "-",
+                peer_family(case, dt) if dt else "-"]
+        cells += [
+                 " / ".join(blas),
                  f"{case['gflops_per_rank']:.2f}",
                  f"{case['gbps_per_rank']:.2f}",
                  case["bound"] + (" (in L2)" if case["fits_in_l2"] else ""),
@@ -779,6 +1021,7 @@ def markdown(results):
                  fmt_bytes(case["collectives"]["bytes_per_rank"]),
                  "; ".join(target_text(t) for t in case["targets"])]
         lines.append("| " + " | ".join(cells) + " |")
+    lines += faster_section(results)
     ct = results.get("compile_time")
     if ct:
         lines += ["", "## Compile time", "",
@@ -814,7 +1057,18 @@ def markdown(results):
               "Megatron-style tensor parallelism on gloo, median step time "
               "(rank 0, each step after a barrier); both with cores/R threads "
               "per rank. speedup = torch ms / ours ms. torch*: the same with "
-              "OPENBLAS_CORETYPE set to the kernels our runtime selects.",
+              "OPENBLAS_CORETYPE set to the kernels our runtime selects. "
+              "DTensor eager / compiled: PyTorch 2 (scripts/torch-env.sh) "
+              "with the model as nn.Modules, parallelize_module and the "
+              "standard Llama tensor-parallel plan (ColwiseParallel / "
+              "RowwiseParallel, vocab-parallel embedding, replicated "
+              "logits) on gloo, eager or under torch.compile (Inductor, "
+              "CPU; its compilation not timed), median step time (rank 0, "
+              "each step after a barrier, until its output is ready); "
+              "speedup = DTensor ms / ours ms. BLAS: the kernel family each "
+              "side's matrix products ran on (OpenBLAS's "
+              "openblas_get_corename(); \"own\": no product of ours went "
+              "to OpenBLAS; MKL: the instruction set MKL_VERBOSE reports).",
               "- FLOPs: 2·M·N·K for each matrix product (attention's QKᵀ and "
               "PV over the full S×S, as both sides compute it); elementwise "
               "ops, norms, softmax not counted. Bytes: per rank, its weight "
@@ -837,6 +1091,49 @@ def markdown(results):
               "shipped). `coll. bytes/rank`: the compiler's communication "
               "report, bytes each rank sends per step.", ""]
     return "\n".join(lines)
+
+
+def kernel_families(results):
+    """The BLAS kernel family of every side and of the ceilings, and the
+    conditions they were measured under."""
+    fam = results.get("kernel_families", {})
+    if not fam:
+        return []
+    st = results["settings"]
+    lines = ["", "Kernel families (BLAS each side's matrix products ran on, "
+             "as the libraries report them):", "",
+             "| side | BLAS, kernel family |", "|---|---|"]
+    for side, value in fam.items():
+        lines.append(f"| {side} | {value} |")
+    preset = st.get("openblas_coretype_preset")
+    choice = st.get("openblas_coretype")
+    lines += ["", "Conditions: OPENBLAS_CORETYPE in the environment: "
+              + (f"`{preset}`" if preset else "unset") + "; --openblas-coretype "
+              f"{choice}: " + {
+                  "runtime": "removed for our programs and the ceilings, so "
+                             "the runtime picks its family itself",
+                  "inherit": "kept as found (our runtime honours it)"}.get(
+                      choice, f"set to {choice} for our programs")
+              + ". The roofline's GEMM peak is measured with the family our "
+              "programs ran ("
+              + str(results["ceilings"]["gemm"].get("roofline_coretype"))
+              + "), the GEMMs-alone runs and torch* use it too; torch runs "
+              "OpenBLAS's own pick (as shipped, no OPENBLAS_CORETYPE); the "
+              "DTensor peers' MKL does not read OPENBLAS_CORETYPE."]
+    return lines
+
+
+def faster_section(results):
+    rows = [(c, f) for c in results["cases"] for f in c.get("faster_peers", [])]
+    lines = ["", "## Where a peer is faster", ""]
+    if not rows:
+        return lines + ["No peer is faster than ours in any case measured."]
+    for case, f in rows:
+        lines.append(f"- {case['model']} {case['shape']} R={case['ranks']}: "
+                     f"{f['label']} {fmt_ms(f['peer_ms'])} ms against ours "
+                     f"{fmt_ms(f['ours_ms'])} ms ({f['ratio']:.2f}×): "
+                     + "; ".join(f["reasons"]))
+    return lines
 
 
 def summarise(results):
@@ -879,15 +1176,16 @@ def plot(results, path):
     fig, axes = plt.subplots(2, 1, figsize=(max(8, 0.35 * len(cases) + 2), 8),
                              sharex=True)
     x = list(range(len(cases)))
-    tuned = any("speedup_torch_tuned" in c for c in cases)
-    width = 0.4 if tuned else 0.8
-    axes[0].bar([i - (width / 2 if tuned else 0) for i in x],
-                [c.get("speedup_torch", 0) for c in cases], width,
-                label="vs torch (as shipped)")
-    if tuned:
-        axes[0].bar([i + width / 2 for i in x],
-                    [c.get("speedup_torch_tuned", 0) for c in cases], width,
-                    label="vs torch* (OPENBLAS_CORETYPE as ours)")
+    legends = {"torch": "vs torch (as shipped)",
+               "torch_tuned": "vs torch* (OPENBLAS_CORETYPE as ours)",
+               "dtensor_eager": "vs DTensor eager (PyTorch 2)",
+               "dtensor_compiled": "vs DTensor + torch.compile"}
+    series = [k for k in PEERS if any("speedup_" + k in c for c in cases)]
+    width = 0.8 / max(1, len(series))
+    for n, key in enumerate(series):
+        axes[0].bar([i + (n - (len(series) - 1) / 2) * width for i in x],
+                    [c.get("speedup_" + key, 0) for c in cases], width,
+                    label=legends[key])
     axes[0].axhline(TARGET_SPEEDUP, color="red", linestyle="--",
                     label=f"target {TARGET_SPEEDUP:.0f}×")
     axes[0].axhline(1.0, color="black", linewidth=0.5)
@@ -909,7 +1207,8 @@ def plot(results, path):
     axes[1].legend(fontsize=8)
     axes[1].set_xticks(list(x))
     axes[1].set_xticklabels(labels, rotation=75, ha="right", fontsize=7)
-    fig.suptitle("dtensor vs PyTorch eager and the machine's roofline")
+    fig.suptitle("dtensor vs PyTorch (eager, DTensor, torch.compile) and the "
+                 "machine's roofline")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -953,6 +1252,22 @@ def parse_args(argv):
                    help="skip the PyTorch tensor-parallel correctness check")
     p.add_argument("--case-timeout", type=float, default=600,
                    help="seconds one run may take")
+    p.add_argument("--no-dtensor-peers", action="store_true",
+                   help="skip the PyTorch 2 DTensor columns (eager and "
+                   "torch.compile)")
+    p.add_argument("--no-dtensor-compile", action="store_true",
+                   help="skip only the torch.compile DTensor column")
+    p.add_argument("--torch-python", metavar="PYTHON",
+                   help="the PyTorch 2 interpreter of the DTensor peers "
+                   "(default: scripts/torch-env.sh --python, which makes "
+                   "its environment when missing)")
+    p.add_argument("--openblas-coretype", default="runtime", metavar="FAMILY",
+                   help="OpenBLAS kernel family of our programs and the "
+                   "ceilings: 'runtime' (default: OPENBLAS_CORETYPE removed "
+                   "from their environment, the runtime picks), 'inherit' "
+                   "(the environment's OPENBLAS_CORETYPE, as found) or a "
+                   "family name (e.g. Haswell); the roofline uses the "
+                   "family they ran in every case")
     a = p.parse_args(argv)
     a.bin_dir = os.path.join(a.build_dir, "bin")
     if a.budget is None:
@@ -985,6 +1300,9 @@ def measure_case(a, case, plan_path, artifact, per_rank, servers, tuned,
     # run far from their roofline), later ones use the measured median.
     iters, warmup = choose_iters(a, 30 * roofline + 20e-6)
     sides = {"ours": [], "gemms_alone": [], "torch": [], "torch_tuned": []}
+    peers = {}  # dtensor_<mode>: a compile failure or error, instead of runs
+    for mode in a.dtensor_modes:
+        sides["dtensor_" + mode] = []
     rounds = a.rounds
     round_ = 0
     while round_ < rounds:
@@ -994,7 +1312,8 @@ def measure_case(a, case, plan_path, artifact, per_rank, servers, tuned,
         load = os.getloadavg()[0]
         log(f"{progress}: round {round_ + 1}/{rounds} (load {load:.1f}): "
             f"dtensor-run (warm-up {warmup}, {iters} steps), PyTorch eager"
-            + (f", PyTorch with OPENBLAS_CORETYPE={tuned}" if tuned else ""))
+            + (f", PyTorch with OPENBLAS_CORETYPE={tuned}" if tuned else "")
+            + "".join(f", DTensor {m}" for m in a.dtensor_modes))
         sides["ours"].append(run_ours(a, artifact, case["ranks"], iters,
                                       warmup))
         if case["gemm_list"]:
@@ -1005,6 +1324,23 @@ def measure_case(a, case, plan_path, artifact, per_rank, servers, tuned,
         if tuned:
             sides["torch_tuned"].append(
                 servers[(case["ranks"], tuned)].time(request))
+        for mode in a.dtensor_modes:
+            side = "dtensor_" + mode
+            if side in peers:
+                continue
+            try:
+                answer = servers[(case["ranks"], "dtensor")].time(
+                    dict(request, mode=mode))
+            except RuntimeError as e:  # the cell stays empty, with why
+                peers[side] = {"error": str(e)[-2000:]}
+                log(f"  DTensor {mode} failed: {str(e)[-300:]}")
+                continue
+            if "compile_error" in answer:
+                peers[side] = answer
+                log(f"  DTensor compiled: torch.compile failed: "
+                    f"{answer['compile_error']}")
+                continue
+            sides[side].append(answer)
         for runs in sides.values():
             if runs:
                 runs[-1]["load_before"] = load
@@ -1019,16 +1355,35 @@ def measure_case(a, case, plan_path, artifact, per_rank, servers, tuned,
     for side, runs in sides.items():
         if runs:
             case[side] = best_round(runs)
+    case.update(peers)
+    # A peer faster than ours: profile it once (where its step's time goes),
+    # for the reason listed in the results.
+    for mode in a.dtensor_modes:
+        side = "dtensor_" + mode
+        if (case.get(side, {}).get("median_ms", math.inf) <
+                case["ours"]["median_ms"]):
+            try:
+                answer = servers[(case["ranks"], "dtensor")].time(
+                    dict(torch_request(a, plan_path), mode=mode, profile=True,
+                         iters=max(5, min(50, case[side]["iters"])), budget=0))
+                case[side]["profile"] = answer.get("profile")
+            except RuntimeError as e:
+                log(f"  profile of DTensor {mode} failed: {str(e)[-300:]}")
     log(f"  ours {fmt_ms(case['ours']['median_ms'])} ms, torch "
         f"{fmt_ms(case['torch']['median_ms'])} ms"
         + (f", torch* {fmt_ms(case['torch_tuned']['median_ms'])} ms"
            if case.get("torch_tuned") else "")
+        + "".join(f", DTensor {m} {fmt_ms(case[s]['median_ms'])} ms"
+                  for m, s in ((m, "dtensor_" + m) for m in a.dtensor_modes)
+                  if "median_ms" in case.get(s, {}))
         + (f"; its GEMMs alone {fmt_ms(case['gemms_alone']['median_ms'])} ms"
            if case.get("gemms_alone") else "")
         + f" (roofline {fmt_ms(1e3 * roofline)} ms)")
 
 
 def run_cases(a, results, work, tuned, runtime_core):
+    """runtime_core: the kernel family our programs run (the ceilings'
+    probes and the GEMMs-alone runs use it)."""
     """Every selected (model, shape, ranks) case: plan, compile, measure;
     a probe of the ceilings before each model's cases."""
     mtt = load_make_test_tensors()
@@ -1037,9 +1392,13 @@ def run_cases(a, results, work, tuned, runtime_core):
             for r in a.rank_list if re.search(a.cases, f"{m} {s}")]
     servers = {(r, core): TorchServer(r, core, a.case_timeout)
                for r in a.rank_list for core in (None, tuned)}
+    if a.dtensor_modes:
+        for r in a.rank_list:
+            servers[(r, "dtensor")] = TorchServer(r, None, a.case_timeout,
+                                                  python=a.dtensor_python)
     try:
         for index, (model, shape, ranks) in enumerate(todo):
-            if index and model != todo[index - 1][0] and runtime_core != "auto":
+            if index and model != todo[index - 1][0]:
                 results["ceilings_runs"].append(measure_ceilings(
                     a, work, f"probe-{model}", runtime_core))
             batch, seq = SHAPES[shape]
@@ -1063,6 +1422,10 @@ def run_cases(a, results, work, tuned, runtime_core):
                              results["ceilings_per_rank"][str(ranks)],
                              servers, tuned, runtime_core, progress)
                 results.setdefault("torch_blas", case["torch"]["blas"])
+                for mode in a.dtensor_modes:
+                    blas = case.get("dtensor_" + mode, {}).get("blas")
+                    if blas:
+                        results["dtensor_peers"].setdefault("blas", blas)
             except (RuntimeError, subprocess.TimeoutExpired, ValueError,
                     KeyError) as e:
                 case["error"] = str(e)
@@ -1071,6 +1434,38 @@ def run_cases(a, results, work, tuned, runtime_core):
     finally:
         for server in servers.values():
             server.stop()
+
+
+def families_used(results):
+    """Side -> the BLAS kernel family it ran (as its library reports it),
+    over all cases; several values are listed with commas."""
+    def collect(values):
+        found = sorted({v for v in values if v})
+        return ", ".join(found) if found else None
+    cases = [c for c in results["cases"] if "error" not in c]
+    g = results["ceilings"]["gemm"]
+    fam = {"ours (dtensor-run, OpenBLAS)": collect(
+               [results.get("runtime_openblas_corename")] +
+               [c["ours"].get("openblas_corename") for c in cases]),
+           "ceilings (roofline GEMM peak)":
+               f"OpenBLAS {g['roofline_coretype']} (core "
+               f"{g.get('roofline_corename') or '?'})",
+           "GEMMs alone (our runtime's products)": collect(
+               c.get("gemms_alone", {}).get("openblas_corename")
+               for c in cases)}
+    for key, label in (("torch", "torch (as shipped)"),
+                       ("torch_tuned", "torch*")):
+        value = collect(peer_family(c, key) for c in cases if c.get(key))
+        if value:
+            blas = next(c[key]["blas"] for c in cases if c.get(key))
+            fam[f"{label}, PyTorch {blas.get('torch')}"] = value
+    peers = results.get("dtensor_peers", {})
+    for mode in peers.get("modes", []):
+        value = collect(peer_family(c, "dtensor_" + mode) for c in cases
+                        if "median_ms" in c.get("dtensor_" + mode, {}))
+        if value:
+            fam[f"DTensor {mode}, PyTorch {peers['blas'].get('torch')}"] = value
+    return {k: v for k, v in fam.items() if v}
 
 
 def write_outputs(a, results):
@@ -1090,10 +1485,34 @@ def main(argv=None):
     work = os.path.join(a.out, "work")
     os.makedirs(work, exist_ok=True)
     first = measure_ceilings(a, work, "start")
-    runtime_core = first["gemm"]["runtime_coretype"]
+    # The family our programs really run (what OpenBLAS says), under the
+    # conditions of --openblas-coretype; the roofline's GEMM peak is that
+    # family's: when the tool's best family differs, it is probed alone.
+    corename, runtime_core = detect_runtime_family(a, work, first)
+    log(f"kernel family: our runtime ran OpenBLAS core {corename} "
+        f"(OPENBLAS_CORETYPE in the environment: "
+        f"{os.environ.get('OPENBLAS_CORETYPE') or 'unset'}, "
+        f"--openblas-coretype {a.openblas_coretype}); ceilings for "
+        f"{runtime_core}")
+    ceilings_runs = [first]
+    if first["gemm"]["best_coretype"] != runtime_core:
+        ceilings_runs.append(measure_ceilings(a, work, "start-family",
+                                              runtime_core))
     # torch*: torch's OpenBLAS on the kernels our runtime selects (none when
     # the runtime, too, leaves the choice to OpenBLAS).
     tuned = None if a.no_torch_tuned or runtime_core == "auto" else runtime_core
+    a.dtensor_python, peers = dtensor_python(a)
+    a.dtensor_modes = []
+    if a.dtensor_python:
+        a.dtensor_modes = ["eager"] + ([] if a.no_dtensor_compile
+                                       else ["compiled"])
+        log(f"PyTorch 2 peers: {a.dtensor_python} (torch {peers['torch']}, "
+            f"{peers['family']}): DTensor " + ", ".join(a.dtensor_modes))
+        peers = {"available": True, "python": a.dtensor_python,
+                 "modes": a.dtensor_modes, "blas": peers}
+    else:
+        log(f"PyTorch 2 peers: none ({peers}): no DTensor columns")
+        peers = {"available": False, "reason": peers, "modes": []}
     results = {
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "machine": {"cpu": first["cpu"]["model"], "cores": first["cpu"]["cores"],
@@ -1103,10 +1522,18 @@ def main(argv=None):
                      "warmup": a.warmup, "rounds": a.rounds,
                      "ranks": a.rank_list, "cases_regex": a.cases,
                      "torch_tuned_coretype": tuned,
+                     "openblas_coretype": a.openblas_coretype,
+                     "openblas_coretype_preset":
+                         os.environ.get("OPENBLAS_CORETYPE"),
                      "load_average_at_start": os.getloadavg()},
-        "ceilings_per_rank": {str(r): ceilings_per_rank(first, r)
-                              for r in a.rank_list},
-        "ceilings_runs": [first],
+        "ceilings_per_rank": {
+            str(r): ceilings_per_rank(best_ceilings(ceilings_runs,
+                                                    runtime_core), r)
+            for r in a.rank_list},
+        "ceilings_runs": ceilings_runs,
+        "runtime_openblas_corename": corename,
+        "runtime_coretype": runtime_core,
+        "dtensor_peers": peers,
         "cases": [],
     }
     if not a.no_self_check:
@@ -1117,12 +1544,16 @@ def main(argv=None):
     # The ceilings again: other processes only ever lower a measurement, so
     # the best of all of them is the machine's.
     results["ceilings_runs"].append(measure_ceilings(a, work, "end"))
-    results["ceilings"] = best_ceilings(results["ceilings_runs"])
+    if results["ceilings_runs"][-1]["gemm"]["best_coretype"] != runtime_core:
+        results["ceilings_runs"].append(measure_ceilings(
+            a, work, "end-family", runtime_core))
+    results["ceilings"] = best_ceilings(results["ceilings_runs"], runtime_core)
     results["ceilings_per_rank"] = {
         str(r): ceilings_per_rank(results["ceilings"], r) for r in a.rank_list}
     for case in results["cases"]:
         if "error" not in case:
             analyse(case, results["ceilings_per_rank"][str(case["ranks"])])
+    results["kernel_families"] = families_used(results)
     results["settings"]["load_average_at_end"] = os.getloadavg()
     summarise(results)
     write_outputs(a, results)

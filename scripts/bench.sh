@@ -13,7 +13,9 @@
 #
 # PYTHON picks the interpreter (default /usr/bin/python3, Debian's, which has
 # python3-numpy, python3-torch and python3-matplotlib; a pyenv or virtualenv
-# python3 first on PATH usually has not).
+# python3 first on PATH usually has not). The PyTorch 2 DTensor peers run
+# in scripts/torch-env.sh's environment (made on first use; --torch-python
+# picks another, --no-dtensor-peers skips them).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -158,10 +158,14 @@ std::vector<std::string> candidateCores(const CpuFeatures &cpu) {
   return cores;
 }
 
-/// The family the dtensor runtime asks OpenBLAS for (runtime/lib/Blas.cpp,
-/// detectCoreType: the same rules), or "auto" where it leaves the choice to
-/// OpenBLAS.
+/// The family the dtensor runtime asks OpenBLAS for: OPENBLAS_CORETYPE when
+/// the environment sets it (the runtime never overrides it), else
+/// runtime/lib/Blas.cpp's detectCoreType (the same rules), or "auto" where
+/// it leaves the choice to OpenBLAS.
 std::string runtimeCore(const CpuFeatures &cpu) {
+  const char *preset = std::getenv("OPENBLAS_CORETYPE");
+  if (preset && *preset)
+    return preset;
   if (cpu.avx512)
     return "SkylakeX";
   if (cpu.avx2 && cpu.fma)
@@ -835,6 +839,9 @@ int main(int argc, char **argv) {
   gemm["families"] = families;
   gemm["best_coretype"] = bestCore;
   gemm["runtime_coretype"] = runtimeCore(cpu);
+  const char *preset = std::getenv("OPENBLAS_CORETYPE");
+  gemm["openblas_coretype_env"] =
+      preset && *preset ? Json(preset) : Json(nullptr);
   gemm["peak_1thread_gflops"] = rounded(bestSingle);
   gemm["all_threads"] = cores;
   gemm["peak_all_threads_gflops"] = rounded(allThreads);
