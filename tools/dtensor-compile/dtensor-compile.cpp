@@ -88,6 +88,17 @@ static cl::opt<std::string> commReport(
     cl::desc("Print the communication report of the per-rank program "
              "(text, or --comm-report=json)"),
     cl::ValueOptional, cl::cat(category));
+static cl::list<std::string> visualize(
+    "visualize",
+    cl::desc("Print which rank holds which block of value NAME after "
+             "propagation: an input, parameter or output name, or an IR "
+             "name (%3); repeatable, or NAME,NAME"),
+    cl::value_desc("NAME"), cl::CommaSeparated, cl::cat(category));
+static cl::opt<std::string> visualizeSvg(
+    "visualize-svg",
+    cl::desc("With --visualize: also write each view as an SVG picture "
+             "into DIR"),
+    cl::value_desc("DIR"), cl::cat(category));
 static cl::opt<bool> noReference(
     "no-reference",
     cl::desc("Do not build the single-device reference program "
@@ -172,6 +183,12 @@ int main(int argc, char **argv) {
       options.commReport != "json") {
     llvm::errs() << "dtensor-compile: --comm-report takes text or json, not '"
                  << options.commReport << "'\n";
+    return 1;
+  }
+  options.visualize.assign(visualize.begin(), visualize.end());
+  options.visualizeSvgDir = visualizeSvg;
+  if (!visualizeSvg.empty() && visualize.empty()) {
+    llvm::errs() << "dtensor-compile: --visualize-svg needs --visualize\n";
     return 1;
   }
   if (worldSize < 0) {

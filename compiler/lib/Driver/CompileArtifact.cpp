@@ -526,6 +526,8 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   distributeOptions.bucketBytes = options.bucketBytes;
   distributeOptions.overlap = options.overlap;
   distributeOptions.commReport = options.commReport;
+  distributeOptions.visualize = options.visualize;
+  distributeOptions.visualizeSvgDir = options.visualizeSvgDir;
   distributeOptions.statistics = options.statistics;
   buildDistributePipeline(distribute, distributeOptions);
   if (failed(configure(options, distribute)))

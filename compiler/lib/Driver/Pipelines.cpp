@@ -16,6 +16,12 @@ void dtensor::driver::buildDistributePipeline(
   PropagateOptions propagate;
   propagate.statistics = options.statistics;
   pm.addPass(createPropagate(propagate));
+  if (!options.visualize.empty()) {
+    VisualizeShardingOptions visualize;
+    visualize.values.assign(options.visualize.begin(), options.visualize.end());
+    visualize.svgDir = options.visualizeSvgDir;
+    pm.addPass(createVisualizeSharding(visualize));
+  }
   pm.addPass(createPartition());
   FuseCollectivesOptions fuse;
   fuse.bucketBytes = options.bucketBytes;
@@ -46,6 +52,15 @@ struct DistributePipelineOptions
       llvm::cl::desc("Print the communication report of the per-rank "
                      "program: text or json (default: none)"),
       llvm::cl::init("")};
+  ListOption<std::string> visualize{
+      *this, "visualize",
+      llvm::cl::desc("Show which rank holds which block of these values "
+                     "after propagation (dtensor.name or IR names)")};
+  Option<std::string> visualizeSvgDir{
+      *this, "visualize-svg-dir",
+      llvm::cl::desc("With visualize: also write SVG pictures into this "
+                     "folder"),
+      llvm::cl::init("")};
   Option<bool> statistics{
       *this, "statistics",
       llvm::cl::desc("Propagation and collective fusion report what they "
@@ -64,6 +79,9 @@ void dtensor::driver::registerDistributePipeline() {
         distribute.bucketBytes = options.bucketBytes;
         distribute.overlap = options.overlap;
         distribute.commReport = options.commReport;
+        distribute.visualize.assign(options.visualize.begin(),
+                                    options.visualize.end());
+        distribute.visualizeSvgDir = options.visualizeSvgDir;
         distribute.statistics = options.statistics;
         buildDistributePipeline(pm, distribute);
       });

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dtensor/Analysis/ResultLayout.h"
+#include "FunctionValues.h"
 #include "TextTable.h"
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
@@ -29,73 +29,6 @@ namespace dtensor {
 
 using namespace mlir;
 using namespace dtensor;
-
-namespace {
-/// A tensor value and its layout; null when nothing gives it one.
-struct ValueLayout {
-  Value value;
-  LayoutAttr layout;
-};
-} // namespace
-
-/// Appends `value` when it is a tensor; other values are not tabulated.
-static void addValue(Value value, LayoutAttr layout,
-                     std::vector<ValueLayout> &values) {
-  if (isa<TensorType>(value.getType()))
-    values.push_back({value, layout});
-}
-
-/// Appends the tensor values of `op` in the order the IR printer shows them:
-/// its results, then, region by region, each block's arguments and ops.
-static void collectOpValues(Operation &op, std::vector<ValueLayout> &values) {
-  for (OpResult result : op.getResults())
-    addValue(result, getResultLayout(result), values);
-  for (Region &region : op.getRegions()) {
-    for (Block &block : region) {
-      for (BlockArgument arg : block.getArguments())
-        addValue(arg, {}, values);
-      for (Operation &nested : block)
-        collectOpValues(nested, values);
-    }
-  }
-}
-
-/// The tensor values of the body of `fn`: arguments (with their
-/// `dtensor.layout`) first, then everything defined inside, in order.
-static std::vector<ValueLayout> collectFunctionValues(FunctionOpInterface fn) {
-  std::vector<ValueLayout> values;
-  Region &body = fn.getFunctionBody();
-  for (BlockArgument arg : body.getArguments())
-    addValue(arg,
-             fn.getArgAttrOfType<LayoutAttr>(
-                 arg.getArgNumber(), DTensorDialect::getLayoutAttrName()),
-             values);
-  for (Block &block : body) {
-    if (!block.isEntryBlock())
-      for (BlockArgument arg : block.getArguments())
-        addValue(arg, {}, values);
-    for (Operation &op : block)
-      collectOpValues(op, values);
-  }
-  return values;
-}
-
-/// "dtensor.mesh" syntax without the op name: `@m shape [2, 4] names [...]`.
-static std::string describeMesh(MeshOp mesh) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "@" << mesh.getSymName() << " shape [";
-  llvm::interleaveComma(mesh.getShape(), os);
-  os << "]";
-  if (std::optional<ArrayAttr> names = mesh.getDimNames())
-    os << " names " << *names;
-  if (std::optional<ArrayRef<int64_t>> ids = mesh.getDeviceIds()) {
-    os << " devices [";
-    llvm::interleaveComma(*ids, os);
-    os << "]";
-  }
-  return text;
-}
 
 /// "0-2,5": ascending `ranks` with runs of consecutive ranks collapsed.
 static std::string formatRanks(ArrayRef<int64_t> ranks) {

@@ -44,6 +44,10 @@ struct CompileOptions {
   bool reference = true;
   /// Print the communication report ("text" or "json"); "" = none.
   std::string commReport;
+  /// Print which rank holds which block of these values after propagation
+  /// (--dtensor-visualize-sharding); with `visualizeSvgDir`, also as SVG.
+  std::vector<std::string> visualize;
+  std::string visualizeSvgDir;
   /// Collective fusion (see --dtensor-fuse-collectives).
   uint64_t bucketBytes = 25 * 1024 * 1024;
   bool overlap = true;

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace dtensor::driver {
 
@@ -24,14 +25,20 @@ struct DistributeOptions {
   /// Print the communication report of the per-rank program: "text" or
   /// "json"; "" for none.
   std::string commReport;
+  /// Values to show with --dtensor-visualize-sharding after propagation
+  /// (dtensor.name or IR names); none: the pass does not run.
+  std::vector<std::string> visualize;
+  /// With `visualize`: also write SVG pictures into this folder ("": no).
+  std::string visualizeSvgDir;
   /// Propagation and collective fusion report what they did as remarks
   /// (their `statistics` option).
   bool statistics = false;
 };
 
 /// Global program (layouts on arguments, distribute constraints) -> per-rank
-/// program: --dtensor-propagate, --dtensor-partition,
-/// --dtensor-fuse-collectives, and --dtensor-comm-report when asked.
+/// program: --dtensor-propagate, --dtensor-visualize-sharding when asked,
+/// --dtensor-partition, --dtensor-fuse-collectives, and
+/// --dtensor-comm-report when asked.
 void buildDistributePipeline(mlir::OpPassManager &pm,
                              const DistributeOptions &options);
 

@@ -84,6 +84,50 @@ def PrintLayouts : Pass<"dtensor-print-layouts", "mlir::ModuleOp"> {
   }];
 }
 
+def VisualizeSharding : Pass<"dtensor-visualize-sharding", "mlir::ModuleOp"> {
+  let summary = "Show which rank holds which block of tensor values";
+  let description = [{
+    DTensor's `visualize_sharding`, for tensors of any rank: for each chosen
+    value of a function with layouts (after `--dtensor-propagate`), the
+    global tensor cut into the blocks the ranks' shards delimit, and for
+    each block the ranks that hold it. The IR is not changed; the tables go
+    to standard output.
+
+    ```
+    func @mlp: %arg1 "fc1.weight" tensor<128x64xf32> [S(0)] on @mesh shape [2] names ["tp"]
+                Col 0-63
+      Row 0-63    0
+      Row 64-127  1
+      cells: the devices holding each block, copies separated by ','
+    ```
+
+    Rows and columns are index ranges of the last two dims (inclusive);
+    uneven shards show their real sizes, and ranks with an empty shard are
+    listed. A tensor of rank 3 or more is shown as the 2-D slices over its
+    leading dims whose holders differ (`slice [0-1, :, :]`), a 1-D tensor
+    as one row, a scalar as one cell. Replicas are separate copies
+    (`0, 1`); a Partial value is one copy held as the contributions of
+    several ranks (`0+1`). Ranks are device ids (a mesh's `devices` list is
+    honoured).
+
+    `values` picks the values: a function argument's or result's
+    `dtensor.name` (a model plan's input, parameter or output name), or the
+    name the IR printer gives a value (`%arg0`, `%3`); without it, every
+    argument and result of every function is shown. A result is shown with
+    the layout the function returns it in, as `result #N`. A name that
+    matches no value is an error listing the names there are. `svg-dir`
+    also writes each view as an SVG picture, blocks in proportion to their
+    sizes and coloured by rank, to `<dir>/<function>.<name>.svg`.
+  }];
+  let options = [
+    ListOption<"values", "values", "std::string",
+               "values to show (dtensor.name or IR name); default: every "
+               "argument and result">,
+    Option<"svgDir", "svg-dir", "std::string", /*default=*/"\"\"",
+           "also write an SVG picture of each view into this folder">,
+  ];
+}
+
 def CommReport : Pass<"dtensor-comm-report", "mlir::ModuleOp"> {
   let summary = "Report the collectives of the per-rank program";
   let description = [{
