@@ -7,7 +7,8 @@
 namespace dtensor::rt {
 
 void AbiCall::run(const char *op, int32_t dtype,
-                  const std::function<Status(AbiCall &)> &body) {
+                  const std::function<Status(AbiCall &)> &body,
+                  int64_t group) {
   dtensor_program *program = currentProgram();
   if (!program) {
     report(runtimeError(std::string("dtensor_rt_") + op +
@@ -18,6 +19,8 @@ void AbiCall::run(const char *op, int32_t dtype,
   call.buffers.swap(program->queued);
   if (!program->stepError.ok())
     return;
+  bool traced = program->tracing && group >= 0;
+  double start = traced ? program->traceNow() : 0.0;
   Status status;
   try {
     if (dtype >= 0) {
@@ -40,6 +43,9 @@ void AbiCall::run(const char *op, int32_t dtype,
   } catch (...) {
     status = runtimeError("unexpected exception");
   }
+  if (traced)
+    program->trace.push_back({op, program->traceSteps, group, call.inputBytes,
+                              start, program->traceNow()});
   if (!status.ok())
     program->stepError =
         Status(status.code(), std::string("dtensor_rt_") + op + " (" +
@@ -76,6 +82,13 @@ Status AbiCall::takeInputsOutputs(const char *op, int64_t count,
     return s;
   inputs.assign(views.begin(), views.begin() + count);
   outputs.assign(views.begin() + count, views.end());
+  inputBytes = 0;
+  for (const StridedView &input : inputs) {
+    int64_t elements = 1;
+    for (int64_t size : input.sizes)
+      elements *= size;
+    inputBytes += elements * static_cast<int64_t>(elemSize);
+  }
   return Status::success();
 }
 

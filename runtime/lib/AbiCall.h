@@ -20,9 +20,12 @@ namespace dtensor::rt {
 class AbiCall {
 public:
   /// Runs `body` for ABI function `op` on the running program; `dtype` is
-  /// the call's element type, or -1 when it has none.
+  /// the call's element type, or -1 when it has none. A collective passes
+  /// its `group`: while the program traces, the call is recorded (`op`
+  /// must then be a string literal).
   static void run(const char *op, int32_t dtype,
-                  const std::function<Status(AbiCall &)> &body);
+                  const std::function<Status(AbiCall &)> &body,
+                  int64_t group = -1);
 
   /// Views of the queued buffers: `count` inputs then `count` outputs.
   Status takeInputsOutputs(const char *op, int64_t count,
@@ -38,6 +41,8 @@ public:
   dtensor_program &program;
   DType dtype = DType::F32;
   size_t elemSize = 1;
+  /// Bytes of the inputs takeInputsOutputs handed out (for the trace).
+  int64_t inputBytes = 0;
 
 private:
   explicit AbiCall(dtensor_program &program) : program(program) {}

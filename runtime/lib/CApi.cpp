@@ -130,6 +130,28 @@ dtensor_program_num_tensors(const dtensor_program *program, int32_t *count) {
   return DTENSOR_OK;
 }
 
+DTENSOR_EXPORT dtensor_status
+dtensor_program_set_tracing(dtensor_program *program, int32_t enabled) {
+  if (!program)
+    return report(
+        invalidArgument("dtensor_program_set_tracing: NULL argument"));
+  program->tracing = enabled != 0;
+  program->trace.clear();
+  program->traceSteps = 0;
+  program->traceStart = std::chrono::steady_clock::now();
+  return DTENSOR_OK;
+}
+
+DTENSOR_EXPORT dtensor_status
+dtensor_program_trace(const dtensor_program *program,
+                      const dtensor_trace_event **events, int32_t *count) {
+  if (!program || !events || !count)
+    return report(invalidArgument("dtensor_program_trace: NULL argument"));
+  *events = program->trace.data();
+  *count = static_cast<int32_t>(program->trace.size());
+  return DTENSOR_OK;
+}
+
 DTENSOR_EXPORT dtensor_status dtensor_program_tensor_info(
     const dtensor_program *program, int32_t index, dtensor_tensor_info *info) {
   if (!program || !info)

@@ -257,7 +257,7 @@ DTENSOR_EXPORT int64_t dtensor_rt_all_reduce(int64_t group, int32_t reduction,
                                              int32_t async) {
   AbiCall::run("all_reduce", dtype, [&](AbiCall &call) {
     return allReduce(call, group, reduction, count);
-  });
+  }, group);
   return 0;
 }
 
@@ -266,7 +266,7 @@ DTENSOR_EXPORT int64_t dtensor_rt_all_gather(int64_t group, int64_t gatherDim,
                                              int32_t async) {
   AbiCall::run("all_gather", dtype, [&](AbiCall &call) {
     return allGather(call, group, gatherDim, count);
-  });
+  }, group);
   return 0;
 }
 
@@ -277,7 +277,7 @@ DTENSOR_EXPORT int64_t dtensor_rt_reduce_scatter(int64_t group,
                                                  int32_t async) {
   AbiCall::run("reduce_scatter", dtype, [&](AbiCall &call) {
     return reduceScatter(call, group, reduction, scatterDim, count);
-  });
+  }, group);
   return 0;
 }
 
@@ -286,14 +286,15 @@ DTENSOR_EXPORT int64_t dtensor_rt_all_to_all(int64_t group, int64_t splitDim,
                                              int32_t async) {
   AbiCall::run("all_to_all", dtype, [&](AbiCall &call) {
     return allToAll(call, group, splitDim, concatDim);
-  });
+  }, group);
   return 0;
 }
 
 DTENSOR_EXPORT int64_t dtensor_rt_broadcast(int64_t group, int64_t root,
                                             int32_t dtype, int32_t async) {
-  AbiCall::run("broadcast", dtype,
-               [&](AbiCall &call) { return broadcast(call, group, root); });
+  AbiCall::run(
+      "broadcast", dtype,
+      [&](AbiCall &call) { return broadcast(call, group, root); }, group);
   return 0;
 }
 

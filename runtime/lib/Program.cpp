@@ -292,6 +292,18 @@ Status findTensor(const dtensor_program &program, const char *name,
 }
 
 Status runProgram(dtensor_program &program) {
+  if (!program.tracing)
+    return runStep(program);
+  dtensor_trace_event step{"step", program.traceSteps, -1, 0,
+                           program.traceNow(), 0.0};
+  Status status = runStep(program);
+  step.end_us = program.traceNow();
+  program.trace.push_back(step);
+  ++program.traceSteps;
+  return status;
+}
+
+Status runStep(dtensor_program &program) {
   Backend &backend = *program.backend;
   if (Status s = backend.beginStep())
     return s;

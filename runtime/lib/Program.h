@@ -28,6 +28,7 @@
 
 #include "dtensor/Formats/Manifest.h"
 
+#include <chrono>
 #include <map>
 #include <memory>
 
@@ -100,6 +101,19 @@ struct dtensor_program {
   /// program of target "cuda".
   std::unique_ptr<dtensor::rt::Backend> backend;
 
+  /// dtensor_program_set_tracing: the steps and collectives recorded since
+  /// `traceStart`, and the number of the next step.
+  bool tracing = false;
+  std::chrono::steady_clock::time_point traceStart;
+  int64_t traceSteps = 0;
+  std::vector<dtensor_trace_event> trace;
+  /// Microseconds since `traceStart`.
+  double traceNow() const {
+    return std::chrono::duration<double, std::micro>(
+               std::chrono::steady_clock::now() - traceStart)
+        .count();
+  }
+
   ~dtensor_program();
 };
 
@@ -122,6 +136,8 @@ Status initWeights(dtensor_program &program, uint64_t seed,
                    int32_t *uninitialized);
 Status loadWeights(dtensor_program &program, const char *path);
 Status runProgram(dtensor_program &program);
+/// One step without the trace's step event (runProgram adds it).
+Status runStep(dtensor_program &program);
 Status getTensor(dtensor_program &program, const char *name, dtensor_view view,
                  int32_t root, void *data, size_t bytes);
 /// Brings the host copy of `tensor` up to date with the last step.

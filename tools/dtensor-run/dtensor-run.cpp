@@ -21,6 +21,7 @@
 #include "dtensor/runtime.h"
 
 #include <mpi.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -49,6 +50,8 @@ struct Options {
   std::map<std::string, std::string> localInputs;
   std::map<std::string, std::string> localOutputs;
   bool check = false;
+  /// --trace: the Chrome trace file of the timed steps ("": none).
+  std::string trace;
   std::optional<double> tolerance;
   int iters = 1;
   int warmup = 0;
@@ -166,6 +169,11 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
                          "(Partial values unreduced) to FILE with\n"
                          "{rank} replaced (repeatable)")
               ->type_name("NAME=FILE.npy"));
+  app.add_option("--trace", options.trace,
+                 "write a timeline of the timed steps (each\n"
+                 "rank's steps, collectives and the compute\n"
+                 "between them) in Chrome's trace format")
+      ->type_name("FILE.json");
   app.add_flag("--check", options.check,
                "compare the outputs with the artifact's\n"
                "single-device reference program");
@@ -311,6 +319,119 @@ std::vector<TensorView> listTensors(dtensor_program *program) {
   return tensors;
 }
 
+/// Gathers every rank's trace on rank 0 and writes it there as a Chrome
+/// trace (JSON object format): one process per rank, its steps, its
+/// collectives and the compute between them, times in microseconds. False
+/// (after a message) when rank 0 cannot write the file.
+bool writeTrace(dtensor_program *program, const std::string &path) {
+  const dtensor_trace_event *events = nullptr;
+  int32_t count = 0;
+  dtensor_program_trace(program, &events, &count);
+  static const char *const kNames[] = {"step",       "all_reduce",
+                                       "all_gather", "reduce_scatter",
+                                       "all_to_all", "broadcast"};
+  constexpr int kFields = 6;
+  std::vector<double> mine;
+  for (int32_t i = 0; i < count; ++i) {
+    const dtensor_trace_event &e = events[i];
+    int kind = 0;
+    for (int k = 0; k < 6; ++k)
+      if (std::strcmp(e.name, kNames[k]) == 0)
+        kind = k;
+    mine.insert(mine.end(), {static_cast<double>(kind),
+                             static_cast<double>(e.step),
+                             static_cast<double>(e.group),
+                             static_cast<double>(e.bytes), e.start_us,
+                             e.end_us});
+  }
+  int size = static_cast<int>(mine.size());
+  std::vector<int> sizes(rank == 0 ? worldSize : 0), offsets;
+  MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::vector<double> all;
+  if (rank == 0) {
+    int total = 0;
+    for (int s : sizes) {
+      offsets.push_back(total);
+      total += s;
+    }
+    all.resize(total);
+  }
+  MPI_Gatherv(mine.data(), size, MPI_DOUBLE, all.data(), sizes.data(),
+              offsets.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (rank != 0)
+    return true;
+
+  nlohmann::json trace = {{"displayTimeUnit", "ms"},
+                          {"traceEvents", nlohmann::json::array()}};
+  nlohmann::json &out = trace["traceEvents"];
+  for (int r = 0; r < worldSize; ++r) {
+    out.push_back({{"name", "process_name"},
+                   {"ph", "M"},
+                   {"pid", r},
+                   {"args", {{"name", "rank " + std::to_string(r)}}}});
+    // Steps are recorded after their collectives: their starts first.
+    std::map<int64_t, double> stepStarts;
+    for (int at = offsets[r]; at < offsets[r] + sizes[r]; at += kFields)
+      if (all[at] == 0)
+        stepStarts[static_cast<int64_t>(all[at + 1])] = all[at + 4];
+    double lastEnd = 0;
+    int64_t step = -1;
+    auto compute = [&](double from, double to) {
+      if (to > from)
+        out.push_back({{"name", "compute"},
+                       {"cat", "compute"},
+                       {"ph", "X"},
+                       {"pid", r},
+                       {"tid", 0},
+                       {"ts", from},
+                       {"dur", to - from},
+                       {"args", {{"step", step}}}});
+    };
+    for (int at = offsets[r]; at < offsets[r] + sizes[r]; at += kFields) {
+      const double *f = &all[at];
+      int kind = static_cast<int>(f[0]);
+      if (kind == 0) {
+        // A step ends after its collectives: close its last compute run.
+        step = static_cast<int64_t>(f[1]);
+        compute(std::max(lastEnd, f[4]), f[5]);
+        out.push_back({{"name", "step " + std::to_string(step)},
+                       {"cat", "step"},
+                       {"ph", "X"},
+                       {"pid", r},
+                       {"tid", 1},
+                       {"ts", f[4]},
+                       {"dur", f[5] - f[4]},
+                       {"args", {{"step", step}}}});
+        lastEnd = f[5];
+        continue;
+      }
+      step = static_cast<int64_t>(f[1]);
+      compute(std::max(lastEnd, stepStarts[step]), f[4]);
+      out.push_back({{"name", kNames[kind]},
+                     {"cat", "collective"},
+                     {"ph", "X"},
+                     {"pid", r},
+                     {"tid", 0},
+                     {"ts", f[4]},
+                     {"dur", f[5] - f[4]},
+                     {"args",
+                      {{"step", step},
+                       {"group", static_cast<int64_t>(f[2])},
+                       {"bytes", static_cast<int64_t>(f[3])}}}});
+      lastEnd = f[5];
+    }
+  }
+  std::string text = trace.dump(1) + "\n";
+  std::FILE *file = std::fopen(path.c_str(), "w");
+  bool ok = file && std::fwrite(text.data(), 1, text.size(), file) ==
+                        text.size();
+  if (file)
+    ok = std::fclose(file) == 0 && ok;
+  if (!ok)
+    report("--trace: cannot write " + path + ": " + std::strerror(errno));
+  return ok;
+}
+
 /// Runs the whole job on this rank; returns the exit status.
 int runRank(const Options &options) {
   auto fail = [&](dtensor_status status) {
@@ -448,6 +569,12 @@ int runRank(const Options &options) {
   for (int i = 0; i < options.warmup; ++i)
     if (dtensor_status status = dtensor_program_run(program))
       return finish(fail(status));
+  if (!options.trace.empty()) {
+    // One start for all ranks (within a barrier's skew), so that their
+    // timelines line up.
+    MPI_Barrier(MPI_COMM_WORLD);
+    dtensor_program_set_tracing(program, 1);
+  }
   std::vector<double> times;
   for (int i = 0; i < options.iters; ++i) {
     auto start = std::chrono::steady_clock::now();
@@ -465,8 +592,11 @@ int runRank(const Options &options) {
                 times.front());
   }
 
-  // Each rank's shard of the outputs --output-local names.
   bool writeFailed = false;
+  if (!options.trace.empty())
+    writeFailed |= !writeTrace(program, options.trace);
+
+  // Each rank's shard of the outputs --output-local names.
   for (size_t index = 0; index < tensors.size(); ++index) {
     const TensorView &tensor = tensors[index];
     auto pattern = options.localOutputs.find(tensor.name);
