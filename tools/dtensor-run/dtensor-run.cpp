@@ -376,48 +376,38 @@ bool writeTrace(dtensor_program *program, const std::string &path) {
         stepStarts[static_cast<int64_t>(all[at + 1])] = all[at + 4];
     double lastEnd = 0;
     int64_t step = -1;
+    // A complete ("X") event of this rank.
+    auto complete = [&](std::string name, const char *category, int thread,
+                        double from, double to, nlohmann::json args) {
+      args["step"] = step;
+      out.push_back({{"name", std::move(name)},
+                     {"cat", category},
+                     {"ph", "X"},
+                     {"pid", r},
+                     {"tid", thread},
+                     {"ts", from},
+                     {"dur", to - from},
+                     {"args", std::move(args)}});
+    };
     auto compute = [&](double from, double to) {
       if (to > from)
-        out.push_back({{"name", "compute"},
-                       {"cat", "compute"},
-                       {"ph", "X"},
-                       {"pid", r},
-                       {"tid", 0},
-                       {"ts", from},
-                       {"dur", to - from},
-                       {"args", {{"step", step}}}});
+        complete("compute", "compute", 0, from, to, nlohmann::json::object());
     };
     for (int at = offsets[r]; at < offsets[r] + sizes[r]; at += kFields) {
       const double *f = &all[at];
       int kind = static_cast<int>(f[0]);
+      step = static_cast<int64_t>(f[1]);
       if (kind == 0) {
         // A step ends after its collectives: close its last compute run.
-        step = static_cast<int64_t>(f[1]);
         compute(std::max(lastEnd, f[4]), f[5]);
-        out.push_back({{"name", "step " + std::to_string(step)},
-                       {"cat", "step"},
-                       {"ph", "X"},
-                       {"pid", r},
-                       {"tid", 1},
-                       {"ts", f[4]},
-                       {"dur", f[5] - f[4]},
-                       {"args", {{"step", step}}}});
-        lastEnd = f[5];
-        continue;
+        complete("step " + std::to_string(step), "step", 1, f[4], f[5],
+                 nlohmann::json::object());
+      } else {
+        compute(std::max(lastEnd, stepStarts[step]), f[4]);
+        complete(kNames[kind], "collective", 0, f[4], f[5],
+                 {{"group", static_cast<int64_t>(f[2])},
+                  {"bytes", static_cast<int64_t>(f[3])}});
       }
-      step = static_cast<int64_t>(f[1]);
-      compute(std::max(lastEnd, stepStarts[step]), f[4]);
-      out.push_back({{"name", kNames[kind]},
-                     {"cat", "collective"},
-                     {"ph", "X"},
-                     {"pid", r},
-                     {"tid", 0},
-                     {"ts", f[4]},
-                     {"dur", f[5] - f[4]},
-                     {"args",
-                      {{"step", step},
-                       {"group", static_cast<int64_t>(f[2])},
-                       {"bytes", static_cast<int64_t>(f[3])}}}});
       lastEnd = f[5];
     }
   }
