@@ -99,6 +99,12 @@ static cl::opt<std::string> visualizeSvg(
     cl::desc("With --visualize: also write each view as an SVG picture "
              "into DIR"),
     cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<bool> explain(
+    "explain",
+    cl::desc("Explain each redistribute sharding propagation inserts: a "
+             "remark at the op that needs it, with the layouts, the cost "
+             "and that op's strategies and their costs"),
+    cl::init(false), cl::cat(category));
 static cl::opt<bool> noReference(
     "no-reference",
     cl::desc("Do not build the single-device reference program "
@@ -187,6 +193,7 @@ int main(int argc, char **argv) {
   }
   options.visualize.assign(visualize.begin(), visualize.end());
   options.visualizeSvgDir = visualizeSvg;
+  options.explain = explain;
   if (!visualizeSvg.empty() && visualize.empty()) {
     llvm::errs() << "dtensor-compile: --visualize-svg needs --visualize\n";
     return 1;

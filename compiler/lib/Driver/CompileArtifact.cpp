@@ -528,6 +528,7 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   distributeOptions.commReport = options.commReport;
   distributeOptions.visualize = options.visualize;
   distributeOptions.visualizeSvgDir = options.visualizeSvgDir;
+  distributeOptions.explain = options.explain;
   distributeOptions.statistics = options.statistics;
   buildDistributePipeline(distribute, distributeOptions);
   if (failed(configure(options, distribute)))

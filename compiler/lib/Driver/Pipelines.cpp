@@ -15,6 +15,7 @@ void dtensor::driver::buildDistributePipeline(
     OpPassManager &pm, const DistributeOptions &options) {
   PropagateOptions propagate;
   propagate.statistics = options.statistics;
+  propagate.explain = options.explain;
   pm.addPass(createPropagate(propagate));
   if (!options.visualize.empty()) {
     VisualizeShardingOptions visualize;
@@ -61,6 +62,11 @@ struct DistributePipelineOptions
       llvm::cl::desc("With visualize: also write SVG pictures into this "
                      "folder"),
       llvm::cl::init("")};
+  Option<bool> explain{
+      *this, "explain",
+      llvm::cl::desc("Propagation explains each redistribute it inserts "
+                     "(a remark at the op that needs it)"),
+      llvm::cl::init(false)};
   Option<bool> statistics{
       *this, "statistics",
       llvm::cl::desc("Propagation and collective fusion report what they "
@@ -83,6 +89,7 @@ void dtensor::driver::registerDistributePipeline() {
                                     options.visualize.end());
         distribute.visualizeSvgDir = options.visualizeSvgDir;
         distribute.statistics = options.statistics;
+        distribute.explain = options.explain;
         buildDistributePipeline(pm, distribute);
       });
 }

@@ -28,6 +28,11 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Format.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
 
 namespace dtensor {
 #define GEN_PASS_DEF_PROPAGATE
@@ -104,9 +109,9 @@ class FunctionPropagation {
 public:
   FunctionPropagation(func::FuncOp func, MeshOp mesh,
                       FlatSymbolRefAttr meshRef, layout::CostParams costs,
-                      ComputeParams compute)
+                      ComputeParams compute, bool explain = false)
       : func(func), meshRef(meshRef), mesh(mesh.getLayoutMesh()),
-        problem(this->mesh, costs), compute(compute) {}
+        problem(this->mesh, costs), compute(compute), explain(explain) {}
 
   LogicalResult run(unsigned maxSweeps, PropagationCounts &counts);
 
@@ -119,6 +124,11 @@ private:
   void addNode(NodeInfo info, SmallVector<Value> operands,
                std::vector<Strategy> strategies);
   void materialize(const std::vector<int> &choice, PropagationCounts &counts);
+  /// The `explain` remark for a redistribute of operand `slot` of node
+  /// `nodeId` from `from` to `to`.
+  void explainRedistribute(int nodeId, unsigned slot, int chosen,
+                           const Layout &from, const Layout &to,
+                           const DenseMap<Value, Layout> &produced);
   /// The layout a constraint claims for `value` (which has one).
   const Layout &claimed(Value value) const {
     return assertions.find(value)->second.layout;
@@ -132,6 +142,7 @@ private:
   layout::Mesh mesh;
   propagation::Problem problem;
   ComputeParams compute;
+  bool explain = false;
   DenseMap<Value, int> valueIds;
   /// Claims made by users (distribute, redistribute's source) and by
   /// argument attributes or the layout-carrying producers.
@@ -433,9 +444,12 @@ void FunctionPropagation::materialize(const std::vector<int> &choice,
     }
   }
 
-  // Group the uses of each value by the layout their node needs.
+  // Group the uses of each value by the layout their node needs; remember
+  // the first node (and its slot) that needs each, for `explain`.
   llvm::MapVector<Value, std::vector<std::pair<Layout, SmallVector<OpOperand *>>>>
       needs;
+  std::map<std::pair<const void *, std::string>, std::pair<int, unsigned>>
+      demanders;
   for (auto [nodeId, info] : llvm::enumerate(nodes)) {
     const Strategy &strategy = problem.getStrategy(nodeId, choice[nodeId]);
     for (auto [slot, uses] : llvm::enumerate(info.slots)) {
@@ -451,6 +465,8 @@ void FunctionPropagation::materialize(const std::vector<int> &choice,
       if (group == groups.end()) {
         groups.push_back({layout, {}});
         group = std::prev(groups.end());
+        demanders[{value.getAsOpaquePointer(), layout::str(layout)}] = {
+            static_cast<int>(nodeId), static_cast<unsigned>(slot)};
       }
       group->second.append(uses.begin(), uses.end());
     }
@@ -483,6 +499,12 @@ void FunctionPropagation::materialize(const std::vector<int> &choice,
             builder, first->getLoc(), value.getType(), value,
             getAttr(produced.at(value)), getAttr(layout));
         ++counts.redistributes;
+        if (explain) {
+          auto [nodeId, slot] = demanders.at(
+              {value.getAsOpaquePointer(), layout::str(layout)});
+          explainRedistribute(nodeId, slot, choice[nodeId], produced.at(value),
+                              layout, produced);
+        }
       }
       for (OpOperand *use : uses)
         use->set(replacement);
@@ -504,6 +526,87 @@ void FunctionPropagation::materialize(const std::vector<int> &choice,
     request.replaceAllUsesWith(distribute.getResult());
     request.erase();
   }
+}
+
+void FunctionPropagation::explainRedistribute(
+    int nodeId, unsigned slot, int chosen, const Layout &from,
+    const Layout &to, const DenseMap<Value, Layout> &produced) {
+  const NodeInfo &info = nodes[nodeId];
+  auto valueOf = [&](unsigned s) { return info.slots[s].front()->get(); };
+  double moveUs =
+      problem.redistributeTimeUs(valueIds.at(valueOf(slot)), from, to);
+  auto layouts = [](const std::vector<Layout> &list) {
+    std::string text;
+    for (const Layout &layout : list)
+      text += (text.empty() ? "" : ", ") + layout::str(layout);
+    return text.empty() ? std::string("-") : text;
+  };
+  // Each strategy of the node, priced with its operands' producers as
+  // chosen: local cost plus the redistributes its operands would need.
+  struct Priced {
+    int index;
+    double localUs, movesUs;
+  };
+  std::vector<Priced> priced;
+  for (int count = 0; count < problem.getNumStrategies(nodeId); ++count) {
+    const Strategy &strategy = problem.getStrategy(nodeId, count);
+    double moves = 0;
+    for (unsigned s = 0; s < info.slots.size(); ++s) {
+      if (info.slots[s].empty())
+        continue;
+      Value operand = valueOf(s);
+      // A recreated producer (an empty tensor, a constant) costs nothing.
+      if (isRematerializable(operand.getDefiningOp()))
+        continue;
+      auto it = produced.find(operand);
+      if (it != produced.end() && it->second != strategy.operands[s])
+        moves += problem.redistributeTimeUs(valueIds.at(operand), it->second,
+                                            strategy.operands[s]);
+    }
+    priced.push_back({count, strategy.costUs, moves});
+  }
+  std::stable_sort(priced.begin(), priced.end(),
+                   [](const Priced &a, const Priced &b) {
+                     return a.localUs + a.movesUs < b.localUs + b.movesUs;
+                   });
+  std::string list;
+  llvm::raw_string_ostream os(list);
+  size_t shown = 0;
+  for (const Priced &p : priced) {
+    if (shown == 8 && p.index != chosen)
+      continue;
+    const Strategy &strategy = problem.getStrategy(nodeId, p.index);
+    os << (shown ? "; " : "") << "#" << p.index << " "
+       << layouts(strategy.operands) << " -> " << layouts(strategy.results)
+       << ": " << llvm::format("%.3g + %.3g = %.3g", p.localUs, p.movesUs,
+                               p.localUs + p.movesUs)
+       << (p.index == chosen ? " (chosen)" : "");
+    ++shown;
+  }
+  if (priced.size() > shown)
+    os << "; " << priced.size() - shown << " more";
+  Location loc = info.kind == NodeInfo::Kind::Result
+                     ? func.getBody().front().getTerminator()->getLoc()
+                     : info.op->getLoc();
+  std::string what =
+      info.kind == NodeInfo::Kind::Result
+          ? "the function's result #" + std::to_string(info.index)
+          : "this op (" + info.op->getName().getStringRef().str();
+  // A model plan's ops are located in their module: name it.
+  if (auto module = dyn_cast<NameLoc>(loc); module && info.op)
+    what += ", module '" + module.getName().str() + "'";
+  if (info.op)
+    what += ")";
+  std::string cost;
+  llvm::raw_string_ostream(cost) << llvm::format(" (%.3g us)", moveUs);
+  emitRemark(loc) << "explain: operand #" << slot
+                  << " is redistributed from " << layout::str(from) << " to "
+                  << layout::str(to) << cost << " for " << what
+                  << ", whose chosen strategy #" << chosen << " needs "
+                  << layout::str(to)
+                  << "; its strategies, given its operands' producers "
+                     "(local + redistributes = total us): "
+                  << list;
 }
 
 LogicalResult FunctionPropagation::run(unsigned maxSweeps,
@@ -670,7 +773,8 @@ LogicalResult Propagate::propagate(func::FuncOp func) {
   costs.bandwidthGBps = bandwidthGBps;
   ComputeParams compute;
   compute.usPerPoint = 1.0 / (computeGflops * 1e3);
-  FunctionPropagation propagation(func, mesh, *meshRef, costs, compute);
+  FunctionPropagation propagation(func, mesh, *meshRef, costs, compute,
+                                  explain);
   PropagationCounts counts;
   if (failed(propagation.run(maxSweeps, counts)))
     return failure();

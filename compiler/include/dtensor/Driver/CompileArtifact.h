@@ -48,6 +48,8 @@ struct CompileOptions {
   /// (--dtensor-visualize-sharding); with `visualizeSvgDir`, also as SVG.
   std::vector<std::string> visualize;
   std::string visualizeSvgDir;
+  /// Explain each redistribute propagation inserts (remarks).
+  bool explain = false;
   /// Collective fusion (see --dtensor-fuse-collectives).
   uint64_t bucketBytes = 25 * 1024 * 1024;
   bool overlap = true;

@@ -30,6 +30,9 @@ struct DistributeOptions {
   std::vector<std::string> visualize;
   /// With `visualize`: also write SVG pictures into this folder ("": no).
   std::string visualizeSvgDir;
+  /// Propagation explains each redistribute it inserts, as a remark (its
+  /// `explain` option).
+  bool explain = false;
   /// Propagation and collective fusion report what they did as remarks
   /// (their `statistics` option).
   bool statistics = false;

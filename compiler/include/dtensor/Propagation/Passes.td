@@ -32,6 +32,23 @@ def Propagate : Pass<"dtensor-propagate", "mlir::ModuleOp"> {
     Each op that produces tensors gets a `dtensor.layouts` attribute (one
     layout per result); function arguments and results get `dtensor.layout`.
     Ops with no sharding rule are replicated, with a remark naming the op.
+
+    With `explain`, every inserted redistribute is explained by a remark
+    at the op (or the function result) that needs it, whose location names
+    the model plan's module and JSON position:
+
+    ```
+    mlp.json:17:7: remark: explain: operand #0 is redistributed from [P(sum)] to
+    [R] (11.4 us) for this op (linalg.generic, module 'fc2'), whose chosen
+    strategy #0 needs [R]; its strategies, given its operands' producers
+    (local + redistributes = total us): #3 [P(sum)], [P(sum)], [R] ->
+    [P(sum)]: 0.0112 + 0.0128 = 0.024; ...; #0 [R], [R], [R] -> [R]: 0.0102
+    + 11.4 = 11.4 (chosen); ...
+    ```
+
+    The strategies are listed cheapest first (at most 8); a strategy's
+    total can exceed the chosen one's when the chosen one saves work
+    elsewhere (its results' users).
   }];
   let options = [
     Option<"callUs", "call-us", "double", /*default=*/"1.0",
@@ -45,6 +62,10 @@ def Propagate : Pass<"dtensor-propagate", "mlir::ModuleOp"> {
            "op's body per loop point, per nanosecond">,
     Option<"maxSweeps", "max-sweeps", "unsigned", /*default=*/"16",
            "Upper bound on forward/backward improvement sweeps">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "For each inserted redistribute, a remark at the op that needs "
+           "it: the layouts, its cost, the strategy of that op that asks "
+           "for it and every strategy it had with its cost">,
     Option<"statistics", "statistics", "bool", /*default=*/"false",
            "Report, as a remark on the module, the functions given layouts, "
            "the redistributes inserted, the producers recreated in a second "

@@ -86,6 +86,9 @@ public:
                             const Layout &target);
 
   int getNumNodes() const { return static_cast<int>(nodes.size()); }
+  int getNumStrategies(int node) const {
+    return static_cast<int>(nodes[node].strategies.size());
+  }
   const Strategy &getStrategy(int node, int index) const {
     return nodes[node].strategies[index];
   }
