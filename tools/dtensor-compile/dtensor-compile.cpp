@@ -101,9 +101,10 @@ static cl::opt<std::string> visualizeSvg(
     cl::value_desc("DIR"), cl::cat(category));
 static cl::opt<bool> explain(
     "explain",
-    cl::desc("Explain each redistribute sharding propagation inserts: a "
+    cl::desc("Explain each redistribute sharding propagation inserts (a "
              "remark at the op that needs it, with the layouts, the cost "
-             "and that op's strategies and their costs"),
+             "and that op's strategies and their costs) and each "
+             "collective that fusion cancels, strength-reduces or buckets"),
     cl::init(false), cl::cat(category));
 static cl::opt<bool> noReference(
     "no-reference",

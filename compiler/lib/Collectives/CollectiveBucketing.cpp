@@ -140,6 +140,8 @@ public:
   void combine();
 
   size_t size() const { return members.size(); }
+  /// Bytes per rank of the members' tensors together.
+  uint64_t getBytes() const { return bytes; }
 
 private:
   /// The op after which the combined op goes once `extra` joins: the last
@@ -218,7 +220,8 @@ void Bucket::combine() {
   }
 }
 
-BucketCounts dtensor::bucketCollectives(Block &block, uint64_t bucketBytes) {
+BucketCounts dtensor::bucketCollectives(Block &block, uint64_t bucketBytes,
+                                        bool explain) {
   BucketCounts counts;
   Operation *next = block.empty() ? nullptr : &block.front();
   while (Operation *seedOp = next) {
@@ -250,6 +253,13 @@ BucketCounts dtensor::bucketCollectives(Block &block, uint64_t bucketBytes) {
     Operation *before = seedOp->getPrevNode();
     ++counts.buckets;
     counts.members += bucket.size();
+    if (explain)
+      emitRemark(seedOp->getLoc())
+          << "explain: bucketing: " << bucket.size() << " independent "
+          << seedOp->getName().getStringRef()
+          << " ops over the same groups become one call of "
+          << bucket.getBytes() << " bytes per rank (bucket-bytes "
+          << bucketBytes << ")";
     bucket.combine();
     next = before ? before->getNextNode() : &block.front();
   }

@@ -49,6 +49,52 @@ static unsigned countCollectives(Operation *root) {
   return count;
 }
 
+namespace {
+/// Explains each successful rewrite of the simplification patterns: a
+/// remark at the op it matched, named after the pattern.
+struct ExplainRewrites : RewriterBase::Listener {
+  void notifyPatternBegin(const Pattern &pattern, Operation *op) override {
+    loc = op->getLoc();
+    opName = op->getName().getStringRef().str();
+  }
+  void notifyPatternEnd(const Pattern &pattern, LogicalResult status) override {
+    if (failed(status))
+      return;
+    // The debug name is the pattern's C++ type: keep its last component.
+    StringRef name = pattern.getDebugName().take_until(
+        [](char c) { return c == '<'; });
+    name = name.substr(name.rfind(':') + 1);
+    auto it = llvm::find_if(kReasons, [&](const auto &entry) {
+      return name == entry.first;
+    });
+    emitRemark(*loc) << "explain: " << opName << " rewritten by "
+                     << (it != std::end(kReasons) ? StringRef(it->second) : name);
+  }
+
+  static constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral>
+      kReasons[] = {
+          {"ChunkOfAllGather", "chunk-of-all-gather: a chunk of an all_gather "
+                               "over the same groups is each rank's own "
+                               "shard (both removed)"},
+          {"AllGatherOfChunk", "all-gather-of-chunk: gathering the chunks of "
+                               "a replicated value gives the value back"},
+          {"AllToAllRoundTrip", "all-to-all-round-trip: an all_to_all and its "
+                                "inverse cancel"},
+          {"AllReduceOfChunks", "all-reduce-of-chunks: an all_reduce whose "
+                                "users all chunk it is a reduce_scatter"},
+          {"AllGatherOfReduceScatter",
+           "all-gather-of-reduce-scatter: a reduce_scatter gathered again "
+           "is one all_reduce"},
+          {"DropUnusedPairs", "drop-unused-pairs: results nobody reads are "
+                              "dropped from the collective"},
+          {"SingleRankGroups", "single-rank-groups: a group of one rank "
+                               "communicates nothing (removed)"},
+  };
+  std::optional<Location> loc;
+  std::string opName;
+};
+} // namespace
+
 LogicalResult FuseCollectivesPass::simplify() {
   // Only collectives and chunks are rewritten: seed the driver with them and
   // let it visit nothing else, so that unrelated IR is left as written.
@@ -63,6 +109,9 @@ LogicalResult FuseCollectivesPass::simplify() {
   config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps)
       .enableFolding(false)
       .enableConstantCSE(false);
+  ExplainRewrites explainer;
+  if (explain)
+    config.setListener(&explainer);
   if (succeeded(applyOpPatternsGreedily(ops, std::move(patterns), config)))
     return success();
   return getOperation()->emitError(
@@ -88,7 +137,7 @@ void FuseCollectivesPass::runOnOperation() {
   unsigned buckets = 0, bucketed = 0, overlapped = 0;
   if (bucketBytes > 0)
     for (Block *block : getScheduledBlocks()) {
-      BucketCounts counts = bucketCollectives(*block, bucketBytes);
+      BucketCounts counts = bucketCollectives(*block, bucketBytes, explain);
       buckets += counts.buckets;
       bucketed += counts.members;
     }

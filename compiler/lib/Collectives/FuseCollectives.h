@@ -38,7 +38,9 @@ struct BucketCounts {
 /// Combines independent all_reduce, all_gather and reduce_scatter ops of
 /// `block` that agree on everything but their tensors into variadic ones of
 /// at most `bucketBytes` per rank (CollectiveBucketing.cpp).
-BucketCounts bucketCollectives(mlir::Block &block, uint64_t bucketBytes);
+/// With `explain`, each bucket is a remark at its first member.
+BucketCounts bucketCollectives(mlir::Block &block, uint64_t bucketBytes,
+                               bool explain = false);
 
 /// Splits every collective of `block` into a dtensor.start, hoisted as early
 /// as its operands allow, and a dtensor.wait, sunk to its first user

@@ -28,6 +28,7 @@ void dtensor::driver::buildDistributePipeline(
   fuse.bucketBytes = options.bucketBytes;
   fuse.overlap = options.overlap;
   fuse.statistics = options.statistics;
+  fuse.explain = options.explain;
   pm.addPass(createFuseCollectives(fuse));
   if (!options.commReport.empty()) {
     CommReportOptions report;
@@ -65,7 +66,8 @@ struct DistributePipelineOptions
   Option<bool> explain{
       *this, "explain",
       llvm::cl::desc("Propagation explains each redistribute it inserts "
-                     "(a remark at the op that needs it)"),
+                     "(a remark at the op that needs it), collective fusion "
+                     "each rewrite and bucket"),
       llvm::cl::init(false)};
   Option<bool> statistics{
       *this, "statistics",

@@ -6,6 +6,18 @@
 // (43 in the file), 12 go (43 - 31 remain in the output).
 // RUN: dtensor-opt %s --dtensor-fuse-collectives='bucket-bytes=0 overlap=false statistics=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 // STATS: remark: dtensor-fuse-collectives: 42 collectives in, 12 removed by cancelling and strength reduction, 0 buckets of 0 collectives, 0 split for overlap
+// With explain: a remark per rewrite at the collective it rewrote, naming
+// the rewrite, and one per bucket (bucketing on here); none without it.
+// RUN: dtensor-opt %s --dtensor-fuse-collectives='overlap=false explain=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: dtensor-opt %s --dtensor-fuse-collectives='overlap=false' -o /dev/null 2>&1 | FileCheck %s --allow-empty --check-prefix=QUIET
+// EXPLAIN-DAG: cancel.mlir:{{[0-9]+}}:8: remark: explain: dtensor.chunk rewritten by chunk-of-all-gather: a chunk of an all_gather over the same groups is each rank's own shard (both removed)
+// EXPLAIN-DAG: remark: explain: dtensor.all_gather rewritten by all-gather-of-chunk: gathering the chunks of a replicated value gives the value back
+// EXPLAIN-DAG: remark: explain: dtensor.all_to_all rewritten by all-to-all-round-trip: an all_to_all and its inverse cancel
+// EXPLAIN-DAG: remark: explain: dtensor.all_reduce rewritten by all-reduce-of-chunks: an all_reduce whose users all chunk it is a reduce_scatter
+// EXPLAIN-DAG: remark: explain: dtensor.all_gather rewritten by all-gather-of-reduce-scatter: a reduce_scatter gathered again is one all_reduce
+// EXPLAIN-DAG: remark: explain: dtensor.all_reduce rewritten by drop-unused-pairs: results nobody reads are dropped from the collective
+// EXPLAIN-DAG: remark: explain: bucketing: 3 independent dtensor.all_reduce ops over the same groups become one call of 1728 bytes per rank (bucket-bytes 26214400)
+// QUIET-NOT: remark
 
 dtensor.mesh @tp shape [4]
 dtensor.mesh @m shape [2, 3]

@@ -1,6 +1,8 @@
 // Collectives and chunks over groups of one rank are their inputs; over
 // larger groups, or where a type changes, they stay.
 // RUN: dtensor-opt %s --dtensor-fuse-collectives='bucket-bytes=0 overlap=false' | FileCheck %s
+// RUN: dtensor-opt %s --dtensor-fuse-collectives='bucket-bytes=0 overlap=false explain=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// EXPLAIN-COUNT-6: remark: explain: dtensor.{{[a-z_]+}} rewritten by single-rank-groups: a group of one rank communicates nothing (removed)
 
 dtensor.mesh @m shape [2, 1]
 

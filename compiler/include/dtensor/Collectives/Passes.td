@@ -62,6 +62,11 @@ def FuseCollectives : Pass<"dtensor-fuse-collectives", "mlir::ModuleOp"> {
     ```
 
     docs/collectives.md gives the argument for each rewrite.
+
+    With `explain`, each rewrite is a remark at the collective it rewrote
+    (`explain: chunk-of-all-gather: ...`, named as in docs/collectives.md),
+    and each bucket a remark at its first member listing how many
+    collectives it combines and their bytes.
   }];
   let options = [
     Option<"bucketBytes", "bucket-bytes", "uint64_t",
@@ -71,6 +76,10 @@ def FuseCollectives : Pass<"dtensor-fuse-collectives", "mlir::ModuleOp"> {
     Option<"overlap", "overlap", "bool", /*default=*/"true",
            "Split each collective into dtensor.start and dtensor.wait to "
            "overlap it with independent computation (default true)">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "A remark for each rewrite: the collective cancelled or "
+           "strength-reduced and which rewrite did it, and each bucket with "
+           "the collectives it combines">,
     Option<"statistics", "statistics", "bool", /*default=*/"false",
            "Report, as a remark on the module, the collectives of the input, "
            "those cancelling and strength reduction removed, the buckets "

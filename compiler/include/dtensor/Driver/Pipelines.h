@@ -30,8 +30,8 @@ struct DistributeOptions {
   std::vector<std::string> visualize;
   /// With `visualize`: also write SVG pictures into this folder ("": no).
   std::string visualizeSvgDir;
-  /// Propagation explains each redistribute it inserts, as a remark (its
-  /// `explain` option).
+  /// Propagation explains each redistribute it inserts, and collective
+  /// fusion each rewrite and bucket, as remarks (their `explain` options).
   bool explain = false;
   /// Propagation and collective fusion report what they did as remarks
   /// (their `statistics` option).
