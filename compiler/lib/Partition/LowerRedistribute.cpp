@@ -51,11 +51,7 @@ static Value emitPadPartial(OpBuilder &builder, Location loc, Value local,
   int64_t dim = step.dim;
   // The mesh dims sharding `dim` before the step, outermost first; the step
   // takes the innermost ones.
-  SmallVector<int64_t> all;
-  for (int64_t meshDim = 0; meshDim < static_cast<int64_t>(before.size());
-       ++meshDim)
-    if (before[meshDim].isShard() && before[meshDim].dim == dim)
-      all.push_back(meshDim);
+  std::vector<int64_t> all = layout::shardingMeshDims(before, dim);
   ArrayRef<int64_t> outer =
       ArrayRef<int64_t>(all).drop_back(step.meshDims.size());
   int64_t globalSize = globalType.getDimSize(dim);

@@ -444,8 +444,8 @@ void FunctionPropagation::materialize(const std::vector<int> &choice,
     }
   }
 
-  // Group the uses of each value by the layout their node needs; remember
-  // the first node (and its slot) that needs each, for `explain`.
+  // Group the uses of each value by the layout their node needs; with
+  // `explain`, remember the first node (and its slot) that needs each.
   llvm::MapVector<Value, std::vector<std::pair<Layout, SmallVector<OpOperand *>>>>
       needs;
   std::map<std::pair<const void *, std::string>, std::pair<int, unsigned>>
@@ -465,8 +465,9 @@ void FunctionPropagation::materialize(const std::vector<int> &choice,
       if (group == groups.end()) {
         groups.push_back({layout, {}});
         group = std::prev(groups.end());
-        demanders[{value.getAsOpaquePointer(), layout::str(layout)}] = {
-            static_cast<int>(nodeId), static_cast<unsigned>(slot)};
+        if (explain)
+          demanders[{value.getAsOpaquePointer(), layout::str(layout)}] = {
+              static_cast<int>(nodeId), static_cast<unsigned>(slot)};
       }
       group->second.append(uses.begin(), uses.end());
     }
