@@ -45,11 +45,7 @@ from torch.distributed.tensor.debug import CommDebugMode
 from torch.distributed.tensor.parallel import parallelize_module
 
 import plan_modules
-from plan_modules import placement
-
-DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
-          "i32": torch.int32, "i64": torch.int64}
-
+from plan_modules import placement, torch_model
 
 class Refused(Exception):
     """PyTorch DTensor raised while running the model itself (not this
@@ -60,12 +56,6 @@ def mesh_of(job):
     shape = job["mesh"]
     names = job.get("mesh_names") or [f"d{i}" for i in range(len(shape))]
     return init_device_mesh("cpu", tuple(shape), mesh_dim_names=tuple(names))
-
-
-def save(path, tensor):
-    if tensor.dtype == torch.bfloat16:
-        tensor = tensor.float()
-    np.save(path, tensor.detach().contiguous().numpy())
 
 
 def mesh_dim_index(value, names, default):
@@ -140,7 +130,7 @@ def run_model(job, rank):
     args = []
     for decl in plan["model"]["inputs"]:
         value = torch.from_numpy(np.load(job["inputs"][decl["name"]])).to(
-            DTYPES[decl["dtype"]])
+            torch_model.DTYPES[decl["dtype"]])
         where = activation_placements(plan, names, tp, dp, decl["name"],
                                       value.dim(), None)
         args.append(distribute_tensor(value, mesh, where).to_local())
@@ -180,7 +170,8 @@ def run_model(job, rank):
         results[name] = value
     if rank == 0:
         for name, value in results.items():
-            save(os.path.join(job["out"], name + ".npy"), value)
+            torch_model.save_npy(os.path.join(job["out"], name + ".npy"),
+                                 value)
         with open(os.path.join(job["out"], "comm.json"), "w") as f:
             json.dump(counts, f, indent=1, sort_keys=True)
 
@@ -214,10 +205,12 @@ def run_redistribute(job, rank):
             generator = torch.Generator().manual_seed(case["seed"])
             x = torch.randn(shape, generator=generator)
             d = distribute_tensor(x, mesh, source)
-        save(os.path.join(job["out"], f"in_{i}.{rank}.npy"), d.to_local())
+        torch_model.save_npy(
+            os.path.join(job["out"], f"in_{i}.{rank}.npy"), d.to_local())
         full = d.full_tensor()
         if rank == 0:
-            save(os.path.join(job["out"], f"global_{i}.npy"), full)
+            torch_model.save_npy(
+                os.path.join(job["out"], f"global_{i}.npy"), full)
         target = [placement(p) for p in case["target"]]
         try:
             result = d.redistribute(mesh, target).to_local()
@@ -231,7 +224,8 @@ def run_redistribute(job, rank):
                     f.write(f"{type(error).__name__}: "
                             f"{str(error).splitlines()[0]}")
             continue
-        save(os.path.join(job["out"], f"exp_{i}.{rank}.npy"), result)
+        torch_model.save_npy(
+            os.path.join(job["out"], f"exp_{i}.{rank}.npy"), result)
 
 
 def main():

@@ -54,10 +54,9 @@ from safetensors.numpy import save_file
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import bench_torch  # noqa: E402
 import torch_model  # noqa: E402
 
-NUMPY = {"f32": np.float32, "f16": np.float16, "i32": np.int32,
-         "i64": np.int64}
 TOLERANCE = 1e-5
 KINDS = {"all_reduce": "all_reduce", "all_gather_into_tensor": "all_gather",
          "reduce_scatter_tensor": "reduce_scatter",
@@ -165,30 +164,13 @@ def model_cases():
 
 
 def tensors_for(plan, seed):
-    """Seeded inputs and weights: floats normal * 0.5, ids in range."""
-    rng = np.random.default_rng(seed)
-    model = plan["model"]
-    vocab = None
-    for p in model.get("parameters", []):
-        if p["name"].endswith("embeddings.weight") or \
-                p["name"] == "tok_embeddings.weight":
-            vocab = p["shape"][0]
-    classes = None
-    for op in model["ops"]:
-        if op["op"] == "cross_entropy":
-            classes = vocab  # the LM head's outputs: the vocabulary
-    values = {}
-    for decl in model["inputs"] + model.get("parameters", []):
-        shape, dtype = decl["shape"], decl["dtype"]
-        if dtype in ("i32", "i64"):
-            high = classes if decl["name"] == "targets" and classes else \
-                (vocab or 16)
-            values[decl["name"]] = rng.integers(0, high, size=shape).astype(
-                NUMPY[dtype])
-        else:
-            values[decl["name"]] = (rng.standard_normal(shape) * 0.5).astype(
-                NUMPY[dtype])
-    return values
+    """Seeded inputs and weights (bench_torch.random_tensors: weights scaled
+    so activations keep unit scale, ids over the vocabulary) as NumPy arrays
+    of the declared dtypes."""
+    dtypes = {t["name"]: t["dtype"] for t in
+              plan["model"]["inputs"] + plan["model"].get("parameters", [])}
+    return {name: value.to(torch_model.DTYPES[dtypes[name]]).numpy()
+            for name, value in bench_torch.random_tensors(plan, seed).items()}
 
 
 def our_counts(report):
