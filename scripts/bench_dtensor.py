@@ -68,7 +68,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -427,19 +426,9 @@ def run_check(rank, world, mesh, task):
         if rank != 0:
             continue
         ref = torch_model.run_plan(plan, tensors)[name]
-        got = got.clone()
-        if task["inject_error"]:
-            got.view(-1)[0] += 1
-        if ref.is_floating_point():
-            scale = max(ref.abs().max().item(), 1e-30)
-            error = (got - ref).abs().max().item() / scale
-            ok = error <= 1e-4
-        else:
-            error = int((got != ref).sum().item())
-            ok = error == 0
         results.append({"kind": bench_torch.model_config(plan)["kind"],
-                        "outputs": {name: {"error": error, "ok": ok,
-                                           "shape": list(ref.shape)}}})
+                        "outputs": {name: bench_torch.compare_output(
+                            got, ref, task["inject_error"])}})
     return results
 
 
@@ -469,58 +458,14 @@ def launch(task, world, threads):
             return json.load(f)
 
 
-def serve_worker(rank, world, threads, store, tasks, results):
-    import gc
-    import torch
-    import torch.distributed as dist
-    mesh = setup(rank, world, store, threads)
-    while True:
-        task = tasks.get()
-        if task is None:
-            break
-        task["threads"] = threads
-        try:
-            with torch.no_grad():
-                result = run_timing(rank, world, mesh, task)
-        except Exception:  # reported to the client, which restarts us
-            result = {"error": traceback.format_exc()}
-        gc.collect()
-        if rank == 0:
-            results.put(result)
-    dist.destroy_process_group()
-
-
 def serve(ranks, threads):
-    """As bench_torch.py serve: R ranks kept alive, one JSON request per
-    line on stdin, rank 0's answer (with blas_info) as one line on stdout."""
-    import torch.multiprocessing as mp
+    """As bench_torch.py serve (its loop, with this script's set-up and
+    timing): R ranks kept alive, one JSON request per line on stdin, rank
+    0's answer (with blas_info) as one line on stdout."""
     blas = blas_info()
-    ctx = mp.get_context("spawn")
-    with tempfile.TemporaryDirectory(prefix="bench_dtensor.") as tmp:
-        tasks = [ctx.Queue() for _ in range(ranks)]
-        results = ctx.Queue()
-        procs = [ctx.Process(target=serve_worker,
-                             args=(r, ranks, threads,
-                                   os.path.join(tmp, "store"), tasks[r],
-                                   results), daemon=True)
-                 for r in range(ranks)]
-        for proc in procs:
-            proc.start()
-        print(json.dumps({"ready": True, "blas": blas}), flush=True)
-        for line in sys.stdin:
-            if not line.strip():
-                continue
-            request = json.loads(line)
-            request.setdefault("mode", "eager")
-            for queue in tasks:
-                queue.put(request)
-            result = results.get()
-            result["blas"] = blas
-            print(json.dumps(result), flush=True)
-        for queue in tasks:
-            queue.put(None)
-        for proc in procs:
-            proc.join()
+    bench_torch.serve(ranks, threads, start=setup, run=run_timing,
+                      defaults={"mode": "eager"}, extra={"blas": blas},
+                      prefix="bench_dtensor.")
 
 
 # --- main ------------------------------------------------------------------------------

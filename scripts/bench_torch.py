@@ -405,17 +405,29 @@ def launch(task, world):
             return json.load(f)
 
 
-def serve_worker(rank, world, threads, store, tasks, results):
-    """One rank of `serve`: sets up gloo once, then times the plans it is
-    sent until it gets None; rank 0 answers on `results`."""
-    import gc
-    import traceback
-    import torch
+def start_rank(rank, world, store, threads):
+    """A `serve` rank of this script: gloo for more than one rank, the
+    threads; nothing to hand on to run_served."""
     import torch.distributed as dist
     if world > 1:
         dist.init_process_group("gloo", init_method="file://" + store,
                                 rank=rank, world_size=world)
     set_threads(threads)
+
+
+def run_served(rank, world, state, task):
+    return run_timing(rank, world, task)
+
+
+def serve_worker(rank, world, threads, store, tasks, results, start, run):
+    """One rank of `serve`: `start(rank, world, store, threads)` once (its
+    result is the rank's state), then `run(rank, world, state, task)` for
+    each plan it is sent until it gets None; rank 0 answers on `results`."""
+    import gc
+    import traceback
+    import torch
+    import torch.distributed as dist
+    state = start(rank, world, store, threads)
     while True:
         task = tasks.get()
         if task is None:
@@ -423,41 +435,49 @@ def serve_worker(rank, world, threads, store, tasks, results):
         task["threads"] = threads
         try:
             with torch.no_grad():
-                result = run_timing(rank, world, task)
+                result = run(rank, world, state, task)
         except Exception:  # reported to the client, which restarts us
             result = {"error": traceback.format_exc()}
         gc.collect()
         if rank == 0:
             results.put(result)
-    if world > 1:
+    if dist.is_initialized():
         dist.destroy_process_group()
 
 
-def serve(ranks, threads):
+def serve(ranks, threads, start=start_rank, run=run_served, defaults=None,
+          extra=None, prefix="bench_torch."):
     """Keeps `ranks` worker processes (and their gloo group) alive and times
     one plan per request: a JSON object per line on stdin (plan_path, iters,
-    warmup, budget, seed), rank 0's result as one JSON line on stdout. Saves
-    the start of processes and of torch for every measurement."""
+    warmup, budget, seed; `defaults` fill what it leaves out), rank 0's
+    result as one JSON line on stdout, with `extra` added (also to the
+    first line, {"ready": true}). Saves the start of processes and of torch
+    for every measurement. `start` and `run` are the rank's set-up and one
+    measurement (see serve_worker); scripts/bench_dtensor.py passes its
+    own."""
     import torch.multiprocessing as mp
+    defaults = {"plan": None} if defaults is None else defaults
+    extra = extra or {}
     ctx = mp.get_context("spawn")
-    with tempfile.TemporaryDirectory(prefix="bench_torch.") as tmp:
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         tasks = [ctx.Queue() for _ in range(ranks)]
         results = ctx.Queue()
         procs = [ctx.Process(target=serve_worker,
                              args=(r, ranks, threads, os.path.join(tmp, "store"),
-                                   tasks[r], results), daemon=True)
+                                   tasks[r], results, start, run), daemon=True)
                  for r in range(ranks)]
         for proc in procs:
             proc.start()
-        print(json.dumps({"ready": True}), flush=True)
+        print(json.dumps({"ready": True, **extra}), flush=True)
         for line in sys.stdin:
             if not line.strip():
                 continue
             request = json.loads(line)
-            request.setdefault("plan", None)
+            for key, value in defaults.items():
+                request.setdefault(key, value)
             for queue in tasks:
                 queue.put(request)
-            print(json.dumps(results.get()), flush=True)
+            print(json.dumps({**results.get(), **extra}), flush=True)
         for queue in tasks:
             queue.put(None)
         for proc in procs:
@@ -542,21 +562,28 @@ def run_check(rank, world, task):
         if rank != 0:
             continue
         reference = torch_model.run_plan(plan, tensors)
-        report = {}
-        for name, ref in reference.items():
-            got = outputs[name].clone()
-            if task["inject_error"]:
-                got.view(-1)[0] += 1
-            if ref.is_floating_point():
-                scale = max(ref.abs().max().item(), 1e-30)
-                error = (got - ref).abs().max().item() / scale
-                ok = error <= 1e-4
-            else:
-                error = int((got != ref).sum().item())
-                ok = error == 0
-            report[name] = {"error": error, "ok": ok, "shape": list(ref.shape)}
+        report = {name: compare_output(outputs[name], ref, task["inject_error"])
+                  for name, ref in reference.items()}
         results.append({"kind": cfg["kind"], "outputs": report})
     return results
+
+
+def compare_output(got, ref, inject_error=False):
+    """A check's verdict on one output against torch_model's: the largest
+    error relative to the largest reference magnitude (floats, at most
+    1e-4) or the count of differing elements (integers, none).
+    `inject_error` first adds 1 to one element, to prove the check fails."""
+    got = got.clone()
+    if inject_error:
+        got.view(-1)[0] += 1
+    if ref.is_floating_point():
+        scale = max(ref.abs().max().item(), 1e-30)
+        error = (got - ref).abs().max().item() / scale
+        ok = error <= 1e-4
+    else:
+        error = int((got != ref).sum().item())
+        ok = error == 0
+    return {"error": error, "ok": ok, "shape": list(ref.shape)}
 
 
 # --- main ----------------------------------------------------------------------------------
