@@ -361,6 +361,69 @@ TEST(RuntimeMpi, RandomFillIsTheSameGlobalTensorOnAnyWorld) {
   EXPECT_EQ(global, expected);
 }
 
+TEST(RuntimeMpi, TracingRecordsStepsAndTheirCollectives) {
+  const dtensor_trace_event *events = nullptr;
+  int32_t count = -1;
+  EXPECT_EQ(dtensor_program_set_tracing(nullptr, 1),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(dtensor_program_trace(program, nullptr, &count),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  std::vector<float> in(6, 1.0f), out(6 * size);
+  Memref inRef(in.data(), {2, 3}), outRef(out.data(), {2 * size, 3});
+  std::vector<float> sum(6, 1.0f), summed(6);
+  Memref sumIn(sum.data(), {6}), sumOut(summed.data(), {6});
+  auto step = [&] {
+    runStep([&] {
+      inRef.push();
+      outRef.push();
+      dtensor_rt_all_gather(kWorld, 0, DTENSOR_RT_F32, 1, 0);
+      sumIn.push();
+      sumOut.push();
+      dtensor_rt_all_reduce(kWorld, DTENSOR_RT_SUM, DTENSOR_RT_F32, 1, 0);
+    });
+  };
+  // Off (the default): nothing is recorded.
+  step();
+  ASSERT_EQ(dtensor_program_trace(program, &events, &count), DTENSOR_OK);
+  EXPECT_EQ(count, 0);
+
+  // On: per step its collectives in call order, then the step, each with
+  // its group, input bytes and an interval inside the step's.
+  ASSERT_EQ(dtensor_program_set_tracing(program, 1), DTENSOR_OK);
+  step();
+  step();
+  ASSERT_EQ(dtensor_program_trace(program, &events, &count), DTENSOR_OK);
+  ASSERT_EQ(count, 6);
+  for (int64_t s = 0; s < 2; ++s) {
+    const dtensor_trace_event *gather = &events[3 * s],
+                              *reduce = &events[3 * s + 1],
+                              *whole = &events[3 * s + 2];
+    EXPECT_STREQ(gather->name, "all_gather");
+    EXPECT_STREQ(reduce->name, "all_reduce");
+    EXPECT_STREQ(whole->name, "step");
+    for (const dtensor_trace_event *e : {gather, reduce, whole})
+      EXPECT_EQ(e->step, s);
+    EXPECT_EQ(gather->group, kWorld);
+    EXPECT_EQ(gather->bytes, 6 * 4);
+    EXPECT_EQ(reduce->bytes, 6 * 4);
+    EXPECT_EQ(whole->group, -1);
+    EXPECT_EQ(whole->bytes, 0);
+    EXPECT_LE(whole->start_us, gather->start_us);
+    EXPECT_LE(gather->start_us, gather->end_us);
+    EXPECT_LE(gather->end_us, reduce->start_us);
+    EXPECT_LE(reduce->end_us, whole->end_us);
+  }
+
+  // Switching it on again forgets; off records nothing more.
+  ASSERT_EQ(dtensor_program_set_tracing(program, 1), DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_trace(program, &events, &count), DTENSOR_OK);
+  EXPECT_EQ(count, 0);
+  ASSERT_EQ(dtensor_program_set_tracing(program, 0), DTENSOR_OK);
+  step();
+  ASSERT_EQ(dtensor_program_trace(program, &events, &count), DTENSOR_OK);
+  EXPECT_EQ(count, 0);
+}
+
 TEST(RuntimeMpi, OneRankFailingFailsEveryRank) {
   std::vector<float> x(30);
   int64_t shape[] = {10, 3}, wrong[] = {3, 10};
