@@ -11,6 +11,7 @@
 #include "AtomicFile.h"
 #include "JsonText.h"
 #include "Sha256.h"
+#include "dtensor/Layout/CollectiveBytes.h"
 #include "dtensor/Layout/LayoutMath.h"
 
 #include <nlohmann/json.hpp>
@@ -287,6 +288,23 @@ std::string validate(const Manifest &manifest, const std::string &file) {
       return check.result();
     }
   }
+  for (size_t i = 0; i < manifest.collectiveSites.size(); ++i) {
+    const CollectiveSiteInfo &site = manifest.collectiveSites[i];
+    std::string path = indexPath("collective_sites", i);
+    if (!layout::collectiveKindNamed(site.kind)) {
+      check.fail(keyPath(path, "kind"),
+                 "expected \"all_reduce\", \"all_gather\", "
+                 "\"reduce_scatter\", \"all_to_all\" or \"broadcast\", got \"" +
+                     site.kind + "\"");
+      return check.result();
+    }
+    if (site.bytesSent < -1) {
+      check.fail(keyPath(path, "bytes_sent"),
+                 "expected a non-negative integer, got " +
+                     std::to_string(site.bytesSent));
+      return check.result();
+    }
+  }
   return "";
 }
 
@@ -343,6 +361,22 @@ json toJson(const Manifest &manifest) {
     tensors.push_back(std::move(entry));
   }
   root["tensors"] = std::move(tensors);
+  if (!manifest.collectiveSites.empty()) {
+    json sites = json::array();
+    for (const CollectiveSiteInfo &site : manifest.collectiveSites) {
+      json entry = {{"kind", site.kind}};
+      if (!site.reduction.empty())
+        entry["reduction"] = site.reduction;
+      if (!site.module.empty())
+        entry["module"] = site.module;
+      if (!site.position.empty())
+        entry["position"] = site.position;
+      if (site.bytesSent >= 0)
+        entry["bytes_sent"] = site.bytesSent;
+      sites.push_back(std::move(entry));
+    }
+    root["collective_sites"] = std::move(sites);
+  }
   return root;
 }
 
@@ -528,6 +562,29 @@ public:
     return true;
   }
 
+  /// {"kind": ..., and optional "reduction", "module", "position",
+  /// "bytes_sent"}.
+  bool site(const json &value, const std::string &path,
+            CollectiveSiteInfo &out) {
+    if (!object(value, path) || !stringField(value, path, "kind", out.kind))
+      return false;
+    for (auto [key, text] : {std::pair{"reduction", &out.reduction},
+                             std::pair{"module", &out.module},
+                             std::pair{"position", &out.position}})
+      if (const json *member = this->member(value, path, key, false))
+        if (!string(*member, keyPath(path, key), *text))
+          return false;
+    out.bytesSent = -1;
+    if (const json *bytes = member(value, path, "bytes_sent", false))
+      return integer(*bytes, keyPath(path, "bytes_sent"), out.bytesSent,
+                     "a non-negative integer") &&
+             (out.bytesSent >= 0 ||
+              check.fail(keyPath(path, "bytes_sent"),
+                         "expected a non-negative integer, got " +
+                             std::to_string(out.bytesSent)));
+    return true;
+  }
+
   /// {"kind": ..., and the kind's parameters}.
   bool initializer(const json &value, const std::string &path,
                    Initializer &out) {
@@ -604,7 +661,12 @@ public:
            list(root, "tensors", out.tensors,
                 [&](const json &v, const std::string &p, TensorInfo &o) {
                   return tensor(v, p, o);
-                });
+                }) &&
+           ((out.collectiveSites.clear(),
+             !member(root, "", "collective_sites", false)) ||
+            list(root, "collective_sites", out.collectiveSites,
+                 [&](const json &v, const std::string &p,
+                     CollectiveSiteInfo &o) { return site(v, p, o); }));
   }
 
 private:

@@ -3,6 +3,7 @@
 #include "AbiCall.h"
 
 #include <new>
+#include <utility>
 
 namespace dtensor::rt {
 
@@ -19,6 +20,10 @@ void AbiCall::run(const char *op, int32_t dtype,
   call.buffers.swap(program->queued);
   if (!program->stepError.ok())
     return;
+  // A collective takes the site announced for it, traced or not.
+  int64_t site = -1;
+  if (group >= 0)
+    std::swap(site, program->nextSite);
   bool traced = program->tracing && group >= 0;
   double start = traced ? program->traceNow() : 0.0;
   Status status;
@@ -45,7 +50,8 @@ void AbiCall::run(const char *op, int32_t dtype,
   }
   if (traced)
     program->trace.push_back({op, program->traceSteps, group, call.inputBytes,
-                              start, program->traceNow()});
+                              start, program->traceNow(), site,
+                              call.bytesSent});
   if (!status.ok())
     program->stepError =
         Status(status.code(), std::string("dtensor_rt_") + op + " (" +

@@ -43,6 +43,9 @@ public:
   size_t elemSize = 1;
   /// Bytes of the inputs takeInputsOutputs handed out (for the trace).
   int64_t inputBytes = 0;
+  /// Bytes this rank sends under the compile-time report's model
+  /// (layout::ringBytesSent), set by the collective (for the trace).
+  int64_t bytesSent = 0;
 
 private:
   explicit AbiCall(dtensor_program &program) : program(program) {}

@@ -152,6 +152,33 @@ dtensor_program_trace(const dtensor_program *program,
   return DTENSOR_OK;
 }
 
+DTENSOR_EXPORT dtensor_status
+dtensor_program_num_sites(const dtensor_program *program, int32_t *count) {
+  if (!program || !count)
+    return report(invalidArgument("dtensor_program_num_sites: NULL argument"));
+  *count = static_cast<int32_t>(program->manifest.collectiveSites.size());
+  return DTENSOR_OK;
+}
+
+DTENSOR_EXPORT dtensor_status
+dtensor_program_site_info(const dtensor_program *program, int32_t site,
+                          dtensor_site_info *info) {
+  if (!program || !info)
+    return report(invalidArgument("dtensor_program_site_info: NULL argument"));
+  const auto &sites = program->manifest.collectiveSites;
+  if (site < 0 || site >= static_cast<int32_t>(sites.size()))
+    return report(invalidArgument(
+        "dtensor_program_site_info: site " + std::to_string(site) +
+        " out of range [0, " + std::to_string(sites.size()) + ")"));
+  const CollectiveSiteInfo &entry = sites[site];
+  info->kind = entry.kind.c_str();
+  info->reduction = entry.reduction.c_str();
+  info->module = entry.module.c_str();
+  info->position = entry.position.c_str();
+  info->bytes_sent = entry.bytesSent;
+  return DTENSOR_OK;
+}
+
 DTENSOR_EXPORT dtensor_status dtensor_program_tensor_info(
     const dtensor_program *program, int32_t index, dtensor_tensor_info *info) {
   if (!program || !info)

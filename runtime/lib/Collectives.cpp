@@ -15,6 +15,7 @@
 #include "Backend.h"
 #include "Export.h"
 
+#include "dtensor/Layout/CollectiveBytes.h"
 #include "dtensor/rt_abi.h"
 
 #include <algorithm>
@@ -68,6 +69,35 @@ Status shapeError(const char *op, const StridedView &in, const StridedView &out,
                       " and output " + out.shapeString() + " " + why);
 }
 
+/// While tracing, records on `call` the bytes this rank sends for the pairs
+/// (in[i], out[i]) under the compile-time report's model: the pieces of the
+/// split or gathered dims (`dim`, and all_to_all's `concatDim`, -1: none)
+/// count at their largest size, which a rank's own may be smaller than.
+void recordBytesSent(AbiCall &call, layout::CollectiveKind kind,
+                     const std::vector<StridedView> &in,
+                     const std::vector<StridedView> &out, int64_t dim,
+                     int64_t concatDim, int members) {
+  if (!call.program.tracing)
+    return;
+  using layout::CollectiveKind;
+  int64_t total = 0;
+  for (size_t i = 0; i < in.size() && i < out.size(); ++i) {
+    std::vector<int64_t> input = in[i].sizes, result = out[i].sizes;
+    if (kind == CollectiveKind::AllGather)
+      input[dim] = layout::kDynamic;
+    if (kind == CollectiveKind::ReduceScatter ||
+        kind == CollectiveKind::AllToAll)
+      result[dim] = layout::kDynamic;
+    if (kind == CollectiveKind::AllToAll && concatDim != dim)
+      input[concatDim] = layout::kDynamic;
+    total += layout::ringBytesSent(kind, input, result, dim, concatDim,
+                                   members,
+                                   static_cast<int64_t>(call.elemSize))
+                 .value_or(0);
+  }
+  call.bytesSent = total;
+}
+
 Status allReduce(AbiCall &call, int64_t groupId, int32_t reduction,
                  int64_t count) {
   Group *group;
@@ -82,6 +112,8 @@ Status allReduce(AbiCall &call, int64_t groupId, int32_t reduction,
   layout::ReduceKind kind;
   if (Status s = reductionOf(reduction, kind))
     return s;
+  recordBytesSent(call, layout::CollectiveKind::AllReduce, in, out, -1, -1,
+                  group->comm->size());
   return call.program.backend->allReduce(groupId, in, out, call.dtype, kind);
 }
 
@@ -103,6 +135,8 @@ Status allGather(AbiCall &call, int64_t groupId, int64_t dim, int64_t count) {
                         "do not match along gather dim " + std::to_string(dim) +
                             " over a group of " + std::to_string(members));
   }
+  recordBytesSent(call, layout::CollectiveKind::AllGather, in, out, dim, -1,
+                  members);
   // Member j's input lands in its piece of each output's gather dim.
   MemberPieces pieces(members);
   for (int j = 0; j < members; ++j)
@@ -136,6 +170,8 @@ Status reduceScatter(AbiCall &call, int64_t groupId, int32_t reduction,
   layout::ReduceKind kind;
   if (Status s = reductionOf(reduction, kind))
     return s;
+  recordBytesSent(call, layout::CollectiveKind::ReduceScatter, in, out, dim,
+                  -1, members);
   // Member j's piece of every input is reduced into member j's output.
   MemberPieces pieces(members);
   for (int j = 0; j < members; ++j)
@@ -178,6 +214,8 @@ Status allToAll(AbiCall &call, int64_t groupId, int64_t splitDim,
                       "do not match for split dim " + std::to_string(splitDim) +
                           " and concat dim " + std::to_string(concatDim) +
                           " over a group of " + std::to_string(members));
+  recordBytesSent(call, layout::CollectiveKind::AllToAll, in, out, splitDim,
+                  concatDim, members);
   // Piece j of the input's split dim goes to member j; member j's piece of
   // the output's concat dim comes from member j.
   std::vector<StridedView> sendPieces, recvPieces;
@@ -203,6 +241,8 @@ Status broadcast(AbiCall &call, int64_t groupId, int64_t root) {
     return runtimeError("broadcast: root " + std::to_string(root) +
                         " is not a member of a group of " +
                         std::to_string(group->comm->size()));
+  recordBytesSent(call, layout::CollectiveKind::Broadcast, in, out, -1, -1,
+                  group->comm->size());
   return call.program.backend->broadcast(groupId, in[0], out[0],
                                          static_cast<int>(root));
 }
@@ -296,6 +336,11 @@ DTENSOR_EXPORT int64_t dtensor_rt_broadcast(int64_t group, int64_t root,
       "broadcast", dtype,
       [&](AbiCall &call) { return broadcast(call, group, root); }, group);
   return 0;
+}
+
+DTENSOR_EXPORT void dtensor_rt_collective_site(int64_t site) {
+  if (dtensor_program *program = currentProgram())
+    program->nextSite = site;
 }
 
 DTENSOR_EXPORT void dtensor_rt_wait(int64_t handle) {

@@ -295,7 +295,7 @@ Status runProgram(dtensor_program &program) {
   if (!program.tracing)
     return runStep(program);
   dtensor_trace_event step{"step", program.traceSteps, -1, 0,
-                           program.traceNow(), 0.0};
+                           program.traceNow(), 0.0, -1, 0};
   Status status = runStep(program);
   step.end_us = program.traceNow();
   program.trace.push_back(step);

@@ -107,6 +107,9 @@ struct dtensor_program {
   std::chrono::steady_clock::time_point traceStart;
   int64_t traceSteps = 0;
   std::vector<dtensor_trace_event> trace;
+  /// The site dtensor_rt_collective_site announced for the next collective
+  /// call, or -1.
+  int64_t nextSite = -1;
   /// Microseconds since `traceStart`.
   double traceNow() const {
     return std::chrono::duration<double, std::micro>(

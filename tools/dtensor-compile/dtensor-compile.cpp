@@ -99,13 +99,17 @@ static cl::opt<std::string> visualizeSvg(
     cl::desc("With --visualize: also write each view as an SVG picture "
              "into DIR"),
     cl::value_desc("DIR"), cl::cat(category));
-static cl::opt<bool> explain(
+static cl::opt<std::string> explain(
     "explain",
-    cl::desc("Explain each redistribute sharding propagation inserts (a "
-             "remark at the op that needs it, with the layouts, the cost "
-             "and that op's strategies and their costs) and each "
-             "collective that fusion cancels, strength-reduces or buckets"),
-    cl::init(false), cl::cat(category));
+    cl::desc("Explain decisions as remarks, by stage (default all; also "
+             "from the DTENSOR_LOG environment variable): propagate (each "
+             "redistribute propagation inserts, at the op that needs it, "
+             "with the layouts, the cost and that op's strategies and their "
+             "costs), partition (the collectives each redistribute becomes, "
+             "with their costs), fuse (each collective that fusion cancels, "
+             "strength-reduces or buckets)"),
+    cl::value_desc("propagate,partition,fuse"), cl::ValueOptional,
+    cl::cat(category));
 static cl::opt<bool> noReference(
     "no-reference",
     cl::desc("Do not build the single-device reference program "
@@ -194,7 +198,26 @@ int main(int argc, char **argv) {
   }
   options.visualize.assign(visualize.begin(), visualize.end());
   options.visualizeSvgDir = visualizeSvg;
-  options.explain = explain;
+  // DTENSOR_LOG and --explain add up; a bare --explain is every stage.
+  for (auto [source, text] :
+       {std::pair<const char *, std::string>{
+            "DTENSOR_LOG", std::getenv("DTENSOR_LOG") ? std::getenv("DTENSOR_LOG")
+                                                      : ""},
+        {"--explain", explain.getNumOccurrences()
+                          ? (explain.empty() ? std::string("all")
+                                             : explain.getValue())
+                          : std::string()}}) {
+    std::string error;
+    std::optional<dtensor::driver::ExplainCategories> categories =
+        dtensor::driver::parseExplainCategories(text, error);
+    if (!categories) {
+      llvm::errs() << "dtensor-compile: " << source << ": " << error << "\n";
+      return 1;
+    }
+    options.explain.propagate |= categories->propagate;
+    options.explain.partition |= categories->partition;
+    options.explain.fuse |= categories->fuse;
+  }
   if (!visualizeSvg.empty() && visualize.empty()) {
     llvm::errs() << "dtensor-compile: --visualize-svg needs --visualize\n";
     return 1;

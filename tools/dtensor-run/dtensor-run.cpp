@@ -12,6 +12,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Traces.h"
+
+#include "dtensor/Tooling/CommTrace.h"
 #include "dtensor/Tooling/CommandLine.h"
 #include "dtensor/Tooling/Compare.h"
 #include "dtensor/Tooling/ElementTypes.h"
@@ -52,6 +55,10 @@ struct Options {
   bool check = false;
   /// --trace: the Chrome trace file of the timed steps ("": none).
   std::string trace;
+  /// --comm-trace: "text" or "json" ("": none), written to commTraceFile
+  /// ("-": standard output).
+  std::string commTrace;
+  std::string commTraceFile = "-";
   std::optional<double> tolerance;
   int iters = 1;
   int warmup = 0;
@@ -174,6 +181,18 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
                  "rank's steps, collectives and the compute\n"
                  "between them) in Chrome's trace format")
       ->type_name("FILE.json");
+  CLI::Option *commTrace = app.add_option("--comm-trace", options.commTrace,
+                 "report the collectives each rank ran in the\n"
+                 "timed steps, per model module, next to the\n"
+                 "compile-time communication report: a text\n"
+                 "table, or JSON with =json")
+      ->expected(0, 1)
+      ->type_name("[=text|json]")
+      ->check(CLI::IsMember({"", "text", "json"}));
+  app.add_option("--comm-trace-file", options.commTraceFile,
+                 "write the --comm-trace report to FILE instead\n"
+                 "of standard output")
+      ->type_name("FILE");
   app.add_flag("--check", options.check,
                "compare the outputs with the artifact's\n"
                "single-device reference program");
@@ -238,6 +257,9 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
     options.randomSeed = randomSeed;
   if (*toleranceOption)
     options.tolerance = tolerance;
+  // A bare --comm-trace is the text table.
+  if (*commTrace && options.commTrace.empty())
+    options.commTrace = "text";
   forwarded = cli.arguments({ranks, mpirun});
   return std::nullopt;
 }
@@ -319,106 +341,63 @@ std::vector<TensorView> listTensors(dtensor_program *program) {
   return tensors;
 }
 
-/// Gathers every rank's trace on rank 0 and writes it there as a Chrome
-/// trace (JSON object format): one process per rank, its steps, its
-/// collectives and the compute between them, times in microseconds. False
-/// (after a message) when rank 0 cannot write the file.
-bool writeTrace(dtensor_program *program, const std::string &path) {
-  const dtensor_trace_event *events = nullptr;
-  int32_t count = 0;
-  dtensor_program_trace(program, &events, &count);
-  static const char *const kNames[] = {"step",       "all_reduce",
-                                       "all_gather", "reduce_scatter",
-                                       "all_to_all", "broadcast"};
-  constexpr int kFields = 6;
-  std::vector<double> mine;
-  for (int32_t i = 0; i < count; ++i) {
-    const dtensor_trace_event &e = events[i];
-    int kind = 0;
-    for (int k = 0; k < 6; ++k)
-      if (std::strcmp(e.name, kNames[k]) == 0)
-        kind = k;
-    mine.insert(mine.end(), {static_cast<double>(kind),
-                             static_cast<double>(e.step),
-                             static_cast<double>(e.group),
-                             static_cast<double>(e.bytes), e.start_us,
-                             e.end_us});
-  }
-  int size = static_cast<int>(mine.size());
-  std::vector<int> sizes(rank == 0 ? worldSize : 0), offsets;
-  MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  std::vector<double> all;
-  if (rank == 0) {
-    int total = 0;
-    for (int s : sizes) {
-      offsets.push_back(total);
-      total += s;
-    }
-    all.resize(total);
-  }
-  MPI_Gatherv(mine.data(), size, MPI_DOUBLE, all.data(), sizes.data(),
-              offsets.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  if (rank != 0)
+/// Writes `text` to `path` (standard output for "-"); false after a
+/// message naming `flag` when it cannot.
+bool writeText(const std::string &text, const std::string &path,
+               const char *flag) {
+  if (path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
     return true;
-
-  nlohmann::json trace = {{"displayTimeUnit", "ms"},
-                          {"traceEvents", nlohmann::json::array()}};
-  nlohmann::json &out = trace["traceEvents"];
-  for (int r = 0; r < worldSize; ++r) {
-    out.push_back({{"name", "process_name"},
-                   {"ph", "M"},
-                   {"pid", r},
-                   {"args", {{"name", "rank " + std::to_string(r)}}}});
-    // Steps are recorded after their collectives: their starts first.
-    std::map<int64_t, double> stepStarts;
-    for (int at = offsets[r]; at < offsets[r] + sizes[r]; at += kFields)
-      if (all[at] == 0)
-        stepStarts[static_cast<int64_t>(all[at + 1])] = all[at + 4];
-    double lastEnd = 0;
-    int64_t step = -1;
-    // A complete ("X") event of this rank.
-    auto complete = [&](std::string name, const char *category, int thread,
-                        double from, double to, nlohmann::json args) {
-      args["step"] = step;
-      out.push_back({{"name", std::move(name)},
-                     {"cat", category},
-                     {"ph", "X"},
-                     {"pid", r},
-                     {"tid", thread},
-                     {"ts", from},
-                     {"dur", to - from},
-                     {"args", std::move(args)}});
-    };
-    auto compute = [&](double from, double to) {
-      if (to > from)
-        complete("compute", "compute", 0, from, to, nlohmann::json::object());
-    };
-    for (int at = offsets[r]; at < offsets[r] + sizes[r]; at += kFields) {
-      const double *f = &all[at];
-      int kind = static_cast<int>(f[0]);
-      step = static_cast<int64_t>(f[1]);
-      if (kind == 0) {
-        // A step ends after its collectives: close its last compute run.
-        compute(std::max(lastEnd, f[4]), f[5]);
-        complete("step " + std::to_string(step), "step", 1, f[4], f[5],
-                 nlohmann::json::object());
-      } else {
-        compute(std::max(lastEnd, stepStarts[step]), f[4]);
-        complete(kNames[kind], "collective", 0, f[4], f[5],
-                 {{"group", static_cast<int64_t>(f[2])},
-                  {"bytes", static_cast<int64_t>(f[3])}});
-      }
-      lastEnd = f[5];
-    }
   }
-  std::string text = trace.dump(1) + "\n";
   std::FILE *file = std::fopen(path.c_str(), "w");
   bool ok = file && std::fwrite(text.data(), 1, text.size(), file) ==
                         text.size();
   if (file)
     ok = std::fclose(file) == 0 && ok;
   if (!ok)
-    report("--trace: cannot write " + path + ": " + std::strerror(errno));
+    report(std::string(flag) + ": cannot write " + path + ": " +
+           std::strerror(errno));
+  return ok;
+}
+
+/// Writes the traced steps' --trace timeline and --comm-trace report on
+/// rank 0, from every rank's events. False (after a message) when rank 0
+/// cannot write a file.
+bool writeTraces(dtensor_program *program, const Options &options) {
+  std::vector<TraceEvent> events = gatherTrace(program, rank, worldSize);
+  if (rank != 0)
+    return true;
+  int32_t count = 0;
+  dtensor_program_num_sites(program, &count);
+  std::vector<dtensor::tooling::TraceSite> sites;
+  std::vector<std::string> siteModules;
+  for (int32_t i = 0; i < count; ++i) {
+    dtensor_site_info info;
+    dtensor_program_site_info(program, i, &info);
+    sites.push_back({info.kind, info.reduction, info.module, info.position,
+                     info.bytes_sent});
+    siteModules.push_back(info.module);
+  }
+  bool ok = true;
+  if (!options.trace.empty())
+    ok &= writeText(chromeTrace(events, worldSize, siteModules).dump(1) + "\n",
+                    options.trace, "--trace");
+  if (!options.commTrace.empty()) {
+    std::vector<dtensor::tooling::TracedCall> calls;
+    for (const TraceEvent &event : events)
+      if (event.kind != 0)
+        calls.push_back({event.rank, event.site, traceEventName(event.kind),
+                         event.group, event.bytesSent,
+                         event.end - event.start});
+    dtensor::tooling::CommTrace trace = dtensor::tooling::buildCommTrace(
+        sites, calls, worldSize, options.iters);
+    std::string text =
+        options.commTrace == "json"
+            ? dtensor::tooling::commTraceJson(trace).dump(1) + "\n"
+            : dtensor::tooling::formatCommTraceText(trace);
+    ok &= writeText(text, options.commTraceFile, "--comm-trace-file");
+  }
   return ok;
 }
 
@@ -559,7 +538,7 @@ int runRank(const Options &options) {
   for (int i = 0; i < options.warmup; ++i)
     if (dtensor_status status = dtensor_program_run(program))
       return finish(fail(status));
-  if (!options.trace.empty()) {
+  if (!options.trace.empty() || !options.commTrace.empty()) {
     // One start for all ranks (within a barrier's skew), so that their
     // timelines line up.
     MPI_Barrier(MPI_COMM_WORLD);
@@ -583,8 +562,8 @@ int runRank(const Options &options) {
   }
 
   bool writeFailed = false;
-  if (!options.trace.empty())
-    writeFailed |= !writeTrace(program, options.trace);
+  if (!options.trace.empty() || !options.commTrace.empty())
+    writeFailed |= !writeTraces(program, options);
 
   // Each rank's shard of the outputs --output-local names.
   for (size_t index = 0; index < tensors.size(); ++index) {

@@ -16,6 +16,7 @@
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Driver/Pipelines.h"
 #include "dtensor/Partition/Passes.h"
+#include "dtensor/Reports/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -394,6 +395,30 @@ static LogicalResult collectGroups(ModuleOp module,
   return success();
 }
 
+/// The collective sites --dtensor-number-collective-sites recorded.
+static void collectSites(ModuleOp module,
+                         std::vector<rt::CollectiveSiteInfo> &sites) {
+  auto table = module->getAttrOfType<ArrayAttr>(
+      DTensorDialect::getCollectiveSitesAttrName());
+  if (!table)
+    return;
+  for (Attribute entry : table) {
+    auto dict = cast<DictionaryAttr>(entry);
+    rt::CollectiveSiteInfo site;
+    auto text = [&](llvm::StringRef key) {
+      auto value = dict.getAs<StringAttr>(key);
+      return value ? value.str() : std::string();
+    };
+    site.kind = text("kind");
+    site.reduction = text("reduction");
+    site.module = text("module");
+    site.position = text("position");
+    if (auto bytes = dict.getAs<IntegerAttr>("bytes_sent"))
+      site.bytesSent = bytes.getInt();
+    sites.push_back(std::move(site));
+  }
+}
+
 /// Writes `module` to `path`.
 static LogicalResult writeModule(ModuleOp module, llvm::StringRef path) {
   std::string message;
@@ -531,6 +556,8 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   distributeOptions.explain = options.explain;
   distributeOptions.statistics = options.statistics;
   buildDistributePipeline(distribute, distributeOptions);
+  // Numbered for the runtime's trace (dtensor-run --comm-trace).
+  distribute.addPass(createNumberCollectiveSites());
   if (failed(configure(options, distribute)))
     return failure();
   if (failed(distribute.run(module)))
@@ -541,6 +568,7 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   if (failed(describeSignature(module.lookupSymbol<func::FuncOp>(entryName),
                                manifest.meshes, manifest.tensors)))
     return failure();
+  collectSites(module, manifest.collectiveSites);
 
   std::string staging = (output + ".tmp." +
                          llvm::Twine(llvm::sys::Process::getProcessId()))

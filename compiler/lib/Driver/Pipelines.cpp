@@ -10,12 +10,39 @@
 #include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
+using dtensor::driver::ExplainCategories;
+
+std::optional<ExplainCategories>
+dtensor::driver::parseExplainCategories(llvm::StringRef text,
+                                        std::string &error) {
+  ExplainCategories categories;
+  llvm::SmallVector<llvm::StringRef> names;
+  text.split(names, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (llvm::StringRef name : names) {
+    name = name.trim();
+    if (name == "all")
+      categories = ExplainCategories::all();
+    else if (name == "propagate")
+      categories.propagate = true;
+    else if (name == "partition")
+      categories.partition = true;
+    else if (name == "fuse")
+      categories.fuse = true;
+    else if (!name.empty()) {
+      error = ("unknown category '" + name +
+               "'; expected propagate, partition, fuse or all")
+                  .str();
+      return std::nullopt;
+    }
+  }
+  return categories;
+}
 
 void dtensor::driver::buildDistributePipeline(
     OpPassManager &pm, const DistributeOptions &options) {
   PropagateOptions propagate;
   propagate.statistics = options.statistics;
-  propagate.explain = options.explain;
+  propagate.explain = options.explain.propagate;
   pm.addPass(createPropagate(propagate));
   if (!options.visualize.empty()) {
     VisualizeShardingOptions visualize;
@@ -23,12 +50,14 @@ void dtensor::driver::buildDistributePipeline(
     visualize.svgDir = options.visualizeSvgDir;
     pm.addPass(createVisualizeSharding(visualize));
   }
-  pm.addPass(createPartition());
+  PartitionOptions partition;
+  partition.explain = options.explain.partition;
+  pm.addPass(createPartition(partition));
   FuseCollectivesOptions fuse;
   fuse.bucketBytes = options.bucketBytes;
   fuse.overlap = options.overlap;
   fuse.statistics = options.statistics;
-  fuse.explain = options.explain;
+  fuse.explain = options.explain.fuse;
   pm.addPass(createFuseCollectives(fuse));
   if (!options.commReport.empty()) {
     CommReportOptions report;
@@ -66,8 +95,9 @@ struct DistributePipelineOptions
   Option<bool> explain{
       *this, "explain",
       llvm::cl::desc("Propagation explains each redistribute it inserts "
-                     "(a remark at the op that needs it), collective fusion "
-                     "each rewrite and bucket"),
+                     "(a remark at the op that needs it), partitioning the "
+                     "steps each becomes, collective fusion each rewrite "
+                     "and bucket"),
       llvm::cl::init(false)};
   Option<bool> statistics{
       *this, "statistics",
@@ -91,7 +121,8 @@ void dtensor::driver::registerDistributePipeline() {
                                     options.visualize.end());
         distribute.visualizeSvgDir = options.visualizeSvgDir;
         distribute.statistics = options.statistics;
-        distribute.explain = options.explain;
+        if (options.explain)
+          distribute.explain = ExplainCategories::all();
         buildDistributePipeline(pm, distribute);
       });
 }

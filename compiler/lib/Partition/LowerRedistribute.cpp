@@ -134,7 +134,8 @@ static Value emitStep(OpBuilder &builder, Location loc, Value local,
 Value dtensor::lowerRedistribute(OpBuilder &builder, Location loc, Value local,
                                  RankedTensorType globalType, LayoutAttr source,
                                  LayoutAttr target, ShardIndex &index,
-                                 const layout::CostParams &params) {
+                                 const layout::CostParams &params,
+                                 bool explain) {
   int64_t rank = globalType.getRank();
   layout::Mesh mesh = index.getMesh().getLayoutMesh();
   std::vector<int64_t> shape(globalType.getShape().begin(),
@@ -145,6 +146,20 @@ Value dtensor::lowerRedistribute(OpBuilder &builder, Location loc, Value local,
       target.getNormalized(rank).getLayoutPlacements(), mesh, params);
   std::vector<Placement> before =
       source.getNormalized(rank).getLayoutPlacements();
+  if (explain) {
+    std::string type;
+    llvm::raw_string_ostream(type) << globalType;
+    InFlightDiagnostic remark = mlir::emitRemark(loc);
+    remark << "explain: redistribute of " << type << " from "
+           << layout::str(before) << " to "
+           << layout::str(plan.layouts.empty() ? before : plan.layouts.back())
+           << " lowered to " << plan.steps.size()
+           << (plan.steps.size() == 1 ? " step" : " steps") << ":";
+    // One indented line per step, then the total.
+    std::string steps = layout::str(plan);
+    for (StringRef line : llvm::split(StringRef(steps).rtrim(), '\n'))
+      remark << "\n  " << line;
+  }
   for (auto [step, after] : llvm::zip(plan.steps, plan.layouts)) {
     local = emitStep(builder, loc, local, step, globalType, before,
                      getLocalType(globalType, after, mesh), index);

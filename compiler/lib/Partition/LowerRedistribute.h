@@ -27,13 +27,15 @@ getLocalType(mlir::RankedTensorType globalType,
 /// Emits, at `builder`'s insertion point, the steps that turn `local` (this
 /// rank's piece of a tensor of `globalType` laid out as `source`) into its
 /// piece under `target`, and returns the new piece. Both layouts are on the
-/// mesh of `index`.
+/// mesh of `index`. With `explain`, a remark at `loc` names the planned steps
+/// and their costs.
 mlir::Value lowerRedistribute(mlir::OpBuilder &builder, mlir::Location loc,
                               mlir::Value local,
                               mlir::RankedTensorType globalType,
                               LayoutAttr source, LayoutAttr target,
                               ShardIndex &index,
-                              const layout::CostParams &params);
+                              const layout::CostParams &params,
+                              bool explain = false);
 
 } // namespace dtensor
 

@@ -116,8 +116,10 @@ void rewriteSignature(func::FuncOp func, const layout::Mesh &mesh) {
 class FunctionPartitioner {
 public:
   FunctionPartitioner(func::FuncOp func, MeshOp mesh,
-                      const layout::CostParams &params)
-      : func(func), state(mesh, func.front(), params) {}
+                      const layout::CostParams &params, bool explain)
+      : func(func), state(mesh, func.front(), params) {
+    state.explain = explain;
+  }
 
   LogicalResult run() {
     if (failed(collectGlobals()) || failed(checkResults()))
@@ -271,7 +273,7 @@ struct PartitionPass : dtensor::impl::PartitionBase<PartitionPass> {
       auto func = cast<func::FuncOp>(op);
       if (func.isExternal())
         rewriteSignature(func, mesh.getLayoutMesh());
-      else if (failed(FunctionPartitioner(func, mesh, params).run()))
+      else if (failed(FunctionPartitioner(func, mesh, params, explain).run()))
         return signalPassFailure();
     }
   }

@@ -86,7 +86,7 @@ static LogicalResult partition(RedistributeOp op, PartitionState &state) {
            << " a value laid out as " << layout::str(input->placements);
   Value local = lowerRedistribute(builder, op.getLoc(), op.getInput(),
                                   global->type, op.getSource(), op.getTarget(),
-                                  state.index, state.params);
+                                  state.index, state.params, state.explain);
   state.replaceOp(op, local);
   return success();
 }

@@ -67,6 +67,8 @@ public:
   layout::Mesh mesh;
   ShardIndex index;
   layout::CostParams params;
+  /// Remark on each lowered redistribute (the pass's `explain`).
+  bool explain = false;
 
 private:
   llvm::DenseMap<mlir::Value, GlobalValue> globals;

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dtensor/Analysis/ElementBytes.h"
+#include "CollectiveFacts.h"
 #include "TextTable.h"
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
@@ -25,11 +25,11 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace dtensor {
@@ -45,156 +45,6 @@ using namespace dtensor;
 static constexpr llvm::StringLiteral kMeshAttr = "mesh";
 static constexpr llvm::StringLiteral kMeshDimsAttr = "mesh_dims";
 static constexpr llvm::StringLiteral kReductionAttr = "reduction";
-
-//===----------------------------------------------------------------------===//
-// Byte model
-//===----------------------------------------------------------------------===//
-
-/// Elements of a block of `shape`; nullopt when a dim is dynamic.
-static std::optional<int64_t> getNumElements(ArrayRef<int64_t> shape) {
-  if (ShapedType::isDynamicShape(shape))
-    return std::nullopt;
-  return ShapedType::getNumElements(shape);
-}
-
-/// Bytes of a block of `shape`; nullopt when a dim is dynamic or the
-/// element has no fixed width.
-static std::optional<int64_t> getBlockBytes(ArrayRef<int64_t> shape,
-                                            Type elementType) {
-  std::optional<int64_t> elements = getNumElements(shape);
-  std::optional<int64_t> elementBytes = getStoredElementBytes(elementType);
-  if (!elements || !elementBytes)
-    return std::nullopt;
-  return *elements * *elementBytes;
-}
-
-/// The largest torch.chunk piece of a dim split over `n` ranks: `piece` when
-/// the type states it (a static size holds on every rank), else ceil(whole/n).
-static int64_t getLargestPiece(int64_t piece, int64_t whole, int64_t n) {
-  if (!ShapedType::isDynamic(piece))
-    return piece;
-  if (ShapedType::isDynamic(whole))
-    return ShapedType::kDynamic;
-  return llvm::divideCeilSigned(whole, n);
-}
-
-/// Bytes each rank sends to turn `input` into `result` (one operand/result
-/// pair of `op`) over a group of `n` ranks: a ring of messages of the
-/// largest chunk, as implementations pad uneven chunks to it. nullopt when
-/// a size the model needs is not static.
-static std::optional<int64_t> getPairBytesSent(Operation *op,
-                                               RankedTensorType input,
-                                               RankedTensorType result,
-                                               int64_t n) {
-  if (n == 1)
-    return 0;
-  // Every message of the ring carries one `block`.
-  SmallVector<int64_t> block(input.getShape());
-  int64_t messages = n - 1;
-  if (isa<AllReduceOp>(op)) {
-    // A reduce_scatter then an all_gather of the flattened buffer, split
-    // into n chunks.
-    std::optional<int64_t> elements = getNumElements(input.getShape());
-    if (!elements)
-      return std::nullopt;
-    block = {llvm::divideCeilSigned(*elements, n)};
-    messages = 2 * (n - 1);
-  } else if (isa<BroadcastOp>(op)) {
-    // Pipelined along a chain from the root: every rank but the last
-    // forwards the whole tensor once.
-    messages = 1;
-  } else if (auto gather = dyn_cast<AllGatherOp>(op)) {
-    int64_t dim = gather.getGatherDim();
-    block[dim] =
-        getLargestPiece(input.getDimSize(dim), result.getDimSize(dim), n);
-  } else if (auto scatter = dyn_cast<ReduceScatterOp>(op)) {
-    int64_t dim = scatter.getScatterDim();
-    block[dim] =
-        getLargestPiece(result.getDimSize(dim), input.getDimSize(dim), n);
-  } else if (auto allToAll = dyn_cast<AllToAllOp>(op)) {
-    // Each rank keeps one piece of its split dim and sends the others; the
-    // concat dim is the rank's shard of the result's.
-    int64_t split = allToAll.getSplitDim();
-    int64_t concat = allToAll.getConcatDim();
-    block[split] =
-        getLargestPiece(result.getDimSize(split), input.getDimSize(split), n);
-    block[concat] =
-        getLargestPiece(input.getDimSize(concat), result.getDimSize(concat), n);
-  } else {
-    return std::nullopt;
-  }
-  std::optional<int64_t> blockBytes =
-      getBlockBytes(block, input.getElementType());
-  if (!blockBytes)
-    return std::nullopt;
-  return messages * *blockBytes;
-}
-
-/// Bytes each rank sends in the collective `op` over `n` ranks, summed over
-/// its operand/result pairs (a variadic collective is one call); nullopt
-/// when any pair's bytes are not statically known.
-static std::optional<int64_t> getBytesSent(Operation *op, int64_t n) {
-  auto isRankedTensor = [](Value value) {
-    return isa<RankedTensorType>(value.getType());
-  };
-  SmallVector<Value> inputs(
-      llvm::make_filter_range(op->getOperands(), isRankedTensor));
-  SmallVector<Value> results(
-      llvm::make_filter_range(op->getResults(), isRankedTensor));
-  if (inputs.size() != results.size())
-    return std::nullopt;
-  int64_t total = 0;
-  for (auto [input, result] : llvm::zip_equal(inputs, results)) {
-    std::optional<int64_t> bytes =
-        getPairBytesSent(op, cast<RankedTensorType>(input.getType()),
-                         cast<RankedTensorType>(result.getType()), n);
-    if (!bytes)
-      return std::nullopt;
-    total += *bytes;
-  }
-  return total;
-}
-
-//===----------------------------------------------------------------------===//
-// Module names
-//===----------------------------------------------------------------------===//
-
-/// The module name a location carries: the innermost NameLoc along the
-/// first path that has one, where a CallSiteLoc's callee comes before its
-/// caller and a FusedLoc's parts come in order. Null when there is none.
-static StringAttr findModuleName(Location loc) {
-  return TypeSwitch<LocationAttr, StringAttr>(loc)
-      .Case([](NameLoc named) {
-        if (StringAttr inner = findModuleName(named.getChildLoc()))
-          return inner;
-        return named.getName().empty() ? StringAttr() : named.getName();
-      })
-      .Case([](CallSiteLoc callSite) {
-        if (StringAttr callee = findModuleName(callSite.getCallee()))
-          return callee;
-        return findModuleName(callSite.getCaller());
-      })
-      .Case([](FusedLoc fused) {
-        for (Location part : fused.getLocations())
-          if (StringAttr name = findModuleName(part))
-            return name;
-        return StringAttr();
-      })
-      .Case([](OpaqueLoc opaque) {
-        return findModuleName(opaque.getFallbackLocation());
-      })
-      .Default([](LocationAttr) { return StringAttr(); });
-}
-
-/// The module `op` belongs to: the name in its location or, failing that,
-/// in the location of the nearest enclosing op inside `fn` that has one
-/// (a collective in a loop or an async region built by a pass).
-static StringAttr getModuleName(Operation *op, Operation *fn) {
-  for (Operation *at = op; at && at != fn; at = at->getParentOp())
-    if (StringAttr name = findModuleName(at->getLoc()))
-      return name;
-  return {};
-}
 
 //===----------------------------------------------------------------------===//
 // Collecting a function's report

@@ -214,10 +214,40 @@ static LogicalResult verifyCommAttr(Operation *op, NamedAttribute attr) {
   return success();
 }
 
+/// Verifies `dtensor.site` (a non-negative i64 on a collective) and
+/// `dtensor.collective_sites` (an array of dictionaries with a `kind` string,
+/// on a module).
+static LogicalResult verifySiteAttr(Operation *op, NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == DTensorDialect::getSiteAttrName()) {
+    auto site = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!op->hasTrait<Collective>())
+      return op->emitOpError() << "'" << name
+                               << "' numbers collectives only";
+    if (!site || !site.getType().isInteger(64) || site.getInt() < 0)
+      return op->emitOpError()
+             << "'" << name << "' must be a non-negative i64";
+    return success();
+  }
+  auto entries = dyn_cast<ArrayAttr>(attr.getValue());
+  if (!isa<ModuleOp>(op) || !entries)
+    return op->emitOpError() << "'" << name << "' must be an array on a module";
+  for (auto [index, entry] : llvm::enumerate(entries)) {
+    auto dict = dyn_cast<DictionaryAttr>(entry);
+    if (!dict || !dict.getAs<StringAttr>("kind"))
+      return op->emitOpError() << "'" << name << "' entry #" << index
+                               << " must be a dictionary with a 'kind' string";
+  }
+  return success();
+}
+
 LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
                                                        NamedAttribute attr) {
   if (attr.getName() == getResultLayoutsAttrName())
     return verifyResultLayouts(op, attr.getValue());
+  if (attr.getName() == getSiteAttrName() ||
+      attr.getName() == getCollectiveSitesAttrName())
+    return verifySiteAttr(op, attr);
   if (attr.getName() == getCommGroupsAttrName() ||
       attr.getName() == getCommMeshesAttrName())
     return verifyCommAttr(op, attr);

@@ -92,6 +92,11 @@ int64_t dtensor_rt_all_to_all(int64_t group, int64_t split_dim,
 int64_t dtensor_rt_broadcast(int64_t group, int64_t root, int32_t dtype,
                              int32_t async);
 
+/* The next collective call of this program is site `site` of the
+ * manifest's "collective_sites" (the compiler numbers them): the trace
+ * (dtensor_program_trace) records it with the call. */
+void dtensor_rt_collective_site(int64_t site);
+
 /* Completes an asynchronous collective; 0 is accepted and does nothing. */
 void dtensor_rt_wait(int64_t handle);
 

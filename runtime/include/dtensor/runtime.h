@@ -225,7 +225,31 @@ typedef struct dtensor_trace_event {
   int64_t bytes;     /* a collective's input bytes on this rank, or 0 */
   double start_us;
   double end_us;
+  int64_t site;      /* a collective's site (dtensor_program_site_info), or
+                        -1: a step, or a program compiled without sites */
+  int64_t bytes_sent; /* the bytes this rank sent in the collective under
+                         the model of the compile-time report (a ring over
+                         the group, the largest piece per message), or 0 */
 } dtensor_trace_event;
+
+/* One collective call site of a program, as the compiler numbered them
+ * (the manifest's "collective_sites"): what its compile-time communication
+ * report knows of it. Strings live as long as the program. */
+typedef struct dtensor_site_info {
+  const char *kind;      /* "all_reduce", "all_gather", ... */
+  const char *reduction; /* "sum", "avg", "max", "min", or "" */
+  const char *module;    /* the model's module (e.g. "layers.0.attention"),
+                            or "" */
+  const char *position;  /* "file:line:col" of the source, or "" */
+  int64_t bytes_sent;    /* bytes this rank sends in one call (the report's
+                            model), or -1 when not known at compile time */
+} dtensor_site_info;
+
+/* The program's collective sites; 0 for an artifact compiled without them. */
+dtensor_status dtensor_program_num_sites(const dtensor_program *program,
+                                         int32_t *count);
+dtensor_status dtensor_program_site_info(const dtensor_program *program,
+                                         int32_t site, dtensor_site_info *info);
 
 /* Switches the recording of steps and their collectives on (forgetting
  * what was recorded) or off. Not collective; costs two clock reads per

@@ -137,11 +137,29 @@ func.func @coords() -> index {
   return %c : index
 }
 
+// A numbered collective announces its site just before its call.
+// CHECK-LABEL: func.func @numbered
+// CHECK-DAG: %[[SITE:.*]] = arith.constant 7 : i64
+// CHECK: call @dtensor_rt_push_buffer__f32
+// CHECK: call @dtensor_rt_push_buffer__f32
+// CHECK-NEXT: call @dtensor_rt_collective_site(%[[SITE]]) : (i64) -> ()
+// CHECK-NEXT: call @dtensor_rt_all_reduce(
+// CHECK: call @dtensor_rt_push_buffer__f32
+// CHECK: call @dtensor_rt_push_buffer__f32
+// CHECK-NEXT: call @dtensor_rt_collective_site(%{{.*}}) : (i64) -> ()
+// CHECK-NEXT: call @dtensor_rt_all_gather(
+func.func @numbered(%x: tensor<8xf32>) -> tensor<32xf32> {
+  %r = dtensor.all_reduce sum %x on @tp mesh_dims [0] {dtensor.site = 7 : i64} : tensor<8xf32>
+  %g = dtensor.all_gather %r on @tp mesh_dims [0] gather_dim 0 {dtensor.site = 8 : i64} : tensor<8xf32> -> tensor<32xf32>
+  return %g : tensor<32xf32>
+}
+
 // The declarations, sorted by name.
 // CHECK: func.func private @dtensor_rt_all_gather(i64, i64, i32, i64, i32) -> i64
 // CHECK-NEXT: func.func private @dtensor_rt_all_reduce(i64, i32, i32, i64, i32) -> i64
 // CHECK-NEXT: func.func private @dtensor_rt_all_to_all(i64, i64, i64, i32, i32) -> i64
 // CHECK-NEXT: func.func private @dtensor_rt_broadcast(i64, i64, i32, i32) -> i64
+// CHECK-NEXT: func.func private @dtensor_rt_collective_site(i64)
 // CHECK-NEXT: func.func private @dtensor_rt_group_sum(i64, i64) -> i64
 // CHECK-NEXT: func.func private @dtensor_rt_mesh_coord(i64, i64) -> i64
 // CHECK-NEXT: func.func private @dtensor_rt_push_buffer__f32(memref<*xf32>)

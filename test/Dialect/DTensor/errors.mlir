@@ -976,3 +976,54 @@ func.func @init_int_fraction(%x: tensor<4xi64> {dtensor.weight, dtensor.init = #
 func.func @init_scalar(%x: f32 {dtensor.weight, dtensor.init = #dtensor.init<zeros>}) {
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// dtensor.site and dtensor.collective_sites
+//===----------------------------------------------------------------------===//
+
+dtensor.mesh @tp shape [2]
+func.func @site_on_local_op(%x: tensor<4xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'dtensor.chunk' op 'dtensor.site' numbers collectives only}}
+  %c = dtensor.chunk %x on @tp mesh_dims [0] dim 0 {dtensor.site = 0 : i64} : tensor<4xf32> -> tensor<2xf32>
+  return %c : tensor<2xf32>
+}
+
+// -----
+
+dtensor.mesh @tp shape [2]
+func.func @negative_site(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.all_reduce' op 'dtensor.site' must be a non-negative i64}}
+  %r = dtensor.all_reduce sum %x on @tp mesh_dims [0] {dtensor.site = -1 : i64} : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+dtensor.mesh @tp shape [2]
+func.func @i32_site(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.all_reduce' op 'dtensor.site' must be a non-negative i64}}
+  %r = dtensor.all_reduce sum %x on @tp mesh_dims [0] {dtensor.site = 1 : i32} : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op 'dtensor.collective_sites' entry #1 must be a dictionary with a 'kind' string}}
+module attributes {dtensor.collective_sites = [{kind = "all_reduce"}, {module = "fc2"}]} {
+}
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op 'dtensor.collective_sites' must be an array on a module}}
+module attributes {dtensor.collective_sites = {kind = "all_reduce"}} {
+}
+
+// -----
+
+dtensor.mesh @tp shape [2]
+// expected-error @+1 {{'func.func' op 'dtensor.collective_sites' must be an array on a module}}
+func.func @sites_on_function() attributes {dtensor.collective_sites = []} {
+  return
+}

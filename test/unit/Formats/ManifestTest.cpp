@@ -531,3 +531,70 @@ TEST_F(ManifestTest, InitializerValidationErrors) {
 }
 
 } // namespace
+
+TEST_F(ManifestTest, CollectiveSitesRoundTrip) {
+  Manifest written = exampleManifest();
+  ASSERT_EQ(writeManifest(written, dir.path()), "");
+  // None: no key.
+  EXPECT_FALSE(json::parse(readBytes(manifestPath())).contains(
+      "collective_sites"));
+  written.collectiveSites = {{"all_reduce", "sum", "fc2", "m.json:7:9", 4096},
+                             {"all_gather", "", "", "", -1}};
+  ASSERT_EQ(writeManifest(written, dir.path()), "");
+  json root = json::parse(readBytes(manifestPath()));
+  EXPECT_EQ(root["collective_sites"][0],
+            json({{"kind", "all_reduce"},
+                  {"reduction", "sum"},
+                  {"module", "fc2"},
+                  {"position", "m.json:7:9"},
+                  {"bytes_sent", 4096}}));
+  // Empty fields and unknown bytes are left out.
+  EXPECT_EQ(root["collective_sites"][1], json({{"kind", "all_gather"}}));
+  Manifest read;
+  ASSERT_EQ(readManifest(dir.path(), read), "");
+  ASSERT_EQ(read.collectiveSites.size(), 2u);
+  EXPECT_EQ(read.collectiveSites[0].kind, "all_reduce");
+  EXPECT_EQ(read.collectiveSites[0].reduction, "sum");
+  EXPECT_EQ(read.collectiveSites[0].module, "fc2");
+  EXPECT_EQ(read.collectiveSites[0].position, "m.json:7:9");
+  EXPECT_EQ(read.collectiveSites[0].bytesSent, 4096);
+  EXPECT_EQ(read.collectiveSites[1].kind, "all_gather");
+  EXPECT_EQ(read.collectiveSites[1].module, "");
+  EXPECT_EQ(read.collectiveSites[1].bytesSent, -1);
+}
+
+TEST_F(ManifestTest, CollectiveSiteErrors) {
+  auto withSites = [](json sites) {
+    return [sites](json &r) { r["collective_sites"] = sites; };
+  };
+  EXPECT_NE(readEdited(withSites(json::object())).find(
+                "collective_sites: expected an array, got {}"),
+            std::string::npos);
+  EXPECT_NE(readEdited(withSites({3})).find(
+                "collective_sites[0]: expected an object, got 3"),
+            std::string::npos);
+  EXPECT_NE(readEdited(withSites({json::object()}))
+                .find("collective_sites[0]: missing key \"kind\""),
+            std::string::npos);
+  EXPECT_NE(readEdited(withSites({{{"kind", "all_reduce"}, {"module", 1}}}))
+                .find("collective_sites[0].module: expected a string, got 1"),
+            std::string::npos);
+  std::string negative = readEdited(
+      withSites({{{"kind", "all_reduce"}}, {{"kind", "broadcast"},
+                                            {"bytes_sent", -2}}}));
+  EXPECT_NE(negative.find("collective_sites[1].bytes_sent: expected a "
+                          "non-negative integer, got -2"),
+            std::string::npos)
+      << negative;
+  std::string unknown = readEdited(withSites({{{"kind", "gather"}}}));
+  EXPECT_NE(unknown.find("collective_sites[0].kind: expected \"all_reduce\", "
+                         "\"all_gather\", \"reduce_scatter\", \"all_to_all\" "
+                         "or \"broadcast\", got \"gather\""),
+            std::string::npos)
+      << unknown;
+  // The writer validates too.
+  Manifest bad = exampleManifest();
+  bad.collectiveSites = {{"scatter", "", "", "", 0}};
+  EXPECT_NE(writeManifest(bad, dir.path()).find("collective_sites[0].kind"),
+            std::string::npos);
+}

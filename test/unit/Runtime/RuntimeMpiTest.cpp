@@ -376,6 +376,8 @@ TEST(RuntimeMpi, TracingRecordsStepsAndTheirCollectives) {
     runStep([&] {
       inRef.push();
       outRef.push();
+      // The gather is site 3; the reduction has none announced.
+      dtensor_rt_collective_site(3);
       dtensor_rt_all_gather(kWorld, 0, DTENSOR_RT_F32, 1, 0);
       sumIn.push();
       sumOut.push();
@@ -408,6 +410,15 @@ TEST(RuntimeMpi, TracingRecordsStepsAndTheirCollectives) {
     EXPECT_EQ(reduce->bytes, 6 * 4);
     EXPECT_EQ(whole->group, -1);
     EXPECT_EQ(whole->bytes, 0);
+    // Sites as announced; bytes sent under the report's ring model:
+    // (n - 1) pieces of 2x3 f32 for the gather, 2 (n - 1) pieces of
+    // ceil(6 / n) f32 for the reduction.
+    EXPECT_EQ(gather->site, 3);
+    EXPECT_EQ(reduce->site, -1);
+    EXPECT_EQ(whole->site, -1);
+    EXPECT_EQ(gather->bytes_sent, (size - 1) * 6 * 4);
+    EXPECT_EQ(reduce->bytes_sent, 2 * (size - 1) * ((6 + size - 1) / size) * 4);
+    EXPECT_EQ(whole->bytes_sent, 0);
     EXPECT_LE(whole->start_us, gather->start_us);
     EXPECT_LE(gather->start_us, gather->end_us);
     EXPECT_LE(gather->end_us, reduce->start_us);

@@ -228,6 +228,41 @@ TEST(RuntimeProgram, AddRunsEndToEnd) {
   EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
 }
 
+TEST(RuntimeApi, CollectiveSitesComeFromTheManifest) {
+  Manifest manifest = oneRankManifest("add");
+  manifest.collectiveSites = {{"all_reduce", "sum", "fc2", "m.json:7:9", 64},
+                              {"all_gather", "", "", "", -1}};
+  dtensor_program *program =
+      load(writeArtifact(workDir, "sites", std::move(manifest)));
+  ASSERT_NE(program, nullptr);
+  int32_t count = -1;
+  ASSERT_EQ(dtensor_program_num_sites(program, &count), DTENSOR_OK);
+  EXPECT_EQ(count, 2);
+  dtensor_site_info info;
+  ASSERT_EQ(dtensor_program_site_info(program, 0, &info), DTENSOR_OK);
+  EXPECT_STREQ(info.kind, "all_reduce");
+  EXPECT_STREQ(info.reduction, "sum");
+  EXPECT_STREQ(info.module, "fc2");
+  EXPECT_STREQ(info.position, "m.json:7:9");
+  EXPECT_EQ(info.bytes_sent, 64);
+  ASSERT_EQ(dtensor_program_site_info(program, 1, &info), DTENSOR_OK);
+  EXPECT_STREQ(info.kind, "all_gather");
+  EXPECT_STREQ(info.reduction, "");
+  EXPECT_STREQ(info.module, "");
+  EXPECT_EQ(info.bytes_sent, -1);
+  EXPECT_EQ(dtensor_program_site_info(program, 2, &info),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(dtensor_last_error()).find("site 2 out of range [0, 2)"),
+            std::string::npos);
+  EXPECT_EQ(dtensor_program_site_info(program, -1, &info),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(dtensor_program_num_sites(program, nullptr),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(dtensor_program_site_info(nullptr, 0, &info),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+}
+
 TEST(RuntimeProgram, WeightsLoadFromSafetensors) {
   dtensor_program *program =
       load(writeArtifact(workDir, "weights", oneRankManifest("add")));

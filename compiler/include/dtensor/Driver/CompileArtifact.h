@@ -12,6 +12,7 @@
 
 #include "dtensor/Codegen/CPU/CpuCodegen.h"
 #include "dtensor/Codegen/GPU/GpuCodegen.h"
+#include "dtensor/Driver/Pipelines.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -48,8 +49,8 @@ struct CompileOptions {
   /// (--dtensor-visualize-sharding); with `visualizeSvgDir`, also as SVG.
   std::vector<std::string> visualize;
   std::string visualizeSvgDir;
-  /// Explain each redistribute propagation inserts (remarks).
-  bool explain = false;
+  /// Which stages explain their decisions (remarks).
+  ExplainCategories explain;
   /// Collective fusion (see --dtensor-fuse-collectives).
   uint64_t bucketBytes = 25 * 1024 * 1024;
   bool overlap = true;

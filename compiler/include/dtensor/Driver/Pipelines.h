@@ -13,10 +13,32 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace dtensor::driver {
+
+/// Which stages explain their decisions as remarks (`dtensor-compile
+/// --explain=propagate,partition,fuse`, or DTENSOR_LOG).
+struct ExplainCategories {
+  /// Propagation: each redistribute it inserts, the op whose strategy
+  /// demands it and that op's strategies priced.
+  bool propagate = false;
+  /// Partitioning: the steps each redistribute is lowered to, with costs.
+  bool partition = false;
+  /// Collective fusion: each rewrite (named) and each bucket.
+  bool fuse = false;
+
+  bool any() const { return propagate || partition || fuse; }
+  static ExplainCategories all() { return {true, true, true}; }
+};
+
+/// The categories of `text`: a comma-separated list of propagate, partition
+/// and fuse, or "all"; empty entries are ignored. On an unknown name, `error`
+/// gets a message listing the names and nullopt is returned.
+std::optional<ExplainCategories> parseExplainCategories(llvm::StringRef text,
+                                                        std::string &error);
 
 struct DistributeOptions {
   /// Collective fusion (see --dtensor-fuse-collectives).
@@ -30,9 +52,9 @@ struct DistributeOptions {
   std::vector<std::string> visualize;
   /// With `visualize`: also write SVG pictures into this folder ("": no).
   std::string visualizeSvgDir;
-  /// Propagation explains each redistribute it inserts, and collective
-  /// fusion each rewrite and bucket, as remarks (their `explain` options).
-  bool explain = false;
+  /// Which stages explain their decisions as remarks (their `explain`
+  /// options).
+  ExplainCategories explain;
   /// Propagation and collective fusion report what they did as remarks
   /// (their `statistics` option).
   bool statistics = false;

@@ -35,6 +35,17 @@ def Partition : Pass<"dtensor-partition", "mlir::ModuleOp"> {
       `reduce_scatter`, `all_to_all`, `chunk` and the local Replicate to
       Partial step, as planned under the cost model of docs/propagation.md.
 
+    With `explain`, each lowered `dtensor.redistribute` gets a remark at
+    its location (for a model plan, its JSON position and module) naming
+    the steps it became, each with the layout it leads to and its estimated
+    time, and the total:
+
+    ```
+    mlp.json:17:7: remark: explain: redistribute of tensor<16x64xf32> from [P(sum)] to [R] lowered to 1 step:
+      all_reduce(sum, mesh_dims=[0]) -> [R]  11.41 us
+      total 11.41 us
+    ```
+
     Function arguments and results keep their `dtensor.layout` and gain
     `dtensor.global_shape`; declarations with layouts get the same per-rank
     signature. Functions without layouts are left alone, and so are
@@ -48,6 +59,9 @@ def Partition : Pass<"dtensor-partition", "mlir::ModuleOp"> {
            "Cost of one step of a collective, in microseconds">,
     Option<"bandwidthGBps", "bandwidth-gbps", "double", /*default=*/"10.0",
            "Bytes per second each rank sends, in GB/s">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Explain each lowered redistribute (a remark naming its steps "
+           "and their costs)">,
   ];
   let dependentDialects = ["::dtensor::DTensorDialect",
                            "::mlir::arith::ArithDialect",

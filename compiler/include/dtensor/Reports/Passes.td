@@ -184,4 +184,35 @@ def CommReport : Pass<"dtensor-comm-report", "mlir::ModuleOp"> {
   ];
 }
 
+def NumberCollectiveSites
+    : Pass<"dtensor-number-collective-sites", "mlir::ModuleOp"> {
+  let summary = "Number the collectives of a per-rank program for its trace";
+  let description = [{
+    Gives every collective of the per-rank program (`all_reduce`,
+    `all_gather`, `reduce_scatter`, `all_to_all`, `broadcast`, also inside
+    regions) a number, its *site*, in program order over the module's
+    functions: the op carries it in `dtensor.site`, and the module lists
+    what the compiler knows of each site in `dtensor.collective_sites`, site
+    `i` at position `i`:
+
+    ```
+    module attributes {dtensor.collective_sites = [
+        {bytes_sent = 3072 : i64, kind = "all_reduce", module = "fc2",
+         position = "mlp.json:17:7", reduction = "sum"} ]} {
+      ...
+      %1 = dtensor.all_reduce %0 ... {dtensor.site = 0 : i64} ...
+    ```
+
+    `kind` is the collective, `reduction` its reduction (when it has one),
+    `module` the module its location names and `position` the first file
+    position in it (each when there is one), and `bytes_sent` the bytes each
+    rank sends under the model of docs/comm-report.md (absent when not
+    statically known): the figures of `--dtensor-comm-report` for that one
+    call. The code generator passes the number to the runtime before the
+    call (`dtensor_rt_collective_site`), the artifact's manifest carries the
+    table, and `dtensor-run --comm-trace` compares what each site did at
+    run time with it. Running the pass again renumbers from 0.
+  }];
+}
+
 #endif // DTENSOR_REPORTS_PASSES_TD

@@ -2,7 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The dtensor collectives bufferize straight into calls of the runtime ABI:
 // their inputs and outputs are queued with dtensor_rt_push_buffer and one
-// dtensor_rt_<collective> call runs them.
+// dtensor_rt_<collective> call runs them. A collective numbered by
+// --dtensor-number-collective-sites first passes its number to
+// dtensor_rt_collective_site, for the runtime's trace.
 //
 // This is done with BufferizableOpInterface models rather than a rewrite
 // into destination-passing form before bufferization: one-shot analysis then
@@ -185,6 +187,16 @@ FailureOr<Value> allocateResult(RewriterBase &rewriter, Operation *op,
 
 /// Shared analysis answers: collectives read every input; an all_reduce
 /// also writes it (it reduces in place), the others write fresh buffers.
+/// Tells the runtime which site the next collective call is, when `op` was
+/// numbered (dtensor.site, --dtensor-number-collective-sites).
+void announceSite(OpBuilder &builder, Location loc, Operation *op) {
+  auto site = op->getAttrOfType<IntegerAttr>(DTensorDialect::getSiteAttrName());
+  if (!site)
+    return;
+  callRuntime(builder, loc, "dtensor_rt_collective_site", {},
+              {createI64(builder, loc, site.getInt())});
+}
+
 template <typename ConcreteModel, typename ConcreteOp>
 struct CollectiveModelBase
     : public BufferizableOpInterface::ExternalModel<ConcreteModel, ConcreteOp> {
@@ -238,6 +250,7 @@ struct CopyingCollectiveModel
     }
     for (Value buffer : llvm::concat<Value>(inputs, outputs))
       pushBuffer(rewriter, loc, buffer);
+    announceSite(rewriter, loc, op);
     ConcreteModel::emitCall(rewriter, loc, concrete, *comm,
                             static_cast<int64_t>(inputs.size()));
     replaceOpWithBufferizedValues(rewriter, op, outputs);
@@ -342,6 +355,7 @@ struct AllReduceModel : CollectiveModelBase<AllReduceModel, AllReduceOp> {
     SmallVector<Value> buffers = std::move(*operandBuffers);
     for (Value buffer : llvm::concat<Value>(buffers, buffers))
       pushBuffer(rewriter, loc, buffer);
+    announceSite(rewriter, loc, op);
     callCollective(
         rewriter, loc, "dtensor_rt_all_reduce",
         {createI64(rewriter, loc, comm->groupId),

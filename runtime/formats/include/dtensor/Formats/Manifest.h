@@ -88,6 +88,21 @@ struct GroupInfo {
   std::vector<int64_t> meshDims;
 };
 
+/// One collective call site of the program (the compiler's
+/// --dtensor-number-collective-sites): what the compile-time communication
+/// report knows of it, for comparison with the run-time trace.
+struct CollectiveSiteInfo {
+  /// "all_reduce", "all_gather", "reduce_scatter", "all_to_all" or
+  /// "broadcast".
+  std::string kind;
+  /// The reduction ("sum", ...), the model's module and the source position
+  /// ("file:line:col"); each "" when it has none.
+  std::string reduction, module, position;
+  /// Bytes a rank sends in one call under the report's model; -1 when not
+  /// statically known.
+  int64_t bytesSent = -1;
+};
+
 /// One tensor of the entry function, with its global shape and layout.
 struct TensorInfo {
   std::string name;
@@ -116,6 +131,9 @@ struct Manifest {
   /// Entry arguments (inputs and weights) in argument order, then results
   /// (outputs) in result order.
   std::vector<TensorInfo> tensors;
+  /// The collective sites, by number ("collective_sites"; absent in the
+  /// JSON when empty).
+  std::vector<CollectiveSiteInfo> collectiveSites;
 };
 
 /// Validates `manifest`, computes the content hash over it and the libraries
@@ -134,7 +152,8 @@ std::string readManifest(const std::string &dir, Manifest &manifest);
 /// placements parse and their count equals the mesh rank, shard dims within
 /// the tensor rank, shapes non-negative, names unique and non-empty, library
 /// names plain file names (no '/' or ".."), initializers on weights only and
-/// valid for the weight's dtype. "" or the error.
+/// valid for the weight's dtype, collective sites of a known kind. "" or the
+/// error.
 std::string validateManifest(const Manifest &manifest);
 
 } // namespace dtensor::rt

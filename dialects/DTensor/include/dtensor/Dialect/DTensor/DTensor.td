@@ -59,6 +59,14 @@ def DTensor_Dialect : Dialect {
     array<i64: ...>}` dictionaries; a group's id is its position) and the
     meshes in `dtensor.comm_meshes` (an array of mesh symbols; a mesh's id
     is its position).
+
+    `--dtensor-number-collective-sites` numbers the collectives of a
+    per-rank program: each carries its number in `dtensor.site` (an `i64`),
+    and the module lists what the compiler knows of each in
+    `dtensor.collective_sites` (an array of dictionaries, site `i` at
+    position `i`, each with at least a `kind` string). The code generator
+    passes a collective's number to the runtime, whose trace attributes each
+    call to its site.
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
@@ -100,6 +108,14 @@ def DTensor_Dialect : Dialect {
     }
     static constexpr ::llvm::StringLiteral getCommMeshesAttrName() {
       return ::llvm::StringLiteral("dtensor.comm_meshes");
+    }
+    /// Name of the op attribute numbering a collective (its site), and of
+    /// the module attribute describing the sites, by number.
+    static constexpr ::llvm::StringLiteral getSiteAttrName() {
+      return ::llvm::StringLiteral("dtensor.site");
+    }
+    static constexpr ::llvm::StringLiteral getCollectiveSitesAttrName() {
+      return ::llvm::StringLiteral("dtensor.collective_sites");
     }
 
   private:
