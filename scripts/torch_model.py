@@ -298,17 +298,22 @@ def rotary(ins, a):
     return x * cos + rotated * sin
 
 
-@op("scaled_dot_product_attention", attrs=("is_causal", "scale"),
+@op("scaled_dot_product_attention", attrs=("is_causal", "scale", "enable_gqa"),
     inputs=(3, 4))
 def scaled_dot_product_attention(ins, a):
     # torch.nn.functional.scaled_dot_product_attention (torch >= 2.0), by
-    # its formula: softmax(q @ k^T * scale + mask) @ v.
+    # its formula: softmax(q @ k^T * scale + mask) @ v. Grouped-query
+    # attention (enable_gqa) by PyTorch's own function (torch >= 2.5).
     q, k, v = ins[:3]
     mask = ins[3] if len(ins) > 3 else None
     is_causal = a.get("is_causal", False)
     if is_causal and mask is not None:
         raise PlanError(f"{a.where}: a mask and is_causal together")
     scale = a.get("scale", 1.0 / math.sqrt(q.shape[-1]))
+    if a.get("enable_gqa", False):
+        return torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, attn_mask=mask, is_causal=is_causal, scale=scale,
+            enable_gqa=True)
     scores = torch.matmul(q, k.transpose(-2, -1)) * scale
     if is_causal:
         length, source = q.shape[-2], k.shape[-2]
