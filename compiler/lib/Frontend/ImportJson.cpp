@@ -603,8 +603,12 @@ LogicalResult Importer::emitOp(const OpDecl &op) {
   }
   if (op.definition->name == "scaled_dot_product_attention") {
     const JsonNode *gqa = op.node->get("enable_gqa");
+    auto query = cast<RankedTensorType>(inputs[0].getType());
     auto key = cast<RankedTensorType>(inputs[1].getType());
-    if (gqa && gqa->kind == JsonNode::Kind::Bool && gqa->boolean)
+    // With as many KV heads as query heads, k and v split as q does.
+    if (gqa && gqa->kind == JsonNode::Kind::Bool && gqa->boolean &&
+        key.getDimSize(key.getRank() - 3) !=
+            query.getDimSize(query.getRank() - 3))
       findReplicatedProjections(op, key.getDimSize(key.getRank() - 3));
   }
   return success();
