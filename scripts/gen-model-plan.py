@@ -4,7 +4,7 @@
 torchtitan-like tensor-parallel plan.
 
   gen-model-plan.py [--preset tiny|7b] [--layers N] [--dim D] [--heads H]
-      [--ffn F] [--vocab V] [--batch B] [--seq S] [--dtype f32|f16|bf16]
+      [--kv-heads N] [--ffn F] [--vocab V] [--batch B] [--seq S] [--dtype f32|f16|bf16]
       [--plan none|tp|tp-sp|dp-tp] [--mesh 2 | 2x2] [--model llama|block|mlp]
       [--loss] [--name NAME] [-o FILE]
 
@@ -17,6 +17,11 @@ residual stream between blocks is.
 --model mlp: the Megatron MLP of examples/mlp.json, from `x[B * S, D]`:
 fc1 (linear with bias, D -> ffn) -> act (gelu, tanh approximation) -> fc2
 (linear with bias, ffn -> D) -> `y`; --layers and --heads are not used.
+
+--kv-heads N (default: --heads): grouped-query attention with N key/value
+heads, a divisor of --heads: wk and wv project to N * head_dim features,
+k and v are viewed as N heads, and scaled_dot_product_attention gets
+enable_gqa when N < heads.
 
 A decoder block (module `layers.<i>`, Meta/torchtitan names):
   attention_norm (rms_norm) -> attention.wq/wk/wv (linear) -> view to heads
@@ -90,6 +95,7 @@ def decoder_block(b, a, i, h, out):
     is named `out`."""
     dim, heads = a.dim, a.heads
     head_dim = dim // heads
+    kv_dim = a.kv_heads * head_dim
     m = f"layers.{i}"
     v = f"l{i}."  # value-name prefix
     eps = a.eps
@@ -100,8 +106,9 @@ def decoder_block(b, a, i, h, out):
     att = f"{m}.attention"
     proj = {}
     for w in ("wq", "wk", "wv"):
+        features = dim if w == "wq" else kv_dim
         proj[w] = b.op("linear", f"{att}.{w}",
-                       [xn, b.param(f"{att}.{w}.weight", [dim, dim])],
+                       [xn, b.param(f"{att}.{w}.weight", [features, dim])],
                        v + w[1])
     heads_of = {}
     for w, name in proj.items():
@@ -113,8 +120,9 @@ def decoder_block(b, a, i, h, out):
     t = {w: b.op("transpose", att, [heads_of[w]], proj[w] + "t",
                  dim0=1, dim1=2)
          for w in ("wq", "wk", "wv")}
+    gqa = {"enable_gqa": True} if a.kv_heads < heads else {}
     o = b.op("scaled_dot_product_attention", att, [t["wq"], t["wk"], t["wv"]],
-             v + "attn", is_causal=True)
+             v + "attn", is_causal=True, **gqa)
     o = b.op("transpose", att, [o], v + "attn_t", dim0=1, dim1=2)
     o = b.op("view", att, [o], v + "attn_flat", shape=[a.batch, a.seq, -1])
     o = b.op("linear", f"{att}.wo",
@@ -257,6 +265,9 @@ def check_shapes(a):
         errors.append(f"--dim {a.dim} is not a multiple of --heads {a.heads}")
     elif (a.dim // a.heads) % 2:
         errors.append("the head dim (dim / heads) must be even (rotary)")
+    elif a.kv_heads < 1 or a.heads % a.kv_heads:
+        errors.append(f"--kv-heads {a.kv_heads} must be a positive divisor "
+                      f"of --heads {a.heads}")
     for key in ("layers", "dim", "heads", "ffn", "vocab", "batch", "seq"):
         if getattr(a, key) < (0 if key == "layers" else 1):
             errors.append(f"--{key} must be positive")
@@ -274,6 +285,9 @@ def main(argv=None):
     p.add_argument("--preset", choices=sorted(PRESETS), default="tiny")
     for key in ("layers", "dim", "heads", "ffn", "vocab", "batch", "seq"):
         p.add_argument("--" + key, type=int)
+    p.add_argument("--kv-heads", type=int,
+                   help="key/value heads, a divisor of --heads (default: "
+                   "--heads; fewer: grouped-query attention)")
     p.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="f32")
     p.add_argument("--plan", choices=["none", "tp", "tp-sp", "dp-tp"],
                    default="tp")
@@ -291,6 +305,8 @@ def main(argv=None):
     for key, value in PRESETS[a.preset].items():
         if getattr(a, key) is None:
             setattr(a, key, value)
+    if a.kv_heads is None:
+        a.kv_heads = a.heads
     check_shapes(a)
     mesh = parse_mesh(a.mesh or ("2x2" if a.plan == "dp-tp" else "2"), a.plan)
 

@@ -35,6 +35,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+# torch.nn.functional.scaled_dot_product_attention with enable_gqa (torch
+# >= 2.5; Debian's python3-torch is older).
+HAS_GQA_SDPA = "enable_gqa" in (
+    getattr(getattr(F, "scaled_dot_product_attention", None), "__doc__", None)
+    or "")
+
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
           "i32": torch.int32, "i64": torch.int64}
 HALF = (torch.float16, torch.bfloat16)
@@ -298,17 +304,30 @@ def rotary(ins, a):
     return x * cos + rotated * sin
 
 
-@op("scaled_dot_product_attention", attrs=("is_causal", "scale"),
+@op("scaled_dot_product_attention", attrs=("is_causal", "scale", "enable_gqa"),
     inputs=(3, 4))
 def scaled_dot_product_attention(ins, a):
     # torch.nn.functional.scaled_dot_product_attention (torch >= 2.0), by
-    # its formula: softmax(q @ k^T * scale + mask) @ v.
+    # its formula: softmax(q @ k^T * scale + mask) @ v. Grouped-query
+    # attention (enable_gqa) by PyTorch's own function where it has it
+    # (torch >= 2.5), else k and v repeat_interleave'd over the heads.
     q, k, v = ins[:3]
     mask = ins[3] if len(ins) > 3 else None
     is_causal = a.get("is_causal", False)
     if is_causal and mask is not None:
         raise PlanError(f"{a.where}: a mask and is_causal together")
     scale = a.get("scale", 1.0 / math.sqrt(q.shape[-1]))
+    if a.get("enable_gqa", False):
+        if q.dim() < 3 or k.shape[-3] == 0 or q.shape[-3] % k.shape[-3]:
+            raise PlanError(f"{a.where}: enable_gqa needs query heads that "
+                            "are a multiple of the key/value heads")
+        if HAS_GQA_SDPA:
+            return F.scaled_dot_product_attention(
+                q, k, v, attn_mask=mask, is_causal=is_causal, scale=scale,
+                enable_gqa=True)
+        groups = q.shape[-3] // k.shape[-3]
+        k = k.repeat_interleave(groups, dim=-3)
+        v = v.repeat_interleave(groups, dim=-3)
     scores = torch.matmul(q, k.transpose(-2, -1)) * scale
     if is_causal:
         length, source = q.shape[-2], k.shape[-2]

@@ -63,12 +63,17 @@ KINDS = {"all_reduce": "all_reduce", "all_gather_into_tensor": "all_gather",
          "all_to_all_single": "all_to_all", "broadcast": "broadcast"}
 
 
-def run(command, **kwargs):
-    result = subprocess.run(command, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, **kwargs)
+def run(command, merge_stderr=True, **kwargs):
+    """The command's output; with merge_stderr false, stdout alone (remarks
+    on stderr do not mix into a JSON report)."""
+    result = subprocess.run(
+        command, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+        text=True, **kwargs)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed "
-                           f"({result.returncode}):\n{result.stdout}")
+                           f"({result.returncode}):\n{result.stdout}"
+                           f"{result.stderr or ''}")
     return result.stdout
 
 
@@ -245,7 +250,8 @@ def models(args):
         try:
             report = json.loads(run([
                 os.path.join(args.tools, "dtensor-compile"), case["plan_path"],
-                "-o", artifact, "--no-reference", "--comm-report=json"]))
+                "-o", artifact, "--no-reference", "--comm-report=json"],
+                merge_stderr=False))
             command = [os.path.join(args.tools, "dtensor-run"), artifact, "-n",
                        str(case["world"]), "-q", "--weights", case["weights"],
                        "--threads", "1"]

@@ -310,6 +310,8 @@ int main(int argc, char **argv) {
     dtensor::frontend::ImportOptions import;
     if (meshes.empty())
       import.worldSize = worldSize;
+    for (const dtensor::driver::MeshOverride &override : options.meshOverrides)
+      import.meshOverrides.push_back({override.mesh, override.shape});
     module = dtensor::frontend::importModelPlan(sourceMgr, &context, import);
   } else {
     module = parseSourceFile<ModuleOp>(sourceMgr, &context);

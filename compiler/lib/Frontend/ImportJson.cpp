@@ -7,6 +7,11 @@
 // every styled module it enters (outermost first). Both are emitted lazily,
 // where a reader needs them, so a layout nobody reads constrains nothing.
 //
+// Grouped-query attention: a colwise key/value projection whose key/value
+// heads the style's mesh dim does not divide is applied replicated (as vLLM
+// replicates KV heads); the head count is known once the attention op is
+// emitted, so such a plan is imported a second time.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/Frontend/ImportJson.h"
@@ -42,14 +47,30 @@ struct ParameterLayout {
   const JsonNode *source = nullptr;
 };
 
+/// A colwise key/value projection of grouped-query attention applied
+/// replicated: its module's heads, the devices of the style's mesh dim,
+/// and the attention op.
+struct ReplicatedProjection {
+  int64_t heads = 0;
+  int64_t devices = 0;
+  const JsonNode *attention = nullptr;
+};
+using ReplicatedProjections = llvm::StringMap<ReplicatedProjection>;
+
 class Importer {
 public:
   Importer(const ModelPlan &plan, const ModuleTree &tree,
-           const JsonLocator &locator, ModuleOp module)
+           const JsonLocator &locator, ModuleOp module,
+           const ReplicatedProjections &replicated)
       : plan(plan), tree(tree), locator(locator), module(module),
-        context(module.getContext()), builder(context) {}
+        context(module.getContext()), builder(context),
+        replicated(replicated) {}
 
   LogicalResult run();
+
+  /// Projections this import found to replicate that it did not know of:
+  /// when there are any, the plan must be imported again with them.
+  const ReplicatedProjections &getDiscovered() const { return discovered; }
 
 private:
   const ModelPlan &plan;
@@ -59,6 +80,8 @@ private:
   MLIRContext *context;
   OpBuilder builder;
   FlatSymbolRefAttr meshRef;
+  const ReplicatedProjections &replicated;
+  ReplicatedProjections discovered;
 
   /// The value each name has where it is defined (after its raw-placement
   /// claim, if any).
@@ -126,6 +149,17 @@ private:
   SmallVector<const StyledModule *> getOutputChain(llvm::StringRef name) const;
   LogicalResult emitOp(const OpDecl &op);
   LogicalResult checkStyledModules();
+  /// The colwise module whose linear computes `name`, through ops that only
+  /// move or rotate heads; null when there is none.
+  const StyledModule *getColwiseProjection(llvm::StringRef name) const;
+  /// After a grouped-query attention `op` with key/value heads `heads`:
+  /// records its colwise key/value projections that the style's mesh dim
+  /// does not divide.
+  void findReplicatedProjections(const OpDecl &op, int64_t heads);
+  bool isReplicatedProjection(const StyledModule &styled) const {
+    return styled.style->kind == StyleDecl::Kind::Colwise &&
+           replicated.count(styled.path);
+  }
 };
 } // namespace
 
@@ -303,6 +337,19 @@ Importer::computeParameterLayouts(llvm::StringMap<ParameterLayout> &layouts) {
         style.kind != StyleDecl::Kind::Rowwise)
       continue;
     bool colwise = style.kind == StyleDecl::Kind::Colwise;
+    bool replicate = isReplicatedProjection(styled);
+    if (replicate) {
+      const ReplicatedProjection &info = replicated.lookup(styled.path);
+      InFlightDiagnostic remark = mlir::emitRemark(locator.get(*style.node));
+      remark << "colwise module '" << styled.path
+             << "' is applied replicated (its weight Replicate, its output "
+                "computed whole on every device): it projects the "
+             << info.heads << " key/value heads of a grouped-query "
+             << "attention, which the " << info.devices
+             << " devices of mesh dim '" << plan.mesh.names[style.meshDim]
+             << "' do not divide";
+      remark.attachNote(locator.get(*info.attention)) << "the attention";
+    }
     for (unsigned index : styled.ops) {
       const OpDecl &op = plan.ops[index];
       if (!isShardableLeaf(op))
@@ -325,8 +372,9 @@ Importer::computeParameterLayouts(llvm::StringMap<ParameterLayout> &layouts) {
         else
           dim = colwise ? 1 : 0;
         PlacementAttr placement =
-            dim < 0 ? PlacementAttr(ReplicateAttr::get(context))
-                    : PlacementAttr(ShardAttr::get(context, dim));
+            dim < 0 || replicate
+                ? PlacementAttr(ReplicateAttr::get(context))
+                : PlacementAttr(ShardAttr::get(context, dim));
         if (failed(setLayout(op.inputs[i], style.meshDim, placement, styled)))
           return failure();
       }
@@ -364,6 +412,8 @@ FailureOr<Value> Importer::applyOutputStyle(const StyledModule &styled,
       return value;
     if (!style.outputLayouts.empty())
       given = style.outputLayouts.front();
+    else if (isReplicatedProjection(styled))
+      given = ReplicateAttr::get(context);
     else if (style.kind == StyleDecl::Kind::Colwise)
       given = ShardAttr::get(context, -1);
     else
@@ -551,7 +601,59 @@ LogicalResult Importer::emitOp(const OpDecl &op) {
     }
     values[name] = value;
   }
+  if (op.definition->name == "scaled_dot_product_attention") {
+    const JsonNode *gqa = op.node->get("enable_gqa");
+    auto query = cast<RankedTensorType>(inputs[0].getType());
+    auto key = cast<RankedTensorType>(inputs[1].getType());
+    // With as many KV heads as query heads, k and v split as q does.
+    if (gqa && gqa->kind == JsonNode::Kind::Bool && gqa->boolean &&
+        key.getDimSize(key.getRank() - 3) !=
+            query.getDimSize(query.getRank() - 3))
+      findReplicatedProjections(op, key.getDimSize(key.getRank() - 3));
+  }
   return success();
+}
+
+const StyledModule *
+Importer::getColwiseProjection(llvm::StringRef name) const {
+  static constexpr llvm::StringLiteral kMovers[] = {
+      "view", "reshape", "transpose", "permute", "rotary"};
+  for (;;) {
+    auto it = llvm::find_if(plan.ops, [&](const OpDecl &op) {
+      return llvm::is_contained(op.outputs, name);
+    });
+    if (it == plan.ops.end())
+      return nullptr;
+    llvm::StringRef kind = it->definition->name;
+    if (llvm::is_contained(kMovers, kind)) {
+      name = it->inputs.front();
+      continue;
+    }
+    if (kind != "linear")
+      return nullptr;
+    unsigned index = it - plan.ops.begin();
+    for (const StyledModule &styled : tree.getStyledModules())
+      if (styled.style->kind == StyleDecl::Kind::Colwise &&
+          llvm::is_contained(styled.ops, index))
+        return &styled;
+    return nullptr;
+  }
+}
+
+void Importer::findReplicatedProjections(const OpDecl &op, int64_t heads) {
+  // As vLLM: KV heads are sharded with the query heads when the devices
+  // divide them, else every device computes all of them. A colwise split
+  // of their features would cut heads apart, and the view to heads would
+  // gather them on every step.
+  for (unsigned i = 1; i < 3; ++i) {
+    const StyledModule *styled = getColwiseProjection(op.inputs[i]);
+    if (!styled)
+      continue;
+    int64_t devices = plan.mesh.shape[styled->style->meshDim];
+    if (heads % devices == 0 || replicated.count(styled->path))
+      continue;
+    discovered[styled->path] = {heads, devices, op.node};
+  }
 }
 
 LogicalResult Importer::run() {
@@ -660,6 +762,22 @@ LogicalResult Importer::run() {
   return success();
 }
 
+/// Gives `mesh` the shapes of `overrides` that fit it (the others are for
+/// the caller to report).
+static void applyMeshOverrides(MeshDecl &mesh,
+                               llvm::ArrayRef<MeshShapeOverride> overrides) {
+  for (const MeshShapeOverride &override : overrides) {
+    if (override.mesh.empty() || override.mesh == "mesh") {
+      if (override.shape.size() == mesh.shape.size())
+        mesh.shape.assign(override.shape.begin(), override.shape.end());
+      continue;
+    }
+    auto *it = llvm::find(mesh.names, override.mesh);
+    if (it != mesh.names.end() && override.shape.size() == 1)
+      mesh.shape[it - mesh.names.begin()] = override.shape.front();
+  }
+}
+
 OwningOpRef<ModuleOp>
 dtensor::frontend::importModelPlan(llvm::SourceMgr &sourceMgr,
                                    MLIRContext *context,
@@ -685,6 +803,7 @@ dtensor::frontend::importModelPlan(llvm::SourceMgr &sourceMgr,
   FailureOr<ModelPlan> plan = readModelPlan(*root, locator);
   if (failed(plan))
     return nullptr;
+  applyMeshOverrides(plan->mesh, options.meshOverrides);
   int64_t devices = 1;
   for (int64_t size : plan->mesh.shape)
     devices *= size;
@@ -698,14 +817,25 @@ dtensor::frontend::importModelPlan(llvm::SourceMgr &sourceMgr,
   if (failed(tree))
     return nullptr;
 
-  OwningOpRef<ModuleOp> module =
-      ModuleOp::create(FileLineColLoc::get(context, filename, 1, 1));
-  Importer importer(*plan, *tree, locator, *module);
-  if (failed(importer.run()))
-    return nullptr;
-  if (failed(verify(*module)))
-    return nullptr;
-  return module;
+  // Each import may find key/value projections to replicate, which change
+  // the layouts of values emitted before it found them: then again, with
+  // them. Each round only adds some, so this ends.
+  ReplicatedProjections replicated;
+  for (;;) {
+    OwningOpRef<ModuleOp> module =
+        ModuleOp::create(FileLineColLoc::get(context, filename, 1, 1));
+    Importer importer(*plan, *tree, locator, *module, replicated);
+    if (failed(importer.run()))
+      return nullptr;
+    if (!importer.getDiscovered().empty()) {
+      for (const auto &entry : importer.getDiscovered())
+        replicated[entry.getKey()] = entry.getValue();
+      continue;
+    }
+    if (failed(verify(*module)))
+      return nullptr;
+    return module;
+  }
 }
 
 void dtensor::frontend::registerImportJsonTranslation() {

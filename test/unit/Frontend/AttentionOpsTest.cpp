@@ -149,6 +149,97 @@ TEST_F(AttentionOpsTest, SdpaMaskAndHalf) {
              8e-3);
 }
 
+/// k or v [..., Hkv, S, E] with each head repeated `groups` times, as
+/// torch.repeat_interleave(x, groups, dim=-3).
+Tensor repeatInterleaveHeads(const Tensor &x, int64_t groups) {
+  size_t rank = x.shape.size();
+  int64_t heads = x.shape[rank - 3];
+  int64_t block = x.shape[rank - 2] * x.shape[rank - 1];
+  Tensor y = x;
+  y.shape[rank - 3] *= groups;
+  y.values.clear();
+  for (int64_t start = 0; start < x.size(); start += heads * block)
+    for (int64_t h = 0; h < heads * groups; ++h) {
+      auto first = x.values.begin() + start + (h / groups) * block;
+      y.values.insert(y.values.end(), first, first + block);
+    }
+  return y;
+}
+
+TEST_F(AttentionOpsTest, SdpaGroupedQuery) {
+  // 6 query heads over 2 KV heads: query heads 0-2 read KV head 0, 3-5
+  // KV head 1.
+  Tensor q = noise(Dtype::F32, {2, 6, 3, 4}, 1, 1);
+  Tensor k = noise(Dtype::F32, {2, 2, 5, 4}, 1, 2);
+  Tensor v = noise(Dtype::F32, {2, 2, 5, 3}, 1, 3);
+  expectNear(runOne(R"({"op": "scaled_dot_product_attention",
+                        "inputs": ["q", "k", "v"], "output": "y",
+                        "is_causal": true, "enable_gqa": true})",
+                    {q, k, v}),
+             {2, 6, 3, 3},
+             attentionRef(q, repeatInterleaveHeads(k, 3),
+                          repeatInterleaveHeads(v, 3), nullptr, true, 0.5),
+             1e-5);
+  // Equal head counts: enable_gqa changes nothing.
+  Tensor k6 = noise(Dtype::F32, {6, 5, 4}, 1, 4);
+  Tensor v6 = noise(Dtype::F32, {6, 5, 4}, 1, 5);
+  Tensor q6 = noise(Dtype::F32, {6, 3, 4}, 1, 6);
+  expectNear(runOne(R"({"op": "scaled_dot_product_attention",
+                        "inputs": ["q", "k", "v"], "output": "y",
+                        "enable_gqa": true})",
+                    {q6, k6, v6}),
+             {6, 3, 4}, attentionRef(q6, k6, v6, nullptr, false, 0.5), 1e-5);
+}
+
+TEST_F(AttentionOpsTest, SdpaGroupedQueryErrors) {
+  Tensor q = noise(Dtype::F32, {2, 6, 3, 4}), k = noise(Dtype::F32, {2, 2, 5, 4});
+  Tensor v = noise(Dtype::F32, {2, 2, 5, 3});
+  // Fewer KV heads without enable_gqa: an error that names the attribute.
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v"], "output": "y"})",
+                       {q, k, v}),
+            "$.model.ops[0].inputs[1] (scaled_dot_product_attention): key 'k' "
+            "has shape [2, 2, 5, 4] but query 'q' has [2, 6, 3, 4]; their "
+            "batch dims must be equal (fewer key/value heads need "
+            "enable_gqa)");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v"], "output": "y",
+                           "enable_gqa": true})",
+                       {q, noise(Dtype::F32, {2, 4, 5, 4}),
+                        noise(Dtype::F32, {2, 4, 5, 3})}),
+            "$.model.ops[0].inputs[1] (scaled_dot_product_attention): key 'k' "
+            "has shape [2, 4, 5, 4] but query 'q' has [2, 6, 3, 4]; with "
+            "enable_gqa the query heads (dim -3, 6) must be a multiple of the "
+            "key/value heads (4)");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v"], "output": "y",
+                           "enable_gqa": true})",
+                       {q, k, noise(Dtype::F32, {2, 3, 5, 3})}),
+            "$.model.ops[0].inputs[2] (scaled_dot_product_attention): value "
+            "'v' has shape [2, 3, 5, 3] but key 'k' has [2, 2, 5, 4]; they "
+            "need the same number of heads (dim -3)");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v"], "output": "y",
+                           "enable_gqa": true})",
+                       {q, noise(Dtype::F32, {3, 2, 5, 4}), v}),
+            "$.model.ops[0].inputs[1] (scaled_dot_product_attention): key 'k' "
+            "has shape [3, 2, 5, 4] but query 'q' has [2, 6, 3, 4]; their "
+            "batch dims must be equal");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v"], "output": "y",
+                           "enable_gqa": true})",
+                       {noise(Dtype::F32, {3, 4}), noise(Dtype::F32, {5, 4}),
+                        noise(Dtype::F32, {5, 3})}),
+            "$.model.ops[0].enable_gqa (scaled_dot_product_attention): "
+            "enable_gqa needs a heads dim: query 'q' has shape [3, 4], "
+            "expected [..., H, L, E] (rank 3 or more)");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v"], "output": "y",
+                           "enable_gqa": 1})",
+                       {q, k, v}),
+            "$.model.ops[0].enable_gqa: expected true or false, got a number");
+}
+
 TEST_F(AttentionOpsTest, SdpaErrors) {
   Tensor q = noise(Dtype::F32, {2, 3, 4}), k = noise(Dtype::F32, {2, 5, 4});
   Tensor v = noise(Dtype::F32, {2, 5, 6});

@@ -17,6 +17,8 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace mlir {
 class DialectRegistry;
@@ -24,9 +26,22 @@ class DialectRegistry;
 
 namespace dtensor::frontend {
 
+/// A new shape for the plan's mesh (`mesh` empty or "mesh": the whole
+/// shape) or for one of its dims (`mesh` a dim name: one size), as
+/// `dtensor-compile --mesh` gives it.
+struct MeshShapeOverride {
+  std::string mesh;
+  std::vector<int64_t> shape;
+};
+
 struct ImportOptions {
   /// Ranks the program will run on; a larger mesh is an error. 0 = any.
   int64_t worldSize = 0;
+  /// The mesh the program will run on, when not the plan's: the plan is
+  /// imported for it (a style may depend on a mesh dim's size, as the
+  /// key/value projections of grouped-query attention do). One that does
+  /// not fit the plan's mesh is left for the caller to report.
+  std::vector<MeshShapeOverride> meshOverrides;
 };
 
 /// Imports the main file of `sourceMgr`.

@@ -147,8 +147,9 @@ static AffineMap batchedMap(MLIRContext *context, unsigned numLoops,
   return AffineMap::get(numLoops, 0, results, context);
 }
 
-/// Checks q, k, v (and the mask) against each other.
-static LogicalResult checkAttentionInputs(OpEmitter &emitter) {
+/// Checks q, k, v (and the mask) against each other. With `gqa`, k and v
+/// may have fewer heads (dim -3) than q, a divisor of q's.
+static LogicalResult checkAttentionInputs(OpEmitter &emitter, bool gqa) {
   static const char *const roles[] = {"query", "key", "value", "mask"};
   static const char *const forms[] = {"[..., L, E]", "[..., S, E]",
                                       "[..., S, Ev]"};
@@ -160,6 +161,11 @@ static LogicalResult checkAttentionInputs(OpEmitter &emitter) {
     if (failed(checkMinRank(emitter, i, 2, forms[i])))
       return failure();
   RankedTensorType q = emitter.inputType(0);
+  if (gqa && q.getRank() < 3)
+    return emitter.emitAttrError("enable_gqa")
+           << "enable_gqa needs a heads dim: query '" << emitter.inputName(0)
+           << "' has shape " << formatShape(q.getShape())
+           << ", expected [..., H, L, E] (rank 3 or more)";
   ArrayRef<int64_t> batch = q.getShape().drop_back(2);
   auto mismatch = [&](unsigned i, StringRef what) {
     RankedTensorType type = emitter.inputType(i);
@@ -169,11 +175,43 @@ static LogicalResult checkAttentionInputs(OpEmitter &emitter) {
            << emitter.inputName(0) << "' has " << formatShape(q.getShape())
            << "; " << what;
   };
-  for (unsigned i = 1; i < 3; ++i)
-    if (emitter.inputType(i).getShape().drop_back(2) != batch)
-      return mismatch(i, "their batch dims must be equal");
+  // Equal batch dims, except (with gqa) the heads dim, checked below.
+  int64_t heads = batch.size() - 1;
+  for (unsigned i = 1; i < 3; ++i) {
+    ArrayRef<int64_t> other = emitter.inputType(i).getShape().drop_back(2);
+    bool equal = other.size() == batch.size();
+    for (int64_t dim = 0; equal && dim < static_cast<int64_t>(batch.size());
+         ++dim)
+      equal = other[dim] == batch[dim] || (gqa && dim == heads);
+    if (equal)
+      continue;
+    // Only the heads differ, as grouped-query attention allows: say so.
+    bool onlyHeads = !gqa && !batch.empty() && other.size() == batch.size() &&
+                     other.drop_back() == batch.drop_back() &&
+                     other.back() != 0 && batch.back() % other.back() == 0;
+    return mismatch(i, onlyHeads ? "their batch dims must be equal (fewer "
+                                   "key/value heads need enable_gqa)"
+                                 : "their batch dims must be equal");
+  }
   RankedTensorType k = emitter.inputType(1);
   RankedTensorType v = emitter.inputType(2);
+  if (gqa) {
+    int64_t queryHeads = batch.back(), keyHeads = k.getDimSize(heads);
+    bool multiple = keyHeads == 0 ? queryHeads == 0
+                                  : queryHeads % keyHeads == 0;
+    if (!multiple)
+      return mismatch(1, ("with enable_gqa the query heads (dim -3, " +
+                          Twine(queryHeads) +
+                          ") must be a multiple of the key/value heads (" +
+                          Twine(keyHeads) + ")")
+                             .str());
+    if (v.getDimSize(heads) != keyHeads)
+      return emitter.emitInputError(2)
+             << "value '" << emitter.inputName(2) << "' has shape "
+             << formatShape(v.getShape()) << " but key '"
+             << emitter.inputName(1) << "' has " << formatShape(k.getShape())
+             << "; they need the same number of heads (dim -3)";
+  }
   if (k.getShape().back() != q.getShape().back())
     return mismatch(1, "key and query need the same last dim E");
   if (v.getDimSize(v.getRank() - 2) != k.getDimSize(k.getRank() - 2))
@@ -185,10 +223,63 @@ static LogicalResult checkAttentionInputs(OpEmitter &emitter) {
   return success();
 }
 
+/// k or v `[..., Hkv, S, E]` with each head repeated `groups` times,
+/// `[..., Hkv * groups, S, E]`, head h holding head h / groups (PyTorch's
+/// repeat_interleave): a broadcast to `[..., Hkv, groups, S, E]`, then a
+/// collapse of the heads with the groups.
+///
+/// Why a repeat, and not one of the two other ways to write grouped-query
+/// attention:
+/// - reading k at head `h floordiv groups` in the score contraction: the
+///   sharding rule of a linalg op (LinalgRules.cpp) ties a tensor dim to a
+///   loop only through a plain loop index, so k's heads dim would have no
+///   factor and k would always be replicated (all-gathered when the heads
+///   are sharded);
+/// - q viewed as `[..., Hkv, groups, L, E]`: the reshape rule lets only the
+///   major dim Hkv of the expanded heads be sharded, with an even split, so
+///   on a TP size that does not divide Hkv the query heads could not stay
+///   sharded.
+/// The repeat is sharded on Hkv, the collapse's major dim, when the TP size
+/// divides Hkv: each rank then repeats exactly the KV heads its query heads
+/// read. Otherwise k and v are replicated and the partitioner slices the
+/// rank's query heads out of the repeated ones, without communication.
+static Value repeatHeads(OpBuilder &b, Location loc, Value kv, int64_t groups) {
+  auto type = cast<RankedTensorType>(kv.getType());
+  int64_t rank = type.getRank(), heads = rank - 3;
+  SmallVector<int64_t> shape(type.getShape());
+  shape.insert(shape.begin() + heads + 1, groups);
+  SmallVector<AffineExpr> results;
+  for (int64_t dim = 0; dim <= rank; ++dim)
+    if (dim != heads + 1)
+      results.push_back(getAffineDimExpr(dim, b.getContext()));
+  Value repeated = createMap(
+      b, loc, shape, type.getElementType(), {kv},
+      {AffineMap::get(rank + 1, 0, results, b.getContext())},
+      [](OpBuilder &, Location, ValueRange args) {
+        return SmallVector<Value>{args[0]};
+      });
+  SmallVector<ReassociationIndices> groupsOfDims;
+  for (int64_t dim = 0; dim <= rank; ++dim) {
+    if (dim == heads + 1)
+      continue;
+    if (dim == heads)
+      groupsOfDims.push_back({dim, dim + 1});
+    else
+      groupsOfDims.push_back({dim});
+  }
+  SmallVector<int64_t> collapsed(type.getShape());
+  collapsed[heads] *= groups;
+  return tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get(collapsed, type.getElementType()),
+      repeated, groupsOfDims);
+}
+
 EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
-  if (failed(checkAttentionInputs(emitter)))
+  FailureOr<bool> gqa = emitter.getBool("enable_gqa", false);
+  if (failed(gqa) || failed(checkAttentionInputs(emitter, *gqa)))
     return failure();
   RankedTensorType q = emitter.inputType(0);
+  Value key = emitter.input(1), value = emitter.input(2);
   RankedTensorType k = emitter.inputType(1);
   RankedTensorType v = emitter.inputType(2);
   int64_t rank = q.getRank();
@@ -218,13 +309,22 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
   Location loc = emitter.loc;
   Type f32 = b.getF32Type();
 
+  // Grouped-query attention: k and v with each head repeated for the query
+  // heads that read it.
+  int64_t keyHeads = rank >= 3 ? k.getDimSize(rank - 3) : 0;
+  if (*gqa && keyHeads != 0 && q.getDimSize(rank - 3) != keyHeads) {
+    int64_t groups = q.getDimSize(rank - 3) / keyHeads;
+    key = repeatHeads(b, loc, key, groups);
+    value = repeatHeads(b, loc, value, groups);
+  }
+
   // scores[..., l, s] = sum_e q[..., l, e] k[..., s, e], loops (..., l, s, e).
   unsigned l = batch, s = batch + 1, e = batch + 2;
   SmallVector<int64_t> loops(q.getShape().drop_back(2));
   loops.append({queries, keys, features});
   Value scores = createContraction(
       b, loc, loops, {e}, emitter.input(0),
-      batchedMap(context, batch + 3, batch, {l, e}), emitter.input(1),
+      batchedMap(context, batch + 3, batch, {l, e}), key,
       batchedMap(context, batch + 3, batch, {s, e}),
       batchedMap(context, batch + 3, batch, {l, s}));
 
@@ -271,7 +371,7 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
   outLoops.append({queries, values, keys});
   Value out = createContraction(b, loc, outLoops, {sv}, weights,
                                 batchedMap(context, batch + 3, batch, {l, sv}),
-                                emitter.input(2),
+                                value,
                                 batchedMap(context, batch + 3, batch, {sv, ev}),
                                 batchedMap(context, batch + 3, batch, {l, ev}));
   return SmallVector<Value>{roundTensor(b, loc, out, q.getElementType())};
