@@ -151,6 +151,74 @@ bool checkGroup(Checker &check, const GroupInfo &group, const std::string &path,
   return true;
 }
 
+/// The entries: names unique and non-empty, the default `entry` among
+/// them, each argument an input of the entry, a weight or a state, each
+/// result an output of the entry, each listed once, and every input and
+/// output in its entry.
+bool checkEntries(Checker &check, const Manifest &manifest) {
+  std::set<std::string> names;
+  bool multiEntry = manifest.entries.size() > 1;
+  std::vector<int> uses(manifest.tensors.size(), 0);
+  for (size_t e = 0; e < manifest.entries.size(); ++e) {
+    const EntryInfo &entry = manifest.entries[e];
+    std::string path = indexPath("entries", e);
+    if (entry.name.empty())
+      return check.fail(keyPath(path, "name"), "expected a non-empty name");
+    if (!names.insert(entry.name).second)
+      return check.fail(keyPath(path, "name"),
+                        "duplicate entry name \"" + entry.name + "\"");
+    std::set<int64_t> seen;
+    for (bool results : {false, true}) {
+      const std::vector<int64_t> &list =
+          results ? entry.results : entry.arguments;
+      const char *key = results ? "results" : "arguments";
+      for (size_t i = 0; i < list.size(); ++i) {
+        std::string at = indexPath(keyPath(path, key), i);
+        int64_t index = list[i];
+        if (index < 0 || index >= static_cast<int64_t>(manifest.tensors.size()))
+          return check.fail(at, "expected a tensor index in [0, " +
+                                    std::to_string(manifest.tensors.size()) +
+                                    "), got " + std::to_string(index));
+        if (!seen.insert(index).second)
+          return check.fail(at, "tensor " + std::to_string(index) +
+                                    " listed twice");
+        const TensorInfo &tensor = manifest.tensors[index];
+        bool shared = tensor.role == TensorRole::Weight ||
+                      tensor.role == TensorRole::State;
+        bool fits = results ? tensor.role == TensorRole::Output
+                            : tensor.role != TensorRole::Output;
+        if (!fits)
+          return check.fail(at, std::string("the ") +
+                                    tensorRoleName(tensor.role) + " \"" +
+                                    tensor.name + "\" cannot be one of the " +
+                                    key);
+        if (!shared && multiEntry && tensor.entry != entry.name)
+          return check.fail(at, std::string("the ") +
+                                    tensorRoleName(tensor.role) + " \"" +
+                                    tensor.name + "\" belongs to entry \"" +
+                                    tensor.entry + "\"");
+        if (!shared)
+          ++uses[index];
+      }
+    }
+  }
+  if (!names.count(manifest.entry))
+    return check.fail("entry", "expected the name of one of the entries, got "
+                               "\"" +
+                                   manifest.entry + "\"");
+  for (size_t i = 0; i < manifest.tensors.size(); ++i) {
+    const TensorInfo &tensor = manifest.tensors[i];
+    bool shared = tensor.role == TensorRole::Weight ||
+                  tensor.role == TensorRole::State;
+    if (!shared && uses[i] != 1)
+      return check.fail(indexPath("tensors", i),
+                        std::string("the ") + tensorRoleName(tensor.role) +
+                            " \"" + tensor.name +
+                            "\" is not in its entry's arguments or results");
+  }
+  return true;
+}
+
 bool checkTensor(Checker &check, const TensorInfo &tensor,
                  const std::string &path, const std::vector<MeshInfo> &meshes) {
   if (tensor.name.empty())
@@ -265,16 +333,40 @@ std::string validate(const Manifest &manifest, const std::string &file) {
                     manifest.meshes))
       return check.result();
 
-  std::set<std::string> tensorNames;
+  if (!manifest.entries.empty() && !checkEntries(check, manifest))
+    return check.result();
+
+  // Names are unique among the shared tensors and within each entry (whose
+  // inputs and outputs checkEntries matched with the entries).
+  std::set<std::pair<std::string, std::string>> tensorNames;
+  std::set<std::string> sharedNames;
   bool seenOutput = false;
   for (size_t i = 0; i < manifest.tensors.size(); ++i) {
     const TensorInfo &tensor = manifest.tensors[i];
     std::string path = indexPath("tensors", i);
     if (!checkTensor(check, tensor, path, manifest.meshes))
       return check.result();
-    if (!tensorNames.insert(tensor.name).second) {
+    bool shared = tensor.role == TensorRole::Weight ||
+                  tensor.role == TensorRole::State;
+    if (shared && !tensor.entry.empty()) {
+      check.fail(keyPath(path, "entry"),
+                 std::string("the ") + tensorRoleName(tensor.role) + " \"" +
+                     tensor.name + "\" is shared by the entries and names none");
+      return check.result();
+    }
+    bool fresh = tensorNames.insert({tensor.entry, tensor.name}).second;
+    if (shared)
+      sharedNames.insert(tensor.name);
+    if (!fresh) {
       check.fail(keyPath(path, "name"),
                  "duplicate tensor name \"" + tensor.name + "\"");
+      return check.result();
+    }
+    if (!manifest.entries.empty())
+      continue;
+    if (tensor.role == TensorRole::State) {
+      check.fail(keyPath(path, "role"),
+                 "state tensors need the manifest's \"entries\"");
       return check.result();
     }
     if (tensor.role == TensorRole::Output) {
@@ -285,6 +377,16 @@ std::string validate(const Manifest &manifest, const std::string &file) {
                      tensor.name +
                      "\" comes after an output (expected the arguments "
                      "first, then the results)");
+      return check.result();
+    }
+  }
+  for (size_t i = 0; i < manifest.tensors.size(); ++i) {
+    const TensorInfo &tensor = manifest.tensors[i];
+    if (!tensor.entry.empty() && sharedNames.count(tensor.name)) {
+      check.fail(keyPath(indexPath("tensors", i), "name"),
+                 "the " + std::string(tensorRoleName(tensor.role)) + " \"" +
+                     tensor.name + "\" of entry \"" + tensor.entry +
+                     "\" has the name of a shared tensor");
       return check.result();
     }
   }
@@ -358,9 +460,19 @@ json toJson(const Manifest &manifest) {
         init[names[i]] = tensor.init->params[i];
       entry["init"] = std::move(init);
     }
+    if (!tensor.entry.empty())
+      entry["entry"] = tensor.entry;
     tensors.push_back(std::move(entry));
   }
   root["tensors"] = std::move(tensors);
+  if (!manifest.entries.empty()) {
+    json entries = json::array();
+    for (const EntryInfo &entry : manifest.entries)
+      entries.push_back({{"name", entry.name},
+                         {"arguments", entry.arguments},
+                         {"results", entry.results}});
+    root["entries"] = std::move(entries);
+  }
   if (!manifest.collectiveSites.empty()) {
     json sites = json::array();
     for (const CollectiveSiteInfo &site : manifest.collectiveSites) {
@@ -532,9 +644,12 @@ public:
       out.role = TensorRole::Weight;
     else if (role == "output")
       out.role = TensorRole::Output;
+    else if (role == "state")
+      out.role = TensorRole::State;
     else
       return check.fail(keyPath(path, "role"),
-                        "expected \"input\", \"weight\" or \"output\", got \"" +
+                        "expected \"input\", \"weight\", \"output\" or "
+                        "\"state\", got \"" +
                             role + "\"");
     if (!stringField(value, path, "dtype", dtype))
       return false;
@@ -554,12 +669,25 @@ public:
                [&](const json &v, const std::string &p,
                    std::vector<std::string> &o) { return strings(v, p, o); }))
       return false;
+    out.entry.clear();
+    if (const json *entry = member(value, path, "entry", false))
+      if (!string(*entry, keyPath(path, "entry"), out.entry))
+        return false;
     out.init.reset();
     if (const json *init = member(value, path, "init", false)) {
       out.init.emplace();
       return initializer(*init, keyPath(path, "init"), *out.init);
     }
     return true;
+  }
+
+  /// {"name": ..., "arguments": [...], "results": [...]}.
+  bool entry(const json &value, const std::string &path, EntryInfo &out) {
+    return object(value, path) && stringField(value, path, "name", out.name) &&
+           integersField(value, path, "arguments", out.arguments,
+                         "a tensor index") &&
+           integersField(value, path, "results", out.results,
+                         "a tensor index");
   }
 
   /// {"kind": ..., and optional "reduction", "module", "position",
@@ -662,6 +790,11 @@ public:
                 [&](const json &v, const std::string &p, TensorInfo &o) {
                   return tensor(v, p, o);
                 }) &&
+           ((out.entries.clear(), !member(root, "", "entries", false)) ||
+            list(root, "entries", out.entries,
+                 [&](const json &v, const std::string &p, EntryInfo &o) {
+                   return entry(v, p, o);
+                 })) &&
            ((out.collectiveSites.clear(),
              !member(root, "", "collective_sites", false)) ||
             list(root, "collective_sites", out.collectiveSites,
@@ -736,8 +869,22 @@ const char *tensorRoleName(TensorRole role) {
     return "weight";
   case TensorRole::Output:
     return "output";
+  case TensorRole::State:
+    return "state";
   }
   return "unknown";
+}
+
+std::vector<EntryInfo> entryTable(const Manifest &manifest) {
+  if (!manifest.entries.empty())
+    return manifest.entries;
+  EntryInfo entry;
+  entry.name = manifest.entry;
+  for (size_t i = 0; i < manifest.tensors.size(); ++i)
+    (manifest.tensors[i].role == TensorRole::Output ? entry.results
+                                                    : entry.arguments)
+        .push_back(static_cast<int64_t>(i));
+  return {entry};
 }
 
 std::string validateManifest(const Manifest &manifest) {

@@ -197,7 +197,54 @@ DTENSOR_EXPORT dtensor_status dtensor_program_tensor_info(
   info->local_shape = tensor.localShape.data();
   info->local_offset = tensor.localOffset.data();
   info->placements = tensor.placementText.c_str();
+  info->entry = tensor.info.entry.c_str();
   return DTENSOR_OK;
+}
+
+DTENSOR_EXPORT dtensor_status
+dtensor_program_num_entries(const dtensor_program *program, int32_t *count) {
+  if (!program || !count)
+    return report(
+        invalidArgument("dtensor_program_num_entries: NULL argument"));
+  *count = static_cast<int32_t>(program->entries.size());
+  return DTENSOR_OK;
+}
+
+DTENSOR_EXPORT dtensor_status dtensor_program_entry_name(
+    const dtensor_program *program, int32_t index, const char **name) {
+  if (!program || !name)
+    return report(invalidArgument("dtensor_program_entry_name: NULL argument"));
+  if (index < 0 || index >= static_cast<int32_t>(program->entries.size()))
+    return report(invalidArgument(
+        "dtensor_program_entry_name: index " + std::to_string(index) +
+        " out of range [0, " + std::to_string(program->entries.size()) + ")"));
+  *name = program->entries[index].name.c_str();
+  return DTENSOR_OK;
+}
+
+DTENSOR_EXPORT dtensor_status
+dtensor_program_select_entry(dtensor_program *program, const char *name) {
+  if (!program)
+    return report(
+        invalidArgument("dtensor_program_select_entry: NULL argument"));
+  return report(selectEntry(*program, name));
+}
+
+DTENSOR_EXPORT dtensor_status dtensor_program_selected_entry(
+    const dtensor_program *program, const char **name) {
+  if (!program || !name)
+    return report(
+        invalidArgument("dtensor_program_selected_entry: NULL argument"));
+  *name = program->entries[program->activeEntry].name.c_str();
+  return DTENSOR_OK;
+}
+
+DTENSOR_EXPORT dtensor_status dtensor_program_reset_state(
+    dtensor_program *program, const char *name, int64_t slot) {
+  if (!program)
+    return report(
+        invalidArgument("dtensor_program_reset_state: NULL argument"));
+  return report(resetState(*program, name, slot));
 }
 
 DTENSOR_EXPORT dtensor_status dtensor_program_find_tensor(

@@ -7,6 +7,7 @@
 
 #include "dtensor/Formats/Box.h"
 
+#include <algorithm>
 #include <cstring>
 #include <dlfcn.h>
 
@@ -144,11 +145,18 @@ Status loadLocally(dtensor_program &program, int worldSize,
   program.library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!program.library)
     return artifactError(std::string("cannot load ") + path + ": " + dlerror());
-  std::string symbol = "dtensor_entry_" + manifest.entry;
-  program.entry =
-      reinterpret_cast<EntryFunction>(dlsym(program.library, symbol.c_str()));
-  if (!program.entry)
-    return artifactError(path + " does not export " + symbol);
+  for (const EntryInfo &info : entryTable(manifest)) {
+    std::string symbol = "dtensor_entry_" + info.name;
+    Entry entry{info.name,
+                reinterpret_cast<EntryFunction>(
+                    dlsym(program.library, symbol.c_str())),
+                info.arguments, info.results};
+    if (!entry.function)
+      return artifactError(path + " does not export " + symbol);
+    if (info.name == manifest.entry)
+      program.activeEntry = program.entries.size();
+    program.entries.push_back(std::move(entry));
+  }
   return Status::success();
 }
 
@@ -281,14 +289,75 @@ Status findTensor(const dtensor_program &program, const char *name,
                   int32_t &index) {
   if (!name)
     return invalidArgument("tensor name is NULL");
+  // The active entry's inputs and outputs, and the shared tensors.
+  const std::string &entry = program.entries[program.activeEntry].name;
   for (size_t i = 0; i < program.tensors.size(); ++i) {
-    if (program.tensors[i].info.name == name) {
+    const TensorInfo &info = program.tensors[i].info;
+    if (info.name == name && (info.entry.empty() || info.entry == entry)) {
       index = static_cast<int32_t>(i);
       return Status::success();
     }
   }
   return invalidArgument(program.artifact + ": no tensor named \"" + name +
-                         "\"");
+                         "\"" +
+                         (program.entries.size() > 1
+                              ? " in entry \"" + entry + "\""
+                              : std::string()));
+}
+
+Status selectEntry(dtensor_program &program, const char *name) {
+  if (!name)
+    return invalidArgument("entry name is NULL");
+  std::string names;
+  for (size_t i = 0; i < program.entries.size(); ++i) {
+    if (program.entries[i].name == name) {
+      program.activeEntry = i;
+      return Status::success();
+    }
+    names += (i ? ", " : "") + program.entries[i].name;
+  }
+  return invalidArgument(program.artifact + ": no entry \"" + name +
+                         "\" (it has " + names + ")");
+}
+
+Status resetState(dtensor_program &program, const char *name, int64_t slot) {
+  // Checked for every tensor before any changes.
+  std::vector<Tensor *> states;
+  for (Tensor &tensor : program.tensors)
+    if (tensor.info.role == TensorRole::State &&
+        (!name || tensor.info.name == name))
+      states.push_back(&tensor);
+  if (name && states.empty())
+    return invalidArgument(program.artifact + ": no state tensor named \"" +
+                           name + "\"");
+  for (Tensor *tensor : states) {
+    const std::vector<int64_t> &shape = tensor->info.shape;
+    if (slot != -1 && (shape.empty() || slot < 0 || slot >= shape[0]))
+      return invalidArgument(
+          program.artifact + ": slot " + std::to_string(slot) +
+          " out of range for state \"" + tensor->info.name + "\" of " +
+          (shape.empty() ? std::string("rank 0")
+                         : "slots [0, " + std::to_string(shape[0]) + ")"));
+  }
+  for (Tensor *tensor : states) {
+    if (Status s = syncHost(program, *tensor))
+      return s;
+    int64_t rows = tensor->localShape.empty() ? 1 : tensor->localShape[0];
+    size_t rowBytes =
+        rows > 0 ? tensor->localBytes() / static_cast<size_t>(rows) : 0;
+    int64_t begin = 0, end = rows;
+    if (slot != -1) {
+      // This rank's rows of dim 0, if it holds the slot.
+      int64_t local = slot - tensor->localOffset[0];
+      begin = std::clamp<int64_t>(local, 0, rows);
+      end = std::clamp<int64_t>(local + 1, 0, rows);
+    }
+    if (end > begin)
+      std::memset(tensor->buffer.data() + begin * rowBytes, 0,
+                  static_cast<size_t>(end - begin) * rowBytes);
+    tensor->hostWritten();
+  }
+  return Status::success();
 }
 
 Status runProgram(dtensor_program &program) {
@@ -307,7 +376,8 @@ Status runStep(dtensor_program &program) {
   Backend &backend = *program.backend;
   if (Status s = backend.beginStep())
     return s;
-  // Inputs and weights the host changed since the last step.
+  const Entry &entry = program.entries[program.activeEntry];
+  // Inputs, weights and state the host changed since the last step.
   for (Tensor &tensor : program.tensors) {
     if (!tensor.device || !tensor.deviceStale ||
         tensor.info.role == TensorRole::Output)
@@ -320,26 +390,33 @@ Status runStep(dtensor_program &program) {
     tensor.deviceStale = false;
   }
   std::vector<MemRefDescriptor> descriptors;
-  descriptors.reserve(program.tensors.size());
+  descriptors.reserve(entry.arguments.size() + entry.results.size());
   std::vector<void *> arguments;
-  for (Tensor &tensor : program.tensors) {
-    descriptors.emplace_back(tensor.stepData(), tensor.localShape);
-    arguments.push_back(descriptors.back().get());
-  }
+  for (const std::vector<int64_t> *list : {&entry.arguments, &entry.results})
+    for (int64_t index : *list) {
+      Tensor &tensor = program.tensors[index];
+      descriptors.emplace_back(tensor.stepData(), tensor.localShape);
+      arguments.push_back(descriptors.back().get());
+    }
   program.queued.clear();
   program.stepError = Status::success();
   dtensor_program *outer = runningProgram;
   runningProgram = &program;
-  program.entry(arguments.data());
+  entry.function(arguments.data());
   runningProgram = outer;
   program.queued.clear();
   Status result = program.stepError;
   program.stepError = Status::success();
   // Completes the step's queued work, failed or not.
   Status ended = backend.endStep();
-  for (Tensor &tensor : program.tensors)
-    if (tensor.device && tensor.info.role == TensorRole::Output)
-      tensor.hostStale = true;
+  // What the step wrote: its outputs, and the state it updates in place.
+  for (const std::vector<int64_t> *list : {&entry.arguments, &entry.results})
+    for (int64_t index : *list) {
+      Tensor &tensor = program.tensors[index];
+      if (tensor.device && (tensor.info.role == TensorRole::Output ||
+                            tensor.info.role == TensorRole::State))
+        tensor.hostStale = true;
+    }
   return result ? result : ended;
 }
 

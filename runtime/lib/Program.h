@@ -77,6 +77,14 @@ struct Tensor {
 
 using EntryFunction = void (*)(void **);
 
+/// An entry point of the program and the tensors it takes.
+struct Entry {
+  std::string name;
+  EntryFunction function = nullptr;
+  /// Indices into dtensor_program::tensors: arguments, then results.
+  std::vector<int64_t> arguments, results;
+};
+
 } // namespace dtensor::rt
 
 struct dtensor_program {
@@ -85,7 +93,9 @@ struct dtensor_program {
   std::string artifact;
   bool reference = false;
   void *library = nullptr;
-  dtensor::rt::EntryFunction entry = nullptr;
+  /// The entry points, and the one that run, set and get refer to.
+  std::vector<dtensor::rt::Entry> entries;
+  size_t activeEntry = 0;
   std::vector<dtensor::rt::MeshPlace> meshes;
   std::vector<dtensor::rt::Group> groups;
   /// Groups over one mesh dim, keyed by (mesh, dim), for reducing Partial
@@ -148,6 +158,12 @@ Status syncHost(dtensor_program &program, Tensor &tensor);
 /// The index of tensor `name`, or an error naming the artifact.
 Status findTensor(const dtensor_program &program, const char *name,
                   int32_t &index);
+/// Makes entry `name` the one run, set and get refer to.
+Status selectEntry(dtensor_program &program, const char *name);
+/// Zeroes state tensor `name` (every state tensor when null), whole or
+/// (slot >= 0) index `slot` of its dim 0; checks everything before it
+/// changes anything.
+Status resetState(dtensor_program &program, const char *name, int64_t slot);
 
 } // namespace dtensor::rt
 

@@ -64,7 +64,7 @@ void zeroUnlessHolder(const dtensor_program &program, Tensor &tensor) {
 Status checkWritable(const Tensor &tensor) {
   if (tensor.info.role == TensorRole::Output)
     return invalidArgument(quoted(tensor) +
-                           " is an output; only inputs and weights are set");
+                           " is an output; only inputs, weights and state are set");
   return Status::success();
 }
 
@@ -163,8 +163,11 @@ Status fillTensors(dtensor_program &program, const char *name,
       return s;
     targets.push_back(tensor);
   } else {
+    // Inputs and weights; state starts at zero and changes only by steps,
+    // sets and resets that name it.
     for (Tensor &tensor : program.tensors)
-      if (tensor.info.role != TensorRole::Output)
+      if (tensor.info.role == TensorRole::Input ||
+          tensor.info.role == TensorRole::Weight)
         targets.push_back(&tensor);
   }
   for (Tensor *tensor : targets) {

@@ -53,6 +53,8 @@ struct Options {
   std::map<std::string, std::string> localInputs;
   std::map<std::string, std::string> localOutputs;
   bool check = false;
+  /// --entry: the entry point to run ("": the artifact's default).
+  std::string entry;
   /// --trace: the Chrome trace file of the timed steps ("": none).
   std::string trace;
   /// --comm-trace: "text" or "json" ("": none), written to commTraceFile
@@ -193,6 +195,11 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
                  "write the --comm-trace report to FILE instead\n"
                  "of standard output")
       ->type_name("FILE");
+  app.add_option("--entry", options.entry,
+                 "the entry point to run, of an artifact with\n"
+                 "several (default: its first); state persists\n"
+                 "across its steps (--warmup, --iters)")
+      ->type_name("NAME");
   app.add_flag("--check", options.check,
                "compare the outputs with the artifact's\n"
                "single-device reference program");
@@ -310,6 +317,8 @@ struct TensorView {
   dtensor_role role;
   dtensor_dtype dtype;
   std::vector<int64_t> shape;
+  /// Its index among the program's tensors.
+  int32_t index = 0;
 
   size_t numElements() const {
     size_t count = 1;
@@ -327,16 +336,25 @@ struct TensorView {
   }
 };
 
+/// The tensors of the selected entry: its inputs and outputs, and the
+/// weights and state the entries share.
 std::vector<TensorView> listTensors(dtensor_program *program) {
-  int32_t count = 0;
+  int32_t count = 0, entries = 0;
   dtensor_program_num_tensors(program, &count);
+  dtensor_program_num_entries(program, &entries);
+  const char *selectedName = "";
+  dtensor_program_selected_entry(program, &selectedName);
+  std::string selected = entries > 1 ? selectedName : "";
   std::vector<TensorView> tensors;
   for (int32_t i = 0; i < count; ++i) {
     dtensor_tensor_info info;
     dtensor_program_tensor_info(program, i, &info);
+    if (info.entry[0] && selected != info.entry)
+      continue;
     tensors.push_back({info.name, info.role, info.dtype,
                        std::vector<int64_t>(info.global_shape,
-                                            info.global_shape + info.ndim)});
+                                            info.global_shape + info.ndim),
+                       i});
   }
   return tensors;
 }
@@ -450,8 +468,18 @@ int runRank(const Options &options) {
     return code;
   };
 
+  // Every rank checks the same name against the same manifest: rank 0 says
+  // what is wrong.
+  if (!options.entry.empty())
+    if (dtensor_status status =
+            dtensor_program_select_entry(program, options.entry.c_str())) {
+      if (rank == 0)
+        report(dtensor_last_error(), status);
+      return finish(1);
+    }
   std::vector<TensorView> tensors = listTensors(program);
-  // Names the user gave must exist (every rank sees the same manifest).
+  // Names the user gave must exist (every rank sees the same manifest);
+  // state may be set (--input) and read (--output) too.
   struct GivenNames {
     const char *flag;
     const std::map<std::string, std::string> &names;
@@ -468,10 +496,12 @@ int runRank(const Options &options) {
                                return t.name == entry.first;
                              });
       if (it == tensors.end() ||
-          (it->role == DTENSOR_OUTPUT) != given.outputs) {
+          (it->role != DTENSOR_STATE &&
+           (it->role == DTENSOR_OUTPUT) != given.outputs)) {
         std::string known;
         for (const TensorView &t : tensors)
-          if ((t.role == DTENSOR_OUTPUT) == given.outputs)
+          if (t.role == DTENSOR_STATE ||
+              (t.role == DTENSOR_OUTPUT) == given.outputs)
             known += (known.empty() ? "" : ", ") + t.name;
         report(std::string(given.flag) + ": the program has no " +
                (given.outputs ? "output" : "input") + " '" + entry.first +
@@ -493,10 +523,14 @@ int runRank(const Options &options) {
   for (size_t index = 0; index < tensors.size(); ++index) {
     const TensorView &tensor = tensors[index];
     int32_t hasInit = 0;
-    dtensor_program_has_init(program, static_cast<int32_t>(index), &hasInit);
+    dtensor_program_has_init(program, tensor.index, &hasInit);
     if (tensor.role == DTENSOR_OUTPUT ||
         (tensor.role == DTENSOR_WEIGHT &&
          (!options.weights.empty() || hasInit)))
+      continue;
+    // State starts at zero unless a file gives it.
+    if (tensor.role == DTENSOR_STATE && !localArrays.count(tensor.name) &&
+        !inputArrays.count(tensor.name))
       continue;
     // A file of this rank's shard (--input-local) or of the global tensor.
     auto local = localArrays.find(tensor.name);
@@ -530,7 +564,25 @@ int runRank(const Options &options) {
             dtensor::tooling::isFloatingPoint(tensor.dtype) ? DTENSOR_RANDN
                                                             : DTENSOR_ZEROS,
             0.0,
-            *options.randomSeed * 1000003u + index))
+            *options.randomSeed * 1000003u + tensor.index))
+      return finish(fail(status));
+  }
+
+  // --check replays the steps on the reference from the same state.
+  bool hasState = std::any_of(tensors.begin(), tensors.end(),
+                              [](const TensorView &t) {
+                                return t.role == DTENSOR_STATE;
+                              });
+  std::map<std::string, std::vector<uint8_t>> initialState;
+  for (const TensorView &tensor : tensors) {
+    if (!options.check || tensor.role != DTENSOR_STATE)
+      continue;
+    std::vector<uint8_t> &data = initialState[tensor.name];
+    if (rank == 0)
+      data.resize(tensor.bytes());
+    if (dtensor_status status = dtensor_program_get(
+            program, tensor.name.c_str(), DTENSOR_GLOBAL, 0,
+            rank == 0 ? data.data() : nullptr, rank == 0 ? data.size() : 0))
       return finish(fail(status));
   }
 
@@ -572,7 +624,7 @@ int runRank(const Options &options) {
     if (pattern == options.localOutputs.end())
       continue;
     dtensor_tensor_info info;
-    dtensor_program_tensor_info(program, static_cast<int32_t>(index), &info);
+    dtensor_program_tensor_info(program, tensor.index, &info);
     std::vector<int64_t> shape(info.local_shape, info.local_shape + info.ndim);
     size_t count = 1;
     for (int64_t size : shape)
@@ -594,7 +646,10 @@ int runRank(const Options &options) {
   // and weights the reference program needs.
   std::map<std::string, std::vector<uint8_t>> globals;
   for (const TensorView &tensor : tensors) {
-    if (tensor.role != DTENSOR_OUTPUT && !options.check)
+    bool wanted = tensor.role == DTENSOR_OUTPUT || options.check ||
+                  (tensor.role == DTENSOR_STATE &&
+                   options.outputs.count(tensor.name));
+    if (!wanted)
       continue;
     std::vector<uint8_t> &data = globals[tensor.name];
     if (rank == 0)
@@ -607,7 +662,9 @@ int runRank(const Options &options) {
 
   if (rank == 0) {
     for (const TensorView &tensor : tensors) {
-      if (tensor.role != DTENSOR_OUTPUT)
+      if (tensor.role != DTENSOR_OUTPUT &&
+          !(tensor.role == DTENSOR_STATE &&
+            options.outputs.count(tensor.name)))
         continue;
       const std::vector<uint8_t> &data = globals[tensor.name];
       auto file = options.outputs.find(tensor.name);
@@ -649,20 +706,28 @@ int runRank(const Options &options) {
     if (!status)
       status = dtensor_program_load(single, options.artifact.c_str(),
                                     &loadOptions, &reference);
+    if (!status && !options.entry.empty())
+      status = dtensor_program_select_entry(reference, options.entry.c_str());
     for (const TensorView &tensor : tensors) {
       if (status || tensor.role == DTENSOR_OUTPUT)
         continue;
-      const std::vector<uint8_t> &data = globals[tensor.name];
+      const std::vector<uint8_t> &data = tensor.role == DTENSOR_STATE
+                                             ? initialState[tensor.name]
+                                             : globals[tensor.name];
       status = dtensor_program_set(reference, tensor.name.c_str(),
                                    DTENSOR_GLOBAL, tensor.dtype,
                                    static_cast<int32_t>(tensor.shape.size()),
                                    tensor.shape.data(), data.data(),
                                    data.size());
     }
-    if (!status)
+    // With state, as many steps as ran; the outputs of the last, and the
+    // state after it, are compared.
+    int steps = hasState ? options.warmup + options.iters : 1;
+    for (int i = 0; i < steps && !status; ++i)
       status = dtensor_program_run(reference);
     for (const TensorView &tensor : tensors) {
-      if (status || tensor.role != DTENSOR_OUTPUT)
+      if (status || (tensor.role != DTENSOR_OUTPUT &&
+                     tensor.role != DTENSOR_STATE))
         continue;
       std::vector<uint8_t> expected(tensor.bytes());
       status = dtensor_program_get(reference, tensor.name.c_str(),

@@ -174,31 +174,40 @@ static LogicalResult applyMeshOverrides(ModuleOp module,
 
 /// The entry function: `name`, else `main`, else the only public function
 /// with a body.
-static func::FuncOp findEntry(ModuleOp module, llvm::StringRef name) {
-  if (!name.empty()) {
-    auto function = module.lookupSymbol<func::FuncOp>(name);
-    if (!function || function.isExternal()) {
-      emitToolError(module) << "no function @" << name
-                         << " with a body to use as the entry point";
-      return {};
-    }
-    return function;
-  }
-  if (auto main = module.lookupSymbol<func::FuncOp>("main"))
-    if (!main.isExternal())
-      return main;
-  SmallVector<func::FuncOp> candidates;
+/// The entry functions, every public function with a body, and the default
+/// one among them (`name`, else @main, else the only one) first.
+static FailureOr<SmallVector<func::FuncOp>> findEntries(ModuleOp module,
+                                                       llvm::StringRef name) {
+  SmallVector<func::FuncOp> entries;
   for (auto function : module.getOps<func::FuncOp>())
     if (function.isPublic() && !function.isExternal())
-      candidates.push_back(function);
-  if (candidates.size() == 1)
-    return candidates.front();
-  emitToolError(module) << "cannot tell the entry function: there is no "
+      entries.push_back(function);
+  llvm::StringRef defaultName = name;
+  if (defaultName.empty()) {
+    if (llvm::any_of(entries, [](func::FuncOp f) {
+          return f.getSymName() == "main";
+        }))
+      defaultName = "main";
+    else if (entries.size() == 1)
+      defaultName = entries.front().getSymName();
+  }
+  auto *it = llvm::find_if(entries, [&](func::FuncOp f) {
+    return !defaultName.empty() && f.getSymName() == defaultName;
+  });
+  if (it == entries.end()) {
+    if (!name.empty())
+      emitToolError(module) << "no function @" << name
+                            << " with a body to use as the entry point";
+    else
+      emitToolError(module) << "cannot tell the entry function: there is no "
                                "@main and "
-                            << candidates.size()
+                            << entries.size()
                             << " public functions with a body; pick one with "
                                "--entry";
-  return {};
+    return failure();
+  }
+  std::rotate(entries.begin(), it, it + 1);
+  return entries;
 }
 
 /// The runtime's name for a tensor element type.
@@ -328,33 +337,97 @@ static rt::Initializer toInitializer(InitAttr init) {
   return initializer;
 }
 
-/// The entry's arguments (inputs and weights) then results, after
-/// partitioning.
-static LogicalResult describeSignature(func::FuncOp function,
-                                       const std::vector<rt::MeshInfo> &meshes,
-                                       std::vector<rt::TensorInfo> &tensors) {
+/// Whether two descriptions of a shared tensor agree (all but the entry).
+static bool sameTensor(const rt::TensorInfo &a, const rt::TensorInfo &b) {
+  bool sameInit = a.init.has_value() == b.init.has_value() &&
+                  (!a.init || (a.init->kind == b.init->kind &&
+                               a.init->params[0] == b.init->params[0] &&
+                               a.init->params[1] == b.init->params[1]));
+  return a.role == b.role && a.dtype == b.dtype && a.shape == b.shape &&
+         a.mesh == b.mesh && a.placements == b.placements && sameInit;
+}
+
+static std::string describePlacements(const rt::TensorInfo &info) {
+  std::string text = "[";
+  for (size_t i = 0; i < info.placements.size(); ++i)
+    text += (i ? ", " : "") + info.placements[i];
+  return text + "]";
+}
+
+/// Adds entry `function` (after partitioning) to the manifest: its inputs
+/// and outputs (named after the entry when there are several), and the
+/// weights and state it shares with the entries before it, which must agree
+/// with them. A result updating state is not an output; it must keep the
+/// state's layout.
+static LogicalResult describeEntry(func::FuncOp function, bool multiEntry,
+                                   rt::Manifest &manifest) {
+  rt::EntryInfo entry;
+  entry.name = function.getSymName().str();
+  std::string owner = multiEntry ? entry.name : std::string();
+  std::vector<rt::TensorInfo> stateArgs(function.getNumArguments());
   for (auto [index, type] : llvm::enumerate(function.getArgumentTypes())) {
     DictionaryAttr attrs = function.getArgAttrDict(index);
-    bool weight = attrs && attrs.get(DTensorDialect::getWeightAttrName());
-    auto info = describeTensor(
-        function, type, attrs,
-        weight ? rt::TensorRole::Weight : rt::TensorRole::Input, "argument",
-        index, meshes);
+    rt::TensorRole role = rt::TensorRole::Input;
+    if (attrs && attrs.get(DTensorDialect::getWeightAttrName()))
+      role = rt::TensorRole::Weight;
+    else if (attrs && attrs.get(DTensorDialect::getStateAttrName()))
+      role = rt::TensorRole::State;
+    auto info = describeTensor(function, type, attrs, role, "argument", index,
+                               manifest.meshes);
     if (failed(info))
       return failure();
     if (auto init = function.getArgAttrOfType<InitAttr>(
             index, DTensorDialect::getInitAttrName()))
       info->init = toInitializer(init);
-    tensors.push_back(std::move(*info));
+    if (role == rt::TensorRole::State)
+      stateArgs[index] = *info;
+    if (role == rt::TensorRole::Input) {
+      info->entry = owner;
+    } else {
+      // Shared: the first entry that takes it describes it.
+      auto it = llvm::find_if(manifest.tensors, [&](const rt::TensorInfo &t) {
+        return t.entry.empty() && t.name == info->name;
+      });
+      if (it != manifest.tensors.end()) {
+        if (!sameTensor(*it, *info))
+          return function.emitError()
+                 << "argument #" << index << ": the "
+                 << rt::tensorRoleName(role) << " '" << info->name
+                 << "' differs from the " << rt::tensorRoleName(it->role)
+                 << " of that name another entry takes (role, dtype, "
+                    "shape, layout "
+                 << describePlacements(*it) << " vs "
+                 << describePlacements(*info) << " and initializer must agree)";
+        entry.arguments.push_back(it - manifest.tensors.begin());
+        continue;
+      }
+    }
+    entry.arguments.push_back(manifest.tensors.size());
+    manifest.tensors.push_back(std::move(*info));
   }
   for (auto [index, type] : llvm::enumerate(function.getResultTypes())) {
     auto info = describeTensor(function, type,
                                function.getResultAttrDict(index),
-                               rt::TensorRole::Output, "result", index, meshes);
+                               rt::TensorRole::Output, "result", index,
+                               manifest.meshes);
     if (failed(info))
       return failure();
-    tensors.push_back(std::move(*info));
+    if (auto updates = function.getResultAttrOfType<IntegerAttr>(
+            index, DTensorDialect::getUpdatesAttrName())) {
+      const rt::TensorInfo &state = stateArgs[updates.getInt()];
+      if (info->mesh != state.mesh || info->placements != state.placements)
+        return function.emitError()
+               << "result #" << index << " updates the state '" << state.name
+               << "' laid out as " << describePlacements(state)
+               << " with a value laid out as " << describePlacements(*info)
+               << "; give the result the state's dtensor.layout";
+      continue;
+    }
+    info->entry = owner;
+    entry.results.push_back(manifest.tensors.size());
+    manifest.tensors.push_back(std::move(*info));
   }
+  manifest.entries.push_back(std::move(entry));
   return success();
 }
 
@@ -508,10 +581,14 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   }
   if (failed(applyMeshOverrides(module, options.meshOverrides)))
     return failure();
-  func::FuncOp entry = findEntry(module, options.entry);
-  if (!entry)
+  FailureOr<SmallVector<func::FuncOp>> entries =
+      findEntries(module, options.entry);
+  if (failed(entries))
     return failure();
-  std::string entryName = entry.getSymName().str();
+  std::string entryName = entries->front().getSymName().str();
+  SmallVector<std::string> entryNames;
+  for (func::FuncOp entry : *entries)
+    entryNames.push_back(entry.getSymName().str());
 
   rt::Manifest manifest;
   manifest.compilerVersion = DTENSOR_VERSION;
@@ -565,9 +642,10 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   if (!options.dumpPerRank.empty() &&
       failed(writeModule(module, options.dumpPerRank)))
     return failure();
-  if (failed(describeSignature(module.lookupSymbol<func::FuncOp>(entryName),
-                               manifest.meshes, manifest.tensors)))
-    return failure();
+  for (const std::string &name : entryNames)
+    if (failed(describeEntry(module.lookupSymbol<func::FuncOp>(name),
+                             entryNames.size() > 1, manifest)))
+      return failure();
   collectSites(module, manifest.collectiveSites);
 
   std::string staging = (output + ".tmp." +

@@ -126,6 +126,51 @@ static LogicalResult verifyInit(Operation *op, Type type, Attribute value,
   return success();
 }
 
+/// Verifies the `dtensor.updates` of result #`index` (of type `type`): the
+/// index of a state argument of the same type that no other result updates.
+static LogicalResult verifyUpdates(Operation *op, Type type, Attribute value,
+                                   StringRef what, unsigned index) {
+  StringRef name = DTensorDialect::getUpdatesAttrName();
+  auto function = cast<FunctionOpInterface>(op);
+  auto arg = dyn_cast<IntegerAttr>(value);
+  if (what != "result" || !arg)
+    return op->emitOpError() << "'" << name
+                             << "' must be an argument index on a result";
+  int64_t argIndex = arg.getInt();
+  if (argIndex < 0 ||
+      argIndex >= static_cast<int64_t>(function.getNumArguments()) ||
+      !function.getArgAttr(argIndex, DTensorDialect::getStateAttrName()))
+    return op->emitOpError() << "result #" << index << " updates argument #"
+                             << argIndex << ", which is not a state argument ('"
+                             << DTensorDialect::getStateAttrName() << "')";
+  // In a per-rank program, the global types (the shards may differ when
+  // the layouts do, which the compiler reports with the layouts).
+  auto globalType = [&](Type local, DictionaryAttr attrs) -> Type {
+    auto tensor = dyn_cast<RankedTensorType>(local);
+    auto shape = attrs ? attrs.getAs<DenseI64ArrayAttr>(
+                             DTensorDialect::getGlobalShapeAttrName())
+                       : DenseI64ArrayAttr();
+    if (!tensor || !shape)
+      return local;
+    return RankedTensorType::get(shape.asArrayRef(), tensor.getElementType());
+  };
+  Type argType = globalType(function.getArgumentTypes()[argIndex],
+                            function.getArgAttrDict(argIndex));
+  Type resultType = globalType(type, function.getResultAttrDict(index));
+  if (argType != resultType)
+    return op->emitOpError()
+           << "result #" << index << " of type " << resultType
+           << " cannot update state argument #" << argIndex << " of type "
+           << argType;
+  for (unsigned other = 0; other < index; ++other)
+    if (auto earlier = function.getResultAttrOfType<IntegerAttr>(other, name))
+      if (earlier.getInt() == argIndex)
+        return op->emitOpError()
+               << "results #" << other << " and #" << index
+               << " both update state argument #" << argIndex;
+  return success();
+}
+
 /// Verifies a dtensor attribute on argument or result `index` of a
 /// function-like op: `dtensor.layout` or `dtensor.global_shape`.
 static LogicalResult verifyValueAttr(Operation *op, Type type,
@@ -150,6 +195,19 @@ static LogicalResult verifyValueAttr(Operation *op, Type type,
   }
   if (attr.getName() == DTensorDialect::getInitAttrName())
     return verifyInit(op, type, attr.getValue(), what, index);
+  if (attr.getName() == DTensorDialect::getStateAttrName()) {
+    auto function = cast<FunctionOpInterface>(op);
+    if (what != "argument" || !isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError()
+             << "'" << attr.getName().getValue()
+             << "' must be a unit attribute on a function argument";
+    if (function.getArgAttr(index, DTensorDialect::getWeightAttrName()))
+      return op->emitOpError() << "argument #" << index
+                               << " cannot be both a weight and state";
+    return success();
+  }
+  if (attr.getName() == DTensorDialect::getUpdatesAttrName())
+    return verifyUpdates(op, type, attr.getValue(), what, index);
   if (attr.getName() != DTensorDialect::getLayoutAttrName())
     return op->emitOpError() << "unknown dtensor attribute '"
                              << attr.getName().getValue() << "' on " << what

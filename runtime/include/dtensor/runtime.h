@@ -123,7 +123,10 @@ dtensor_status dtensor_program_destroy(dtensor_program *program);
 typedef enum dtensor_role {
   DTENSOR_INPUT = 0,
   DTENSOR_WEIGHT = 1,
-  DTENSOR_OUTPUT = 2
+  DTENSOR_OUTPUT = 2,
+  /* Lives across steps: zeros after loading, updated in place by the entries
+   * that take it, shared by all of them (e.g. a KV cache). */
+  DTENSOR_STATE = 3
 } dtensor_role;
 
 typedef struct dtensor_tensor_info {
@@ -135,10 +138,15 @@ typedef struct dtensor_tensor_info {
   const int64_t *local_shape;  /* this rank's shard */
   const int64_t *local_offset; /* its first element in the global tensor */
   const char *placements;      /* e.g. "[S(0), R]", one per mesh dim */
+  const char *entry; /* the entry an input or output belongs to; "" for
+                        weights and state, and in a program of one entry */
 } dtensor_tensor_info;
 
 /* The program's tensors: inputs and weights in argument order, then the
- * outputs. Pointers in `info` live as long as the program. */
+ * outputs (a program of several entries lists every entry's inputs and
+ * outputs, and the weights and state they share). Pointers in `info` live
+ * as long as the program. find_tensor, set, get and fill look names up
+ * among the selected entry's inputs and outputs and the shared tensors. */
 dtensor_status dtensor_program_num_tensors(const dtensor_program *program,
                                            int32_t *count);
 dtensor_status dtensor_program_tensor_info(const dtensor_program *program,
@@ -202,8 +210,33 @@ dtensor_status dtensor_program_has_init(const dtensor_program *program,
 dtensor_status dtensor_program_load_weights(dtensor_program *program,
                                             const char *path);
 
-/* COLLECTIVE. Runs one step: outputs from the current inputs and weights. */
+/* COLLECTIVE. Runs one step of the selected entry: outputs from the current
+ * inputs, weights and state; the state it updates is updated in place. */
 dtensor_status dtensor_program_run(dtensor_program *program);
+
+/* The program's entry points (e.g. "prefill" and "decode"), sharing its
+ * weights and state. The manifest's default entry is selected after
+ * loading. */
+dtensor_status dtensor_program_num_entries(const dtensor_program *program,
+                                           int32_t *count);
+dtensor_status dtensor_program_entry_name(const dtensor_program *program,
+                                          int32_t index, const char **name);
+/* Selects the entry that run, set, get, fill and find_tensor refer to. An
+ * unknown name is an error that changes nothing. Not collective, but every
+ * rank must select the same entry before a run. */
+dtensor_status dtensor_program_select_entry(dtensor_program *program,
+                                            const char *name);
+/* The selected entry's name. */
+dtensor_status dtensor_program_selected_entry(const dtensor_program *program,
+                                              const char **name);
+
+/* Zeroes state tensor `name` (every state tensor when NULL): the whole
+ * tensor when `slot` is -1, else index `slot` of its dim 0 (a cache slot).
+ * A name that is not a state tensor, or a slot outside some state tensor's
+ * dim 0, is an error that changes nothing. Not collective: each rank clears
+ * the part it holds. */
+dtensor_status dtensor_program_reset_state(dtensor_program *program,
+                                           const char *name, int64_t slot);
 
 /* COLLECTIVE. Copies tensor `name` into `data` (`bytes` must be its exact
  * size): DTENSOR_LOCAL copies this rank's shard; DTENSOR_GLOBAL assembles

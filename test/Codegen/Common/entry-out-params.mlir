@@ -28,3 +28,21 @@ func.func @step(%x: tensor<?x4xf32> {dtensor.layout = #dtensor.layout<@tp, [shar
 func.func private @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
+
+// State: the argument is writable, the result updating it gets no out-param
+// and is materialized into the argument after the outputs, and stays the
+// entry's result (--dtensor-drop-state-results drops it after
+// bufferization).
+// CHECK-LABEL: func.func @accumulate
+// CHECK-SAME: (%[[IN:.*]]: tensor<4xf32> {bufferization.writable = false},
+// CHECK-SAME: %[[STATE:.*]]: tensor<4xf32> {bufferization.writable = true},
+// CHECK-SAME: %[[OUT:.*]]: memref<4xf32>) -> tensor<4xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %[[IN]], %[[STATE]]
+// CHECK-NEXT: bufferization.materialize_in_destination %[[SUM]] in writable %[[OUT]]
+// CHECK-NEXT: %[[NEW:.*]] = bufferization.materialize_in_destination %[[SUM]] in %[[STATE]] : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT: return %[[NEW]] : tensor<4xf32>
+func.func @accumulate(%x: tensor<4xf32>, %s: tensor<4xf32> {dtensor.name = "total", dtensor.state})
+    -> (tensor<4xf32> {dtensor.updates = 1 : i64}, tensor<4xf32> {dtensor.name = "sum"}) {
+  %r = arith.addf %x, %s : tensor<4xf32>
+  return %r, %r : tensor<4xf32>, tensor<4xf32>
+}

@@ -1027,3 +1027,56 @@ dtensor.mesh @tp shape [2]
 func.func @sites_on_function() attributes {dtensor.collective_sites = []} {
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// dtensor.state and dtensor.updates
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{'func.func' op 'dtensor.state' must be a unit attribute on a function argument}}
+func.func @state_on_result(%x: tensor<4xf32>) -> (tensor<4xf32> {dtensor.state}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op argument #0 cannot be both a weight and state}}
+func.func @weight_and_state(%x: tensor<4xf32> {dtensor.weight, dtensor.state}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op result #0 updates argument #0, which is not a state argument ('dtensor.state')}}
+func.func @updates_input(%x: tensor<4xf32>) -> (tensor<4xf32> {dtensor.updates = 0 : i64}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op result #0 updates argument #3, which is not a state argument ('dtensor.state')}}
+func.func @updates_out_of_range(%x: tensor<4xf32> {dtensor.state}) -> (tensor<4xf32> {dtensor.updates = 3 : i64}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op result #0 of type 'tensor<2xf32>' cannot update state argument #0 of type 'tensor<4xf32>'}}
+func.func @updates_other_type(%x: tensor<4xf32> {dtensor.state}, %y: tensor<2xf32>) -> (tensor<2xf32> {dtensor.updates = 0 : i64}) {
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op results #0 and #1 both update state argument #0}}
+func.func @updates_twice(%x: tensor<4xf32> {dtensor.state}) -> (tensor<4xf32> {dtensor.updates = 0 : i64}, tensor<4xf32> {dtensor.updates = 0 : i64}) {
+  return %x, %x : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'dtensor.updates' must be an argument index on a result}}
+func.func @updates_on_argument(%x: tensor<4xf32> {dtensor.updates = 0 : i64}) {
+  return
+}

@@ -12,8 +12,12 @@
 // RANK: error: --mesh 2x2: @tp has 1 dims (@tp [?]); the new shape has 2
 // RUN: not dtensor-compile %s -o %t/a.dtc --entry nope 2>&1 | FileCheck %s --check-prefix=ENTRY
 // ENTRY: error: no function @nope with a body to use as the entry point
-// RUN: not dtensor-compile %s -o %t/a.dtc --entry other 2>&1 | FileCheck %s --check-prefix=DTYPE
-// DTYPE: error: argument #0: element type 'index' is not one the runtime supports
+// RUN: not dtensor-compile %S/Inputs/index-entry.mlir -o %t/a.dtc 2>&1 | FileCheck %s --check-prefix=DTYPE
+// DTYPE: index-entry.mlir:9:1: error: argument #0: element type 'index' is not one the runtime supports
+// RUN: not dtensor-compile %S/Inputs/state-layout.mlir -o %t/a.dtc 2>&1 | FileCheck %s --check-prefix=STATE
+// STATE: state-layout.mlir:3:1: error: result #0 updates the state 'total' laid out as [S(1)] with a value laid out as [R]; give the result the state's dtensor.layout
+// RUN: not dtensor-compile %S/Inputs/shared-weight.mlir -o %t/a.dtc 2>&1 | FileCheck %s --check-prefix=SHARED
+// SHARED: shared-weight.mlir:6:1: error: argument #0: the weight 'w' differs from the weight of that name another entry takes (role, dtype, shape, layout [S(1)] vs [S(0)] and initializer must agree)
 // RUN: not dtensor-compile %s -o %t/a.dtc --world-size 1 2>&1 | FileCheck %s --check-prefix=WORLD
 // WORLD: error: --world-size 1 is smaller than a mesh of 2 devices
 // RUN: not test -e %t/a.dtc
@@ -29,6 +33,3 @@ func.func @main(%x: tensor<2x4xf32> {dtensor.layout = #dtensor.layout<@tp, [shar
   return %x : tensor<2x4xf32>
 }
 
-func.func @other(%i: tensor<4xindex>) -> tensor<4xindex> {
-  return %i : tensor<4xindex>
-}

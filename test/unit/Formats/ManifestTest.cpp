@@ -245,8 +245,8 @@ TEST_F(ManifestTest, DecodingErrorsNameTheJsonPath) {
        "tensors[1].dtype: expected one of f32, f64, f16, bf16, i32, i64, i8, "
        "bool, got \"f8\""},
       {[](json &r) { r["tensors"][0]["role"] = "param"; },
-       "tensors[0].role: expected \"input\", \"weight\" or \"output\", got "
-       "\"param\""},
+       "tensors[0].role: expected \"input\", \"weight\", \"output\" or "
+       "\"state\", got \"param\""},
       {[](json &r) { r["tensors"][0]["placements"] = "S(0)"; },
        "tensors[0].placements: expected an array, got \"S(0)\""},
       {[](json &r) { r["tensors"][0]["placements"][1] = 0; },
@@ -597,4 +597,122 @@ TEST_F(ManifestTest, CollectiveSiteErrors) {
   bad.collectiveSites = {{"scatter", "", "", "", 0}};
   EXPECT_NE(writeManifest(bad, dir.path()).find("collective_sites[0].kind"),
             std::string::npos);
+}
+
+/// The example with a second entry "decode" (its own x and y) and a state
+/// tensor both entries take.
+Manifest twoEntryManifest() {
+  Manifest m = exampleManifest();
+  m.tensors[0].entry = "main";
+  m.tensors[2].entry = "main";
+  TensorInfo x = m.tensors[0], y = m.tensors[2];
+  x.entry = y.entry = "decode";
+  m.tensors.push_back(x);
+  m.tensors.push_back(y);
+  m.tensors.push_back(
+      {"cache", TensorRole::State, DType::F32, {4, 16}, 0, {"R", "S(1)"}});
+  m.entries = {{"main", {0, 1, 5}, {2}}, {"decode", {3, 1, 5}, {4}}};
+  return m;
+}
+
+TEST_F(ManifestTest, EntriesRoundTrip) {
+  Manifest written = twoEntryManifest();
+  ASSERT_EQ(writeManifest(written, dir.path()), "");
+  json root = json::parse(readBytes(manifestPath()));
+  EXPECT_EQ(root["entries"][1],
+            json({{"name", "decode"}, {"arguments", {3, 1, 5}}, {"results", {4}}}));
+  EXPECT_EQ(root["tensors"][5]["role"], "state");
+  EXPECT_FALSE(root["tensors"][5].contains("entry"));
+  EXPECT_EQ(root["tensors"][3]["entry"], "decode");
+  Manifest read;
+  ASSERT_EQ(readManifest(dir.path(), read), "");
+  ASSERT_EQ(read.entries.size(), 2u);
+  EXPECT_EQ(read.entries[1].name, "decode");
+  EXPECT_EQ(read.entries[1].arguments, (std::vector<int64_t>{3, 1, 5}));
+  EXPECT_EQ(read.entries[1].results, (std::vector<int64_t>{4}));
+  EXPECT_EQ(read.tensors[5].role, TensorRole::State);
+  EXPECT_EQ(read.tensors[3].entry, "decode");
+  EXPECT_EQ(read.tensors[1].entry, "");
+}
+
+TEST_F(ManifestTest, OneEntryWithoutEntriesIsDerived) {
+  std::vector<EntryInfo> table = entryTable(exampleManifest());
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_EQ(table[0].name, "main");
+  EXPECT_EQ(table[0].arguments, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(table[0].results, (std::vector<int64_t>{2}));
+  EXPECT_EQ(entryTable(twoEntryManifest()).size(), 2u);
+}
+
+TEST_F(ManifestTest, EntryValidationErrors) {
+  struct Case {
+    std::function<void(Manifest &)> edit;
+    std::string message;
+  };
+  const Case cases[] = {
+      {[](Manifest &m) { m.entries[1].name = "main"; },
+       "entries[1].name: duplicate entry name \"main\""},
+      {[](Manifest &m) { m.entries[1].name.clear(); },
+       "entries[1].name: expected a non-empty name"},
+      {[](Manifest &m) { m.entry = "prefill"; },
+       "entry: expected the name of one of the entries, got \"prefill\""},
+      {[](Manifest &m) { m.entries[0].arguments.push_back(9); },
+       "entries[0].arguments[3]: expected a tensor index in [0, 6), got 9"},
+      {[](Manifest &m) { m.entries[0].arguments.push_back(1); },
+       "entries[0].arguments[3]: tensor 1 listed twice"},
+      {[](Manifest &m) { m.entries[0].results.push_back(1); },
+       "entries[0].results[1]: tensor 1 listed twice"},
+      {[](Manifest &m) { m.entries[1].results = {5}; },
+       "entries[1].results[0]: tensor 5 listed twice"},
+      {[](Manifest &m) { m.entries[1].arguments = {3, 5}; m.entries[1].results = {1, 4}; },
+       "entries[1].results[0]: the weight \"w1\" cannot be one of the "
+       "results"},
+      {[](Manifest &m) { m.entries[0].arguments[0] = 3; },
+       "entries[0].arguments[0]: the input \"x\" belongs to entry \"decode\""},
+      {[](Manifest &m) { m.entries[0].results.clear(); },
+       "tensors[2]: the output \"y\" is not in its entry's arguments or "
+       "results"},
+      {[](Manifest &m) { m.tensors[5].entry = "main"; },
+       "tensors[5].entry: the state \"cache\" is shared by the entries and "
+       "names none"},
+      {[](Manifest &m) {
+         m.tensors[3].entry = "prefill";
+         m.entries[1].arguments = {1, 5};
+       },
+       "tensors[3]: the input \"x\" is not in its entry's arguments or "
+       "results"},
+      {[](Manifest &m) { m.tensors[3].name = "w1"; },
+       "tensors[3].name: the input \"w1\" of entry \"decode\" has the name of "
+       "a shared tensor"},
+      {[](Manifest &m) { m.tensors[4].name = "x"; },
+       "tensors[4].name: duplicate tensor name \"x\""},
+      {[](Manifest &m) {
+         m.entries.clear();
+         m.tensors.resize(3);
+         for (TensorInfo &t : m.tensors)
+           t.entry.clear();
+         m.tensors.push_back({"cache", TensorRole::State, DType::F32, {4}, 0,
+                              {"R", "R"}});
+       },
+       "tensors[3].role: state tensors need the manifest's \"entries\""},
+  };
+  for (const Case &c : cases) {
+    Manifest m = twoEntryManifest();
+    c.edit(m);
+    std::string error = validateManifest(m);
+    EXPECT_NE(error.find(c.message), std::string::npos)
+        << "expected: " << c.message << "\n     got: " << error;
+  }
+  EXPECT_EQ(validateManifest(twoEntryManifest()), "");
+  // The reader names the JSON path of a bad entry.
+  std::string error =
+      readEdited([](json &r) { r["entries"] = {{{"name", "main"}}}; });
+  EXPECT_NE(error.find("entries[0]: missing key \"arguments\""),
+            std::string::npos)
+      << error;
+  error = readEdited([](json &r) { r["tensors"][0]["role"] = "cache"; });
+  EXPECT_NE(error.find("expected \"input\", \"weight\", \"output\" or "
+                       "\"state\", got \"cache\""),
+            std::string::npos)
+      << error;
 }

@@ -263,6 +263,103 @@ TEST(RuntimeApi, CollectiveSitesComeFromTheManifest) {
   EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
 }
 
+/// Entries "add" (x, w -> y) and "accumulate" (x, s: s += x), whose inputs
+/// share the name x, sharing nothing else but the state s.
+Manifest twoEntryManifest() {
+  Manifest manifest = oneRankManifest("add");
+  manifest.tensors[0].entry = "add";
+  manifest.tensors[2].entry = "add";
+  TensorInfo x = tensor("x", TensorRole::Input, {3, 4}, {"R"});
+  x.entry = "accumulate";
+  manifest.tensors.push_back(x);
+  manifest.tensors.push_back(tensor("s", TensorRole::State, {3, 4}, {"R"}));
+  manifest.entries = {{"add", {0, 1}, {2}}, {"accumulate", {3, 4}, {}}};
+  return manifest;
+}
+
+TEST(RuntimeProgram, EntriesShareStateThatPersists) {
+  dtensor_program *program =
+      load(writeArtifact(workDir, "entries", twoEntryManifest()));
+  ASSERT_NE(program, nullptr);
+  int32_t count = 0;
+  ASSERT_EQ(dtensor_program_num_entries(program, &count), DTENSOR_OK);
+  EXPECT_EQ(count, 2);
+  const char *name = nullptr;
+  ASSERT_EQ(dtensor_program_entry_name(program, 1, &name), DTENSOR_OK);
+  EXPECT_STREQ(name, "accumulate");
+  ASSERT_EQ(dtensor_program_selected_entry(program, &name), DTENSOR_OK);
+  EXPECT_STREQ(name, "add");
+  EXPECT_EQ(dtensor_program_entry_name(program, 2, &name),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+
+  // x names the selected entry's input.
+  int32_t index = -1;
+  ASSERT_EQ(dtensor_program_find_tensor(program, "x", &index), DTENSOR_OK);
+  EXPECT_EQ(index, 0);
+  EXPECT_EQ(dtensor_program_find_tensor(program, "y", &index), DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_select_entry(program, "accumulate"), DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_find_tensor(program, "x", &index), DTENSOR_OK);
+  EXPECT_EQ(index, 3);
+  EXPECT_EQ(dtensor_program_find_tensor(program, "y", &index),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(dtensor_last_error()).find("in entry \"accumulate\""),
+            std::string::npos);
+  dtensor_tensor_info info;
+  ASSERT_EQ(dtensor_program_tensor_info(program, 4, &info), DTENSOR_OK);
+  EXPECT_EQ(info.role, DTENSOR_STATE);
+  EXPECT_STREQ(info.entry, "");
+  ASSERT_EQ(dtensor_program_tensor_info(program, 3, &info), DTENSOR_OK);
+  EXPECT_STREQ(info.entry, "accumulate");
+
+  // The state starts at zero and each step adds x to it.
+  std::vector<float> x = iota(12, 1), s(12);
+  int64_t shape[] = {3, 4};
+  ASSERT_EQ(dtensor_program_set(program, "x", DTENSOR_GLOBAL, DTENSOR_F32, 2,
+                                shape, x.data(), 48),
+            DTENSOR_OK);
+  // A fill of every tensor leaves the state alone.
+  ASSERT_EQ(dtensor_program_fill(program, nullptr, DTENSOR_ONES, 0, 0),
+            DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_set(program, "x", DTENSOR_GLOBAL, DTENSOR_F32, 2,
+                                shape, x.data(), 48),
+            DTENSOR_OK);
+  for (int step = 0; step < 3; ++step)
+    ASSERT_EQ(dtensor_program_run(program), DTENSOR_OK) << dtensor_last_error();
+  ASSERT_EQ(dtensor_program_get(program, "s", DTENSOR_GLOBAL, -1, s.data(), 48),
+            DTENSOR_OK);
+  for (size_t i = 0; i < 12; ++i)
+    EXPECT_EQ(s[i], 3 * x[i]);
+
+  // Resets: one slot (row of dim 0), then everything; bad calls change
+  // nothing.
+  EXPECT_EQ(dtensor_program_reset_state(program, "s", 3),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(dtensor_last_error()).find("slot 3 out of range"),
+            std::string::npos);
+  EXPECT_EQ(dtensor_program_reset_state(program, "x", 0),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(dtensor_program_select_entry(program, "decode"),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(dtensor_last_error())
+                .find("no entry \"decode\" (it has add, accumulate)"),
+            std::string::npos);
+  ASSERT_EQ(dtensor_program_reset_state(program, "s", 1), DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_get(program, "s", DTENSOR_GLOBAL, -1, s.data(), 48),
+            DTENSOR_OK);
+  for (size_t i = 0; i < 12; ++i)
+    EXPECT_EQ(s[i], i / 4 == 1 ? 0.0f : 3 * x[i]) << i;
+  ASSERT_EQ(dtensor_program_reset_state(program, nullptr, -1), DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_get(program, "s", DTENSOR_GLOBAL, -1, s.data(), 48),
+            DTENSOR_OK);
+  for (float value : s)
+    EXPECT_EQ(value, 0.0f);
+
+  // The other entry still runs with its own x.
+  ASSERT_EQ(dtensor_program_select_entry(program, "add"), DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_run(program), DTENSOR_OK) << dtensor_last_error();
+  EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+}
+
 TEST(RuntimeProgram, WeightsLoadFromSafetensors) {
   dtensor_program *program =
       load(writeArtifact(workDir, "weights", oneRankManifest("add")));

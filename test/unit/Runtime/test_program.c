@@ -28,6 +28,14 @@ void dtensor_entry_add(void **descriptors) {
       *at(y, i, j) = *at(x, i, j) + *at(w, i, j);
 }
 
+/* state += x, in place; no results */
+void dtensor_entry_accumulate(void **descriptors) {
+  Memref2 *x = descriptors[0], *state = descriptors[1];
+  for (int64_t i = 0; i < state->sizes[0]; ++i)
+    for (int64_t j = 0; j < state->sizes[1]; ++j)
+      *at(state, i, j) += *at(x, i, j);
+}
+
 /* y = x @ w */
 void dtensor_entry_matmul(void **descriptors) {
   for (int i = 0; i < 3; ++i)

@@ -7,11 +7,21 @@
 // and lets one-shot bufferization compute results directly into the
 // caller's buffers where it can.
 //
+// State (a `dtensor.state` argument, e.g. a KV cache) is the exception: the
+// result that `dtensor.updates` it gets no out-param but is materialized
+// into the state argument itself, which is writable, so that bufferization
+// updates the runtime's buffer in place (copying only when the old value is
+// read after the update). The entry keeps returning the materialized value
+// (an unused one would be erased as dead): its buffer is the argument's, so
+// the drop of equivalent buffer results after bufferization removes it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/Codegen/Common/Passes.h"
 
 #include "dtensor/Codegen/Common/RuntimeCalls.h"
+
+#include "dtensor/Dialect/DTensor/DTensorDialect.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -27,7 +37,30 @@ using namespace dtensor::codegen;
 
 namespace {
 
-LogicalResult convertEntry(func::FuncOp func, ModuleOp module) {
+/// The state arguments of an entry and, per result, the state argument it
+/// updates; read before the dtensor attributes are dropped.
+struct StateUpdates {
+  llvm::BitVector stateArgs;
+  SmallVector<std::optional<unsigned>> updates;
+};
+
+StateUpdates getStateUpdates(func::FuncOp func) {
+  StateUpdates state;
+  state.stateArgs.resize(func.getNumArguments());
+  for (unsigned arg = 0; arg < func.getNumArguments(); ++arg)
+    if (func.getArgAttr(arg, dtensor::DTensorDialect::getStateAttrName()))
+      state.stateArgs.set(arg);
+  for (unsigned result = 0; result < func.getNumResults(); ++result) {
+    auto updates = func.getResultAttrOfType<IntegerAttr>(
+        result, dtensor::DTensorDialect::getUpdatesAttrName());
+    state.updates.push_back(updates ? std::optional<unsigned>(updates.getInt())
+                                    : std::nullopt);
+  }
+  return state;
+}
+
+LogicalResult convertEntry(func::FuncOp func, ModuleOp module,
+                           const StateUpdates &state) {
   MLIRContext *context = func.getContext();
   for (auto [index, type] : llvm::enumerate(func.getArgumentTypes()))
     if (!isa<RankedTensorType>(type))
@@ -43,18 +76,25 @@ LogicalResult convertEntry(func::FuncOp func, ModuleOp module) {
     return func.emitOpError("an entry function must not be called within "
                             "the module");
 
-  // A caller's inputs (weights included) are reused across steps.
+  // A caller's inputs (weights included) are reused across steps; state is
+  // updated in place.
   for (unsigned arg = 0; arg < func.getNumArguments(); ++arg)
     func.setArgAttr(arg, bufferization::BufferizationDialect::kWritableAttrName,
-                    BoolAttr::get(context, false));
+                    BoolAttr::get(context, state.stateArgs.test(arg)));
 
-  // One identity-layout memref per result.
+  // One identity-layout memref per result that updates no state.
   unsigned numInputs = func.getNumArguments();
   SmallVector<unsigned> positions;
   SmallVector<Type> outTypes;
   SmallVector<DictionaryAttr> outAttrs;
   SmallVector<Location> outLocs;
+  SmallVector<unsigned> destinations;
   for (auto [index, type] : llvm::enumerate(func.getResultTypes())) {
+    if (std::optional<unsigned> arg = state.updates[index]) {
+      destinations.push_back(*arg);
+      continue;
+    }
+    destinations.push_back(numInputs + positions.size());
     auto tensorType = cast<RankedTensorType>(type);
     positions.push_back(numInputs);
     outTypes.push_back(
@@ -69,16 +109,36 @@ LogicalResult convertEntry(func::FuncOp func, ModuleOp module) {
   func.walk([&](func::ReturnOp op) { returns.push_back(op); });
   for (func::ReturnOp ret : returns) {
     OpBuilder builder(ret);
+    // Outputs first: a state update overwrites its argument's buffer, which
+    // an output may still have to read (the update itself, computed there).
+    SmallVector<Value> stateValues;
     for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
+      Value destination = func.getArgument(destinations[index]);
+      if (isa<RankedTensorType>(destination.getType()))
+        continue;
       auto materialize = bufferization::MaterializeInDestinationOp::create(
-          builder, ret.getLoc(), TypeRange(), value,
-          func.getArgument(numInputs + index));
+          builder, ret.getLoc(), TypeRange(), value, destination);
       materialize.setWritable(true);
     }
-    func::ReturnOp::create(builder, ret.getLoc());
+    for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
+      Value destination = func.getArgument(destinations[index]);
+      if (!isa<RankedTensorType>(destination.getType()))
+        continue;
+      // A state argument: the update's value becomes the argument's, in
+      // its buffer (a no-op when the update was computed in place).
+      stateValues.push_back(bufferization::MaterializeInDestinationOp::create(
+                                builder, ret.getLoc(), destination.getType(),
+                                value, destination)
+                                .getResult());
+    }
+    func::ReturnOp::create(builder, ret.getLoc(), stateValues);
     ret.erase();
   }
-  if (failed(func.eraseResults(llvm::BitVector(func.getNumResults(), true))))
+  llvm::BitVector dropped(func.getNumResults(), true);
+  for (auto [index, updates] : llvm::enumerate(state.updates))
+    if (updates)
+      dropped.reset(index);
+  if (failed(func.eraseResults(dropped)))
     return func.emitOpError("cannot drop the results");
 
   func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
@@ -109,10 +169,11 @@ struct EntryOutParams
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (auto func : module.getOps<func::FuncOp>()) {
+      StateUpdates state = getStateUpdates(func);
       dropDTensorAttrs(func);
       if (!func.isPublic() || func.isExternal())
         continue;
-      if (failed(convertEntry(func, module)))
+      if (failed(convertEntry(func, module, state)))
         return signalPassFailure();
     }
   }

@@ -38,6 +38,9 @@ void addBufferizationPasses(OpPassManager &pm,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // State updates were materialized into their arguments' buffers: the
+  // entries' remaining results are those buffers.
+  pm.addPass(createDropStateResults());
   pm.addPass(createLowerMeshCoords());
   if (options.matmulToRuntime) {
     MatmulToRuntimeOptions matmul;

@@ -77,6 +77,23 @@ def EntryOutParams : Pass<"dtensor-entry-out-params",
                            "::mlir::memref::MemRefDialect"];
 }
 
+def DropStateResults : Pass<"dtensor-drop-state-results",
+                             "::mlir::ModuleOp"> {
+  let summary = "After bufferization, drop the state results of entries";
+  let description = [{
+    `--dtensor-entry-out-params` leaves an entry returning the value of each
+    state it updates, materialized into the state argument; after one-shot
+    bufferization each such result is the argument's buffer itself (through
+    casts at most). This pass drops those results, and the copies of a
+    buffer onto itself that the materialization leaves when the update was
+    computed in place, so that an entry returns nothing and updates its
+    state in the runtime's buffer. A result of an entry (a public function
+    with `llvm.emit_c_interface`) that is not one of its arguments is an
+    error. Upstream `--drop-equivalent-buffer-results` leaves public
+    functions alone, which entries are.
+  }];
+}
+
 def LowerMeshCoords : Pass<"dtensor-lower-mesh-coords",
                               "::mlir::ModuleOp"> {
   let summary = "Lower dtensor.mesh_coord to dtensor_rt_mesh_coord calls";

@@ -64,10 +64,11 @@ inline constexpr int64_t kArtifactFormatVersion = 1;
 /// File name of the manifest inside an artifact directory.
 inline constexpr const char *kManifestFileName = "manifest.json";
 
-/// What a tensor of the entry function is.
-enum class TensorRole { Input, Weight, Output };
+/// What a tensor of the program is. State tensors live across steps: every
+/// entry that takes one reads this rank's shard and may update it in place.
+enum class TensorRole { Input, Weight, Output, State };
 
-/// "input", "weight" or "output".
+/// "input", "weight", "output" or "state".
 const char *tensorRoleName(TensorRole role);
 
 /// A device mesh: an N-D array of ranks.
@@ -114,6 +115,20 @@ struct TensorInfo {
   std::vector<std::string> placements;
   /// A weight's initializer, if it has one.
   std::optional<Initializer> init;
+  /// An input or output of an artifact with several entries: its entry's
+  /// name (inputs and outputs of different entries may share names).
+  /// Weights and state are shared by the entries and have none.
+  std::string entry;
+};
+
+/// One entry point of the program: its tensors (indices into
+/// Manifest::tensors) in the order of the exported function's descriptors.
+struct EntryInfo {
+  std::string name;
+  /// Inputs, weights and state, in argument order.
+  std::vector<int64_t> arguments;
+  /// Outputs, in result order.
+  std::vector<int64_t> results;
 };
 
 /// The decoded manifest (without format and content hash, which are checked
@@ -128,13 +143,21 @@ struct Manifest {
   int64_t worldSize = 1;
   std::vector<MeshInfo> meshes;
   std::vector<GroupInfo> groups;
-  /// Entry arguments (inputs and weights) in argument order, then results
-  /// (outputs) in result order.
+  /// The tensors. Without `entries`: the entry's arguments (inputs and
+  /// weights) in argument order, then its results (outputs) in result order.
   std::vector<TensorInfo> tensors;
+  /// The entry points ("entries"); `entry` names the default one. Empty in
+  /// a manifest of one entry written before entries existed: then
+  /// entryTable derives it from `entry` and the tensors' order.
+  std::vector<EntryInfo> entries;
   /// The collective sites, by number ("collective_sites"; absent in the
   /// JSON when empty).
   std::vector<CollectiveSiteInfo> collectiveSites;
 };
+
+/// The entries of `manifest`: `entries`, or the one entry `entry` whose
+/// arguments are the tensors before the first output and results the rest.
+std::vector<EntryInfo> entryTable(const Manifest &manifest);
 
 /// Validates `manifest`, computes the content hash over it and the libraries
 /// in `dir`, and writes dir/manifest.json (through a temporary file renamed
@@ -152,8 +175,10 @@ std::string readManifest(const std::string &dir, Manifest &manifest);
 /// placements parse and their count equals the mesh rank, shard dims within
 /// the tensor rank, shapes non-negative, names unique and non-empty, library
 /// names plain file names (no '/' or ".."), initializers on weights only and
-/// valid for the weight's dtype, collective sites of a known kind. "" or the
-/// error.
+/// valid for the weight's dtype, collective sites of a known kind; entries
+/// with unique names (the default among them) whose arguments are their own
+/// inputs, weights and state and whose results their own outputs, names
+/// unique among the shared tensors and within each entry. "" or the error.
 std::string validateManifest(const Manifest &manifest);
 
 } // namespace dtensor::rt

@@ -54,6 +54,14 @@ def DTensor_Dialect : Dialect {
     rather than an input. `dtensor.init` (a `#dtensor.init`) gives a weight
     argument the values it takes when no weights file provides it.
 
+    `dtensor.state` (a unit attribute) marks an argument as state: a tensor
+    that lives across steps of the compiled program (a KV cache), zeros
+    after loading, shared by every entry function that takes it by its
+    `dtensor.name`. `dtensor.updates = <i64 index>` on a result makes it the
+    new value of that state argument (same type; at most one result per
+    state): the compiled entry writes it into the state's buffer, in place
+    where it can, instead of returning it.
+
     After lowering to code, the module lists the communication groups its
     calls use in `dtensor.comm_groups` (an array of `{mesh = @m, mesh_dims =
     array<i64: ...>}` dictionaries; a group's id is its position) and the
@@ -96,6 +104,15 @@ def DTensor_Dialect : Dialect {
     /// Name of the unit argument attribute marking a weight.
     static constexpr ::llvm::StringLiteral getWeightAttrName() {
       return ::llvm::StringLiteral("dtensor.weight");
+    }
+    /// Name of the unit argument attribute marking state (a tensor that
+    /// lives across steps, e.g. a KV cache), and of the result attribute
+    /// naming the state argument a result is the new value of.
+    static constexpr ::llvm::StringLiteral getStateAttrName() {
+      return ::llvm::StringLiteral("dtensor.state");
+    }
+    static constexpr ::llvm::StringLiteral getUpdatesAttrName() {
+      return ::llvm::StringLiteral("dtensor.updates");
     }
     /// Name of the argument attribute holding a weight's initializer.
     static constexpr ::llvm::StringLiteral getInitAttrName() {
