@@ -235,6 +235,26 @@ def embedding(ins, a):
     return rows * valid.unsqueeze(-1).to(table.dtype)
 
 
+@op("index_select", attrs=("dim",), inputs=(2, 2), float_compute=False)
+def index_select(ins, a):
+    x, index = ins
+    if index.is_floating_point() or index.dim() != 1:
+        raise PlanError(f"{a.where}: index must be a 1-D i32 or i64 tensor")
+    dim = norm_dim(a.require("dim"), x.dim())
+    size = x.shape[dim]
+    # torch.index_select, except that an index outside [0, size) gives a
+    # slice of zeros (PyTorch raises).
+    valid = (index >= 0) & (index < size)
+    if size == 0:
+        shape = list(x.shape)
+        shape[dim] = index.shape[0]
+        return x.new_zeros(shape)
+    picked = torch.index_select(x, dim, index.clamp(0, size - 1).long())
+    view = [1] * x.dim()
+    view[dim] = -1
+    return torch.where(valid.view(view), picked, torch.zeros_like(picked))
+
+
 @op("transpose", attrs=("dim0", "dim1"), float_compute=False)
 def transpose(ins, a):
     return ins[0].transpose(a.require("dim0"), a.require("dim1"))

@@ -21,6 +21,7 @@ const OpDefinition kDefinitions[] = {
     {"embedding", 2, 2, 1, emitEmbedding},
     {"exp", 1, 1, 1, emitExp},
     {"gelu", 1, 1, 1, emitGelu},
+    {"index_select", 2, 2, 1, emitIndexSelect},
     {"layer_norm", 1, 3, 1, emitLayerNorm},
     {"linear", 2, 3, 1, emitLinear},
     {"log_softmax", 1, 1, 1, emitLogSoftmax},

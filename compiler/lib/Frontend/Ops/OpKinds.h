@@ -51,6 +51,7 @@ EmitResult emitArgmax(OpEmitter &emitter);
 
 // EmbeddingOps.cpp
 EmitResult emitEmbedding(OpEmitter &emitter);
+EmitResult emitIndexSelect(OpEmitter &emitter);
 
 // ShapeOps.cpp
 EmitResult emitTranspose(OpEmitter &emitter);
@@ -59,6 +60,12 @@ EmitResult emitReshape(OpEmitter &emitter);
 EmitResult emitConcat(OpEmitter &emitter);
 EmitResult emitSplit(OpEmitter &emitter);
 EmitResult emitSlice(OpEmitter &emitter);
+/// `input` with its dims in `permutation` order (result dim i is input dim
+/// permutation[i]): a linalg.transpose, or `input` itself for the identity.
+mlir::Value createTranspose(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value input,
+                            llvm::ArrayRef<int64_t> permutation);
+
 
 // AttentionOps.cpp
 EmitResult emitRotary(OpEmitter &emitter);
