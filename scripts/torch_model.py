@@ -294,11 +294,13 @@ def slice_(ins, a):
     return x[tuple(index)]
 
 
-@op("rotary", attrs=("theta", "seq_dim", "position_offset"))
+@op("rotary", attrs=("theta", "seq_dim", "position_offset"), inputs=(1, 2))
 def rotary(ins, a):
     # Rotary position embedding, rotate_half convention (GPT-NeoX, Hugging
     # Face Llama): x * cos + rotate_half(x) * sin, with the frequencies
-    # theta^(-2i/D) of positions position_offset + 0 .. S-1 along seq_dim.
+    # theta^(-2i/D) of positions position_offset + 0 .. S-1 along seq_dim,
+    # or of the positions input: [B] (each row's first position) or
+    # x.shape[0 .. seq_dim] (each token's, size-1 dims broadcast).
     x = ins[0]
     rank = x.dim()
     seq_dim = norm_dim(a.get("seq_dim", -3), rank)
@@ -311,6 +313,22 @@ def rotary(ins, a):
     offset = a.get("position_offset", 0)
     seq = x.shape[seq_dim]
     inv_freq = 1.0 / (theta ** (torch.arange(0, d, 2, dtype=torch.float32) / d))
+    if len(ins) > 1:
+        if a.has("position_offset"):
+            raise PlanError(f"{a.where}: position_offset and a positions input")
+        given = ins[1].long()
+        steps = torch.arange(seq)
+        if seq_dim > 0 and given.dim() == 1:
+            # [B]: token s of row b at given[b] + s, as [B, 1, .., S].
+            given = given.reshape([-1] + [1] * (seq_dim - 1) + [1]) + steps
+        elif given.dim() != seq_dim + 1:
+            raise PlanError(f"{a.where}: positions of shape {list(given.shape)}")
+        pos = given.reshape(list(given.shape) + [1] * (rank - 2 - seq_dim))
+        freqs = pos.float().unsqueeze(-1) * inv_freq
+        emb = torch.cat([freqs, freqs], dim=-1)
+        x1, x2 = x[..., : d // 2], x[..., d // 2:]
+        rotated = torch.cat([-x2, x1], dim=-1)
+        return x * emb.cos() + rotated * emb.sin()
     pos = torch.arange(offset, offset + seq, dtype=torch.float32)
     freqs = torch.outer(pos, inv_freq)
     emb = torch.cat([freqs, freqs], dim=-1)  # [S, D]

@@ -66,6 +66,8 @@ BROKEN = {
     "mask and is_causal": lambda p: add_op(
         p, {"op": "scaled_dot_product_attention", "inputs": ["y", "y", "y", "y"],
             "output": "z", "is_causal": True}),
+    "rotary positions and position_offset": lambda p: add_op(
+        p, {"op": "rotary", "inputs": ["y", "t"], "output": "z", "position_offset": 1}),
     "index_select without dim": lambda p: add_op(
         p, {"op": "index_select", "inputs": ["y", "t"], "output": "z"}),
     "bad reduction": lambda p: add_op(

@@ -3,6 +3,7 @@
 #include "OpHarness.h"
 
 #include <cmath>
+#include <functional>
 
 using namespace dtensor::frontend::test;
 
@@ -284,6 +285,102 @@ TEST_F(AttentionOpsTest, SdpaErrors) {
             "$.model.ops[0].inputs[2] (scaled_dot_product_attention): input "
             "'v' has dtype f16 but 'q' has f32; dtypes must be equal (there is "
             "no type promotion)");
+}
+
+/// rotate_half RoPE of x[..., D] where the vector starting at flat element
+/// `start` is at position `positionOf(coordinates of that element)`.
+std::vector<double> rotaryAt(
+    const Tensor &x, double theta,
+    const std::function<double(const std::vector<int64_t> &)> &positionOf) {
+  int64_t d = x.shape.back(), half = d / 2;
+  std::vector<double> y(x.values.size());
+  for (int64_t start = 0; start < x.size(); start += d) {
+    std::vector<int64_t> coords(x.shape.size());
+    for (int64_t dim = x.shape.size() - 1, rest = start; dim >= 0; --dim) {
+      coords[dim] = rest % x.shape[dim];
+      rest /= x.shape[dim];
+    }
+    double position = positionOf(coords);
+    for (int64_t i = 0; i < half; ++i) {
+      double angle = position * std::pow(theta, -2.0 * i / d);
+      double x1 = x.values[start + i], x2 = x.values[start + half + i];
+      y[start + i] = x1 * std::cos(angle) - x2 * std::sin(angle);
+      y[start + half + i] = x2 * std::cos(angle) + x1 * std::sin(angle);
+    }
+  }
+  return y;
+}
+
+TEST_F(AttentionOpsTest, RotaryRowStarts) {
+  // x[B, S, H, D] with row b's tokens at starts[b] + s.
+  Tensor x = noise(Dtype::F32, {3, 4, 2, 6}, 1, 7);
+  Tensor starts = tensor(Dtype::I64, {3}, {0, 9, -2});
+  expectNear(runOne(R"({"op": "rotary", "inputs": ["x", "p"], "output": "y",
+                        "theta": 100})",
+                    {x, starts}),
+             {3, 4, 2, 6},
+             rotaryAt(x, 100,
+                      [&](const std::vector<int64_t> &c) {
+                        return starts.values[c[0]] + c[1];
+                      }),
+             1e-5);
+}
+
+TEST_F(AttentionOpsTest, RotaryTokenPositions) {
+  // Each token's own position [B, S] (i32), then [B, 1, S] broadcast over
+  // the heads of x[B, H, S, D], then [S] with the sequence first.
+  Tensor x = noise(Dtype::F32, {2, 3, 2, 4}, 1, 8);
+  Tensor positions = tensor(Dtype::I32, {2, 3}, {5, 1, 0, 7, 7, -3});
+  expectNear(runOne(R"({"op": "rotary", "inputs": ["x", "p"], "output": "y"})",
+                    {x, positions}),
+             {2, 3, 2, 4},
+             rotaryAt(x, 10000,
+                      [&](const std::vector<int64_t> &c) {
+                        return positions.values[c[0] * 3 + c[1]];
+                      }),
+             1e-5);
+  Tensor xt = noise(Dtype::F32, {2, 2, 3, 4}, 1, 9);
+  Tensor bcast = tensor(Dtype::I64, {2, 1, 3}, {4, 2, 0, 1, 3, 5});
+  expectNear(runOne(R"({"op": "rotary", "inputs": ["x", "p"], "output": "y",
+                        "seq_dim": 2})",
+                    {xt, bcast}),
+             {2, 2, 3, 4},
+             rotaryAt(xt, 10000,
+                      [&](const std::vector<int64_t> &c) {
+                        return bcast.values[c[0] * 3 + c[2]];
+                      }),
+             1e-5);
+  Tensor xs = noise(Dtype::F32, {3, 2, 4}, 1, 10);
+  Tensor seq = tensor(Dtype::I64, {3}, {8, 0, 2});
+  expectNear(
+      runOne(R"({"op": "rotary", "inputs": ["x", "p"], "output": "y"})",
+             {xs, seq}),
+      {3, 2, 4},
+      rotaryAt(xs, 10000,
+               [&](const std::vector<int64_t> &c) { return seq.values[c[0]]; }),
+      1e-5);
+}
+
+TEST_F(AttentionOpsTest, RotaryPositionsErrors) {
+  Tensor x = noise(Dtype::F32, {2, 5, 4, 8});
+  EXPECT_EQ(buildError(R"({"op": "rotary", "inputs": ["x", "p"], "output": "y",
+                           "position_offset": 0})",
+                       {x, tensor(Dtype::I64, {2}, {0, 1})}),
+            "$.model.ops[0].position_offset (rotary): position_offset and a "
+            "positions input together: the positions input holds absolute "
+            "positions");
+  EXPECT_EQ(
+      buildError(R"({"op": "rotary", "inputs": ["x", "p"], "output": "y"})",
+                 {x, noise(Dtype::F32, {2})}),
+      "$.model.ops[0].inputs[1] (rotary): input 'p' has dtype f32; "
+      "expected an integer tensor (i32 or i64)");
+  EXPECT_EQ(
+      buildError(R"({"op": "rotary", "inputs": ["x", "p"], "output": "y"})",
+                 {x, tensor(Dtype::I64, {2, 4}, std::vector<double>(8))}),
+      "$.model.ops[0].inputs[1] (rotary): positions 'p' has shape "
+      "[2, 4]; expected [2] (the first position of each row of dim 0) "
+      "or [2, 5] (the position of each token: input 'x' [2, 5, 4, 8] up "
+      "to seq_dim 1, size-1 dims broadcast)");
 }
 
 } // namespace

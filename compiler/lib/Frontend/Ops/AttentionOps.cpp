@@ -3,7 +3,10 @@
 // Both keep every batch dim (batch, heads, sequence) a parallel loop of each
 // op they emit, so heads or sequence may be sharded. Positions come from
 // linalg.index, which partition offsets by the rank's shard: a sharded
-// sequence still sees global positions and a global causal mask.
+// sequence still sees global positions and a global causal mask. Positions
+// given as a tensor (rotary's second input) are read through an indexing
+// map over the batch (and sequence) loops only, so they follow the batch
+// and never block the heads from being sharded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +16,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 using namespace dtensor::frontend;
@@ -35,6 +39,35 @@ static DenseElementsAttr getInverseFrequencies(OpBuilder &b, double theta,
   return DenseElementsAttr::get(type, ArrayRef<float>(values));
 }
 
+/// How rotary reads its optional positions input over the loops (x's dims
+/// without the last, then the half p and the index i): `[B]` holds the
+/// first position of each row of dim 0 (token s of row b is at
+/// positions[b] + s), a tensor of x's batch-and-sequence shape
+/// (x.shape[0 .. seq_dim], size-1 dims broadcast) each token's own
+/// position. Null when the shape is neither.
+static std::optional<std::pair<AffineMap, bool>>
+getPositionsMap(MLIRContext *context, ArrayRef<int64_t> shape,
+                ArrayRef<int64_t> positions, int64_t seqDim) {
+  int64_t numLoops = shape.size() + 1;
+  if (seqDim > 0 && positions.size() == 1) {
+    if (positions[0] != shape[0])
+      return std::nullopt;
+    return std::make_pair(
+        AffineMap::get(numLoops, 0, getAffineDimExpr(0, context)), true);
+  }
+  if (static_cast<int64_t>(positions.size()) != seqDim + 1)
+    return std::nullopt;
+  SmallVector<AffineExpr> results;
+  for (int64_t dim = 0; dim <= seqDim; ++dim) {
+    if (positions[dim] != shape[dim] && positions[dim] != 1)
+      return std::nullopt;
+    results.push_back(positions[dim] == shape[dim]
+                          ? getAffineDimExpr(dim, context)
+                          : getAffineConstantExpr(0, context));
+  }
+  return std::make_pair(AffineMap::get(numLoops, 0, results, context), false);
+}
+
 EmitResult ops::emitRotary(OpEmitter &emitter) {
   if (failed(checkFloatInput(emitter, 0)) ||
       failed(checkMinRank(emitter, 0, 2, "[..., S, H, D]")))
@@ -53,6 +86,34 @@ EmitResult ops::emitRotary(OpEmitter &emitter) {
   if (*theta <= 0)
     return emitter.emitAttrError("theta")
            << "theta " << formatNumber(*theta) << " must be positive";
+  // Positions from a tensor: [B] (each row's start) or x's
+  // batch-and-sequence shape (each token's own).
+  bool hasPositions = emitter.inputs().size() == 2;
+  std::optional<std::pair<AffineMap, bool>> positionsMap;
+  if (hasPositions) {
+    if (emitter.has("position_offset"))
+      return emitter.emitAttrError("position_offset")
+             << "position_offset and a positions input together: the "
+                "positions input holds absolute positions";
+    if (failed(checkIntInput(emitter, 1)))
+      return failure();
+    ArrayRef<int64_t> positions = emitter.inputType(1).getShape();
+    positionsMap = getPositionsMap(emitter.builder.getContext(),
+                                   type.getShape(), positions, *seqDim);
+    if (!positionsMap) {
+      InFlightDiagnostic diag = emitter.emitInputError(1);
+      diag << "positions '" << emitter.inputName(1) << "' has shape "
+           << formatShape(positions) << "; expected ";
+      if (*seqDim > 0)
+        diag << "[" << type.getDimSize(0)
+             << "] (the first position of each row of dim 0) or ";
+      diag << formatShape(type.getShape().take_front(*seqDim + 1))
+           << " (the position of each token: input '" << emitter.inputName(0)
+           << "' " << formatShape(type.getShape()) << " up to seq_dim "
+           << *seqDim << ", size-1 dims broadcast)";
+      return diag;
+    }
+  }
   int64_t headDim = type.getShape().back();
   if (headDim % 2 != 0)
     return emitter.emitInputError(0)
@@ -93,13 +154,32 @@ EmitResult ops::emitRotary(OpEmitter &emitter) {
   Type f32 = b.getF32Type();
   int64_t seqLoop = *seqDim;
   int64_t positionOffset = *offset;
+  SmallVector<Value> inputs{halves, halves, frequencies};
+  SmallVector<AffineMap> maps{halfMap(0), halfMap(1), frequencyMap};
+  bool rowStarts = false;
+  if (hasPositions) {
+    inputs.push_back(emitter.input(1));
+    maps.push_back(positionsMap->first);
+    rowStarts = positionsMap->second;
+  }
   Value rotated = createMap(
-      b, loc, shape, element, {halves, halves, frequencies},
-      {halfMap(0), halfMap(1), frequencyMap},
+      b, loc, shape, element, inputs, maps,
       [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
-        Value seq = linalg::IndexOp::create(nested, bodyLoc, seqLoop);
-        Value position = arith::IndexCastOp::create(nested, bodyLoc,
-                                                    nested.getI64Type(), seq);
+        Type i64 = nested.getI64Type();
+        Value position;
+        if (!hasPositions || rowStarts) {
+          Value seq = linalg::IndexOp::create(nested, bodyLoc, seqLoop);
+          position = arith::IndexCastOp::create(nested, bodyLoc, i64, seq);
+        }
+        if (hasPositions) {
+          Value given = args[3];
+          if (given.getType() != i64)
+            given = arith::ExtSIOp::create(nested, bodyLoc, i64, given);
+          position =
+              position ? arith::AddIOp::create(nested, bodyLoc, position, given)
+                             .getResult()
+                       : given;
+        }
         if (positionOffset != 0)
           position = arith::AddIOp::create(
               nested, bodyLoc, position,

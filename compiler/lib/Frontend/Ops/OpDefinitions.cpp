@@ -34,7 +34,7 @@ const OpDefinition kDefinitions[] = {
     {"relu", 1, 1, 1, emitRelu},
     {"reshape", 1, 1, 1, emitReshape},
     {"rms_norm", 1, 2, 1, emitRmsNorm},
-    {"rotary", 1, 1, 1, emitRotary},
+    {"rotary", 1, 2, 1, emitRotary},
     {"scaled_dot_product_attention", 3, 4, 1, emitScaledDotProductAttention},
     {"silu", 1, 1, 1, emitSilu},
     {"slice", 1, 1, 1, emitSlice},
