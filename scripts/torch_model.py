@@ -342,17 +342,27 @@ def rotary(ins, a):
     return x * cos + rotated * sin
 
 
-@op("scaled_dot_product_attention", attrs=("is_causal", "scale", "enable_gqa"),
-    inputs=(3, 4))
+@op("scaled_dot_product_attention",
+    attrs=("is_causal", "scale", "enable_gqa", "query_positions"), inputs=(3, 4))
 def scaled_dot_product_attention(ins, a):
     # torch.nn.functional.scaled_dot_product_attention (torch >= 2.0), by
     # its formula: softmax(q @ k^T * scale + mask) @ v. Grouped-query
     # attention (enable_gqa) by PyTorch's own function where it has it
     # (torch >= 2.5), else k and v repeat_interleave'd over the heads.
+    # query_positions: the boolean mask key j <= positions[b] + i. A query
+    # whose keys are all masked gives zeros (as PyTorch's function).
     q, k, v = ins[:3]
     mask = ins[3] if len(ins) > 3 else None
     is_causal = a.get("is_causal", False)
-    if is_causal and mask is not None:
+    if a.get("query_positions", False):
+        if not is_causal or mask is None or mask.is_floating_point():
+            raise PlanError(f"{a.where}: query_positions needs is_causal and "
+                            "integer positions[B] as the fourth input")
+        start = mask.long().reshape([-1] + [1] * (q.dim() - 1))
+        rows = start + torch.arange(q.shape[-2]).unsqueeze(-1)
+        mask = torch.arange(k.shape[-2]) <= rows  # [B, 1.., L, S]
+        is_causal = False
+    elif is_causal and mask is not None:
         raise PlanError(f"{a.where}: a mask and is_causal together")
     scale = a.get("scale", 1.0 / math.sqrt(q.shape[-1]))
     if a.get("enable_gqa", False):
@@ -371,9 +381,14 @@ def scaled_dot_product_attention(ins, a):
         length, source = q.shape[-2], k.shape[-2]
         keep = torch.ones(length, source, dtype=torch.bool).tril(diagonal=0)
         scores = scores.masked_fill(~keep, float("-inf"))
-    if mask is not None:
+    if mask is not None and mask.dtype == torch.bool:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    elif mask is not None:
         scores = scores + mask
-    return torch.matmul(torch.softmax(scores, dim=-1), v)
+    weights = torch.softmax(scores, dim=-1)
+    masked = torch.isneginf(scores).all(dim=-1, keepdim=True)
+    weights = torch.where(masked, torch.zeros_like(weights), weights)
+    return torch.matmul(weights, v)
 
 
 def reduce_dims(x, a):

@@ -383,4 +383,138 @@ TEST_F(AttentionOpsTest, RotaryPositionsErrors) {
       "to seq_dim 1, size-1 dims broadcast)");
 }
 
+/// Attention with query positions: q [B, Hq, L, E], k/v [B, Hkv, S, *];
+/// query i of row b sees key j iff j <= positions[b] + i; a query that sees
+/// none gives zeros.
+std::vector<double> positionedAttentionRef(const Tensor &q, const Tensor &k,
+                                           const Tensor &v,
+                                           const std::vector<double> &positions,
+                                           double scale) {
+  int64_t batch = q.shape[0], heads = q.shape[1], l = q.shape[2];
+  int64_t e = q.shape[3], kvHeads = k.shape[1], s = k.shape[2];
+  int64_t ev = v.shape[3], groups = heads / kvHeads;
+  std::vector<double> out;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t i = 0; i < l; ++i) {
+        int64_t kv = b * kvHeads + h / groups;
+        std::vector<double> weights(s, 0);
+        double max = -INFINITY;
+        for (int64_t j = 0; j < s; ++j) {
+          if (j > positions[b] + i) {
+            weights[j] = -INFINITY;
+            continue;
+          }
+          double dot = 0;
+          for (int64_t f = 0; f < e; ++f)
+            dot += q.values[((b * heads + h) * l + i) * e + f] *
+                   k.values[(kv * s + j) * e + f];
+          weights[j] = dot * scale;
+          max = std::max(max, weights[j]);
+        }
+        double sum = 0;
+        for (double &w : weights)
+          sum += (w = std::isinf(w) ? 0 : std::exp(w - max));
+        for (int64_t f = 0; f < ev; ++f) {
+          double acc = 0;
+          for (int64_t j = 0; j < s; ++j)
+            if (sum > 0)
+              acc += weights[j] / sum * v.values[(kv * s + j) * ev + f];
+          out.push_back(acc);
+        }
+      }
+  return out;
+}
+
+TEST_F(AttentionOpsTest, SdpaQueryPositions) {
+  // 4 query heads over 2 KV heads, 3 new tokens over 6 cache positions:
+  // row 0 from position 2 (keys past 4 stale), row 1 from 3, row 2 from -2
+  // (its first two queries see no key: zeros), row 3 from -5 (padding).
+  Tensor q = noise(Dtype::F32, {4, 4, 3, 4}, 1, 11);
+  Tensor k = noise(Dtype::F32, {4, 2, 6, 4}, 1, 12);
+  Tensor v = noise(Dtype::F32, {4, 2, 6, 3}, 1, 13);
+  Tensor positions = tensor(Dtype::I64, {4}, {2, 3, -2, -5});
+  Tensor y = runOne(R"({"op": "scaled_dot_product_attention",
+                        "inputs": ["q", "k", "v", "p"], "output": "y",
+                        "is_causal": true, "enable_gqa": true,
+                        "query_positions": true})",
+                    {q, k, v, positions});
+  expectNear(y, {4, 4, 3, 3},
+             positionedAttentionRef(q, k, v, positions.values, 0.5), 1e-5);
+  // Fully masked queries are exactly 0.
+  for (int64_t h = 0; h < 4; ++h)
+    for (int64_t f = 0; f < 3; ++f) {
+      EXPECT_EQ(y.at({2, h, 0, f}), 0.0);
+      EXPECT_EQ(y.at({3, h, 2, f}), 0.0);
+    }
+  // Positions 0 give plain causal attention; i32 positions are widened.
+  Tensor q2 = noise(Dtype::F32, {2, 2, 4, 4}, 1, 14);
+  Tensor k2 = noise(Dtype::F32, {2, 2, 4, 4}, 1, 15);
+  Tensor v2 = noise(Dtype::F32, {2, 2, 4, 4}, 1, 16);
+  expectNear(runOne(R"({"op": "scaled_dot_product_attention",
+                        "inputs": ["q", "k", "v", "p"], "output": "y",
+                        "is_causal": true, "query_positions": true,
+                        "scale": 0.25})",
+                    {q2, k2, v2, tensor(Dtype::I32, {2}, {0, 0})}),
+             {2, 2, 4, 4}, attentionRef(q2, k2, v2, nullptr, true, 0.25), 1e-5);
+}
+
+TEST_F(AttentionOpsTest, SdpaFullyMaskedRowsAreZero) {
+  // A mask row of -inf: PyTorch's scaled_dot_product_attention gives zeros
+  // there (softmax alone would give NaN).
+  Tensor q = noise(Dtype::F32, {1, 2, 4}, 1, 1);
+  Tensor k = noise(Dtype::F32, {1, 3, 4}, 1, 2);
+  Tensor v = noise(Dtype::F32, {1, 3, 2}, 1, 3);
+  Tensor mask = tensor(Dtype::F32, {2, 3},
+                       {-INFINITY, -INFINITY, -INFINITY, 0, -INFINITY, 1});
+  Tensor y = runOne(R"({"op": "scaled_dot_product_attention",
+                        "inputs": ["q", "k", "v", "m"], "output": "y"})",
+                    {q, k, v, mask});
+  std::vector<double> expected = attentionRef(q, k, v, &mask, false, 0.5);
+  expected[0] = expected[1] = 0;
+  expectNear(y, {1, 2, 2}, expected, 1e-5);
+}
+
+TEST_F(AttentionOpsTest, SdpaQueryPositionsErrors) {
+  Tensor q = noise(Dtype::F32, {2, 4, 3, 4}),
+         k = noise(Dtype::F32, {2, 4, 6, 4});
+  Tensor v = noise(Dtype::F32, {2, 4, 6, 4});
+  Tensor p = tensor(Dtype::I64, {2}, {0, 1});
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v", "p"], "output": "y",
+                           "query_positions": true})",
+                       {q, k, v, p}),
+            "$.model.ops[0].query_positions (scaled_dot_product_attention): "
+            "query_positions place the causal mask (query i of row b sees key "
+            "j iff j <= positions[b] + i); it needs is_causal: true");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v"], "output": "y",
+                           "is_causal": true, "query_positions": true})",
+                       {q, k, v}),
+            "$.model.ops[0].query_positions (scaled_dot_product_attention): "
+            "query_positions takes the positions as a fourth input (q, k, v, "
+            "positions[B]); got 3 inputs");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v", "p"], "output": "y",
+                           "is_causal": true, "query_positions": true})",
+                       {q, k, v, tensor(Dtype::I64, {4}, {0, 1, 2, 3})}),
+            "$.model.ops[0].inputs[3] (scaled_dot_product_attention): query "
+            "positions 'p' has shape [4]; expected [2], the position of the "
+            "first query of each row of query 'q' [2, 4, 3, 4]");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v", "p"], "output": "y",
+                           "is_causal": true, "query_positions": true})",
+                       {q, k, v, noise(Dtype::F32, {2})}),
+            "$.model.ops[0].inputs[3] (scaled_dot_product_attention): input "
+            "'p' has dtype f32; expected an integer tensor (i32 or i64)");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v", "p"], "output": "y",
+                           "is_causal": true, "query_positions": true})",
+                       {noise(Dtype::F32, {3, 4}), noise(Dtype::F32, {6, 4}),
+                        noise(Dtype::F32, {6, 4}), p}),
+            "$.model.ops[0].query_positions (scaled_dot_product_attention): "
+            "query_positions needs a batch dim: query 'q' has shape [3, 4], "
+            "expected [B, ..., L, E] (rank 3 or more)");
+}
+
 } // namespace

@@ -4,9 +4,10 @@
 // op they emit, so heads or sequence may be sharded. Positions come from
 // linalg.index, which partition offsets by the rank's shard: a sharded
 // sequence still sees global positions and a global causal mask. Positions
-// given as a tensor (rotary's second input) are read through an indexing
-// map over the batch (and sequence) loops only, so they follow the batch
-// and never block the heads from being sharded.
+// given as a tensor (rotary's second input, attention's query_positions for
+// a KV cache) are read through an indexing map over the batch (and
+// sequence) loops only, so they follow the batch and never block the heads
+// from being sharded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -227,13 +228,15 @@ static AffineMap batchedMap(MLIRContext *context, unsigned numLoops,
   return AffineMap::get(numLoops, 0, results, context);
 }
 
-/// Checks q, k, v (and the mask) against each other. With `gqa`, k and v
-/// may have fewer heads (dim -3) than q, a divisor of q's.
-static LogicalResult checkAttentionInputs(OpEmitter &emitter, bool gqa) {
+/// Checks q, k, v (and the mask: the first `numFloat` inputs) against each
+/// other. With `gqa`, k and v may have fewer heads (dim -3) than q, a
+/// divisor of q's.
+static LogicalResult checkAttentionInputs(OpEmitter &emitter, bool gqa,
+                                          unsigned numFloat) {
   static const char *const roles[] = {"query", "key", "value", "mask"};
   static const char *const forms[] = {"[..., L, E]", "[..., S, E]",
                                       "[..., S, Ev]"};
-  for (unsigned i = 0; i < emitter.inputs().size(); ++i)
+  for (unsigned i = 0; i < numFloat; ++i)
     if (failed(checkFloatInput(emitter, i)) ||
         (i > 0 && failed(checkSameDtype(emitter, i, 0))))
       return failure();
@@ -354,9 +357,43 @@ static Value repeatHeads(OpBuilder &b, Location loc, Value kv, int64_t groups) {
       repeated, groupsOfDims);
 }
 
+/// Checks the query positions, input 3: `[B]` of an integer dtype, B the
+/// query's dim 0.
+static LogicalResult checkQueryPositions(OpEmitter &emitter) {
+  RankedTensorType q = emitter.inputType(0);
+  if (q.getRank() < 3)
+    return emitter.emitAttrError("query_positions")
+           << "query_positions needs a batch dim: query '"
+           << emitter.inputName(0) << "' has shape "
+           << formatShape(q.getShape())
+           << ", expected [B, ..., L, E] (rank 3 or more)";
+  if (failed(checkIntInput(emitter, 3)))
+    return failure();
+  RankedTensorType positions = emitter.inputType(3);
+  if (positions.getShape() != ArrayRef<int64_t>{q.getDimSize(0)})
+    return emitter.emitInputError(3)
+           << "query positions '" << emitter.inputName(3) << "' has shape "
+           << formatShape(positions.getShape()) << "; expected ["
+           << q.getDimSize(0) << "], the position of the first query of each "
+           << "row of query '" << emitter.inputName(0) << "' "
+           << formatShape(q.getShape());
+  return success();
+}
+
 EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
   FailureOr<bool> gqa = emitter.getBool("enable_gqa", false);
-  if (failed(gqa) || failed(checkAttentionInputs(emitter, *gqa)))
+  FailureOr<bool> queryPositions = emitter.getBool("query_positions", false);
+  if (failed(gqa) || failed(queryPositions))
+    return failure();
+  // With query_positions the last input is the positions, not a mask.
+  bool hasPositions = *queryPositions;
+  if (hasPositions && emitter.inputs().size() != 4)
+    return emitter.emitAttrError("query_positions")
+           << "query_positions takes the positions as a fourth input "
+              "(q, k, v, positions[B]); got "
+           << emitter.inputs().size() << " inputs";
+  unsigned numFloat = hasPositions ? 3 : emitter.inputs().size();
+  if (failed(checkAttentionInputs(emitter, *gqa, numFloat)))
     return failure();
   RankedTensorType q = emitter.inputType(0);
   Value key = emitter.input(1), value = emitter.input(2);
@@ -368,7 +405,7 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
   int64_t features = q.getShape().back(), values = v.getShape().back();
   SmallVector<int64_t> scoresShape(q.getShape().drop_back());
   scoresShape.push_back(keys);
-  bool hasMask = emitter.inputs().size() == 4;
+  bool hasMask = emitter.inputs().size() == 4 && !hasPositions;
   if (hasMask && !broadcastsTo(emitter.inputType(3).getShape(), scoresShape))
     return emitter.emitInputError(3)
            << "mask '" << emitter.inputName(3) << "' has shape "
@@ -383,6 +420,12 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
   if (*causal && hasMask)
     return emitter.emitAttrError("is_causal")
            << "takes either a mask or is_causal, not both";
+  if (hasPositions && !*causal)
+    return emitter.emitAttrError("query_positions")
+           << "query_positions place the causal mask (query i of row b sees "
+              "key j iff j <= positions[b] + i); it needs is_causal: true";
+  if (hasPositions && failed(checkQueryPositions(emitter)))
+    return failure();
 
   OpBuilder &b = emitter.builder;
   MLIRContext *context = b.getContext();
@@ -408,7 +451,8 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
       batchedMap(context, batch + 3, batch, {s, e}),
       batchedMap(context, batch + 3, batch, {l, s}));
 
-  // Scaled, then masked: by the additive mask, or -inf above the diagonal.
+  // Scaled, then masked: by the additive mask, or -inf above the diagonal
+  // (shifted by each row's query position).
   AffineMap identity = identityMap(context, rank);
   SmallVector<Value> inputs{scores};
   SmallVector<AffineMap> maps{identity};
@@ -416,6 +460,10 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
     inputs.push_back(emitter.input(3));
     maps.push_back(
         getBroadcastMap(context, emitter.inputType(3).getShape(), scoresShape));
+  }
+  if (hasPositions) {
+    inputs.push_back(emitter.input(3));
+    maps.push_back(AffineMap::get(rank, 0, getAffineDimExpr(0, context)));
   }
   double scaleValue = *scale;
   bool isCausal = *causal;
@@ -425,14 +473,31 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
         Value value = arith::MulFOp::create(
             nested, bodyLoc, args[0],
             floatConstant(nested, bodyLoc, f32, scaleValue));
-        if (args.size() > 1)
+        if (hasMask)
           value = arith::AddFOp::create(nested, bodyLoc, value,
                                         extend(nested, bodyLoc, args[1]));
         if (isCausal) {
           Value row = linalg::IndexOp::create(nested, bodyLoc, batch);
           Value column = linalg::IndexOp::create(nested, bodyLoc, batch + 1);
-          Value above = arith::CmpIOp::create(
-              nested, bodyLoc, arith::CmpIPredicate::ugt, column, row);
+          Value above;
+          if (hasPositions) {
+            // Key j is masked iff j > positions[b] + i, in i64: a negative
+            // position masks the query's whole row.
+            Type i64 = nested.getI64Type();
+            Value start = args[1];
+            if (start.getType() != i64)
+              start = arith::ExtSIOp::create(nested, bodyLoc, i64, start);
+            Value position = arith::AddIOp::create(
+                nested, bodyLoc, start,
+                arith::IndexCastOp::create(nested, bodyLoc, i64, row));
+            above = arith::CmpIOp::create(
+                nested, bodyLoc, arith::CmpIPredicate::sgt,
+                arith::IndexCastOp::create(nested, bodyLoc, i64, column),
+                position);
+          } else {
+            above = arith::CmpIOp::create(
+                nested, bodyLoc, arith::CmpIPredicate::ugt, column, row);
+          }
           Value minusInf = arith::ConstantOp::create(
               nested, bodyLoc, getNeutral(f32, Combiner::Max));
           value =
@@ -441,8 +506,10 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
         return SmallVector<Value>{value};
       });
 
-  // Softmax over s as reductions, in f32.
-  Value weights = createSoftmax(b, loc, logits, s, f32);
+  // Softmax over s as reductions, in f32; a query whose keys are all masked
+  // gets weights 0 and so an output of 0, as in PyTorch.
+  Value weights = createSoftmax(b, loc, logits, s, f32,
+                                /*zeroMaskedRows=*/true);
 
   // out[..., l, ev] = sum_s weights[..., l, s] v[..., s, ev], loops
   // (..., l, ev, s).
