@@ -235,6 +235,26 @@ def embedding(ins, a):
     return rows * valid.unsqueeze(-1).to(table.dtype)
 
 
+@op("index_select", attrs=("dim",), inputs=(2, 2), float_compute=False)
+def index_select(ins, a):
+    x, index = ins
+    if index.is_floating_point() or index.dim() != 1:
+        raise PlanError(f"{a.where}: index must be a 1-D i32 or i64 tensor")
+    dim = norm_dim(a.require("dim"), x.dim())
+    size = x.shape[dim]
+    # torch.index_select, except that an index outside [0, size) gives a
+    # slice of zeros (PyTorch raises).
+    valid = (index >= 0) & (index < size)
+    if size == 0:
+        shape = list(x.shape)
+        shape[dim] = index.shape[0]
+        return x.new_zeros(shape)
+    picked = torch.index_select(x, dim, index.clamp(0, size - 1).long())
+    view = [1] * x.dim()
+    view[dim] = -1
+    return torch.where(valid.view(view), picked, torch.zeros_like(picked))
+
+
 @op("transpose", attrs=("dim0", "dim1"), float_compute=False)
 def transpose(ins, a):
     return ins[0].transpose(a.require("dim0"), a.require("dim1"))
@@ -274,11 +294,13 @@ def slice_(ins, a):
     return x[tuple(index)]
 
 
-@op("rotary", attrs=("theta", "seq_dim", "position_offset"))
+@op("rotary", attrs=("theta", "seq_dim", "position_offset"), inputs=(1, 2))
 def rotary(ins, a):
     # Rotary position embedding, rotate_half convention (GPT-NeoX, Hugging
     # Face Llama): x * cos + rotate_half(x) * sin, with the frequencies
-    # theta^(-2i/D) of positions position_offset + 0 .. S-1 along seq_dim.
+    # theta^(-2i/D) of positions position_offset + 0 .. S-1 along seq_dim,
+    # or of the positions input: [B] (each row's first position) or
+    # x.shape[0 .. seq_dim] (each token's, size-1 dims broadcast).
     x = ins[0]
     rank = x.dim()
     seq_dim = norm_dim(a.get("seq_dim", -3), rank)
@@ -291,6 +313,22 @@ def rotary(ins, a):
     offset = a.get("position_offset", 0)
     seq = x.shape[seq_dim]
     inv_freq = 1.0 / (theta ** (torch.arange(0, d, 2, dtype=torch.float32) / d))
+    if len(ins) > 1:
+        if a.has("position_offset"):
+            raise PlanError(f"{a.where}: position_offset and a positions input")
+        given = ins[1].long()
+        steps = torch.arange(seq)
+        if seq_dim > 0 and given.dim() == 1:
+            # [B]: token s of row b at given[b] + s, as [B, 1, .., S].
+            given = given.reshape([-1] + [1] * (seq_dim - 1) + [1]) + steps
+        elif given.dim() != seq_dim + 1:
+            raise PlanError(f"{a.where}: positions of shape {list(given.shape)}")
+        pos = given.reshape(list(given.shape) + [1] * (rank - 2 - seq_dim))
+        freqs = pos.float().unsqueeze(-1) * inv_freq
+        emb = torch.cat([freqs, freqs], dim=-1)
+        x1, x2 = x[..., : d // 2], x[..., d // 2:]
+        rotated = torch.cat([-x2, x1], dim=-1)
+        return x * emb.cos() + rotated * emb.sin()
     pos = torch.arange(offset, offset + seq, dtype=torch.float32)
     freqs = torch.outer(pos, inv_freq)
     emb = torch.cat([freqs, freqs], dim=-1)  # [S, D]
@@ -304,17 +342,27 @@ def rotary(ins, a):
     return x * cos + rotated * sin
 
 
-@op("scaled_dot_product_attention", attrs=("is_causal", "scale", "enable_gqa"),
-    inputs=(3, 4))
+@op("scaled_dot_product_attention",
+    attrs=("is_causal", "scale", "enable_gqa", "query_positions"), inputs=(3, 4))
 def scaled_dot_product_attention(ins, a):
     # torch.nn.functional.scaled_dot_product_attention (torch >= 2.0), by
     # its formula: softmax(q @ k^T * scale + mask) @ v. Grouped-query
     # attention (enable_gqa) by PyTorch's own function where it has it
     # (torch >= 2.5), else k and v repeat_interleave'd over the heads.
+    # query_positions: the boolean mask key j <= positions[b] + i. A query
+    # whose keys are all masked gives zeros (as PyTorch's function).
     q, k, v = ins[:3]
     mask = ins[3] if len(ins) > 3 else None
     is_causal = a.get("is_causal", False)
-    if is_causal and mask is not None:
+    if a.get("query_positions", False):
+        if not is_causal or mask is None or mask.is_floating_point():
+            raise PlanError(f"{a.where}: query_positions needs is_causal and "
+                            "integer positions[B] as the fourth input")
+        start = mask.long().reshape([-1] + [1] * (q.dim() - 1))
+        rows = start + torch.arange(q.shape[-2]).unsqueeze(-1)
+        mask = torch.arange(k.shape[-2]) <= rows  # [B, 1.., L, S]
+        is_causal = False
+    elif is_causal and mask is not None:
         raise PlanError(f"{a.where}: a mask and is_causal together")
     scale = a.get("scale", 1.0 / math.sqrt(q.shape[-1]))
     if a.get("enable_gqa", False):
@@ -333,9 +381,14 @@ def scaled_dot_product_attention(ins, a):
         length, source = q.shape[-2], k.shape[-2]
         keep = torch.ones(length, source, dtype=torch.bool).tril(diagonal=0)
         scores = scores.masked_fill(~keep, float("-inf"))
-    if mask is not None:
+    if mask is not None and mask.dtype == torch.bool:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    elif mask is not None:
         scores = scores + mask
-    return torch.matmul(torch.softmax(scores, dim=-1), v)
+    weights = torch.softmax(scores, dim=-1)
+    masked = torch.isneginf(scores).all(dim=-1, keepdim=True)
+    weights = torch.where(masked, torch.zeros_like(weights), weights)
+    return torch.matmul(weights, v)
 
 
 def reduce_dims(x, a):

@@ -128,7 +128,9 @@ def run_op(op, values, where):
         shape = [shape] if isinstance(shape, int) else shape
         result = F.rms_norm(x, shape, ins[1] if len(ins) > 1 else None,
                             op.get("eps"))
-    elif kind == "scaled_dot_product_attention":
+    elif kind == "scaled_dot_product_attention" and \
+            not op.get("query_positions", False):
+        # (With query_positions, torch_model.py builds the boolean mask.)
         # enable_gqa only when set, as a user's call would pass it. DTensor
         # runs it (torch 2.15) with the KV heads sharded with the query
         # heads; when the ranks do not divide the KV heads, colwise wk/wv

@@ -66,6 +66,16 @@ BROKEN = {
     "mask and is_causal": lambda p: add_op(
         p, {"op": "scaled_dot_product_attention", "inputs": ["y", "y", "y", "y"],
             "output": "z", "is_causal": True}),
+    "query_positions without is_causal": lambda p: add_op(
+        p, {"op": "scaled_dot_product_attention", "inputs": ["y", "y", "y", "t"],
+            "output": "z", "query_positions": True}),
+    "query_positions with three inputs": lambda p: add_op(
+        p, {"op": "scaled_dot_product_attention", "inputs": ["y", "y", "y"],
+            "output": "z", "is_causal": True, "query_positions": True}),
+    "rotary positions and position_offset": lambda p: add_op(
+        p, {"op": "rotary", "inputs": ["y", "t"], "output": "z", "position_offset": 1}),
+    "index_select without dim": lambda p: add_op(
+        p, {"op": "index_select", "inputs": ["y", "t"], "output": "z"}),
     "bad reduction": lambda p: add_op(
         p, {"op": "cross_entropy", "inputs": ["y", "t"], "output": "z",
             "reduction": "avg"}),
@@ -103,6 +113,12 @@ VALID = {
     "a list of one output": lambda p: op(p, 0).update(outputs=[op(p, 0).pop("output")]),
     "long placement forms": lambda p: p["plan"].update(placements={
         "x": ["Replicate()"], "h": "Shard(-1)", "y": "Partial(avg)", "a": "Replicate"}),
+    "kv-cache ops": lambda p: [add_op(p, entry) for entry in [
+        {"op": "index_select", "inputs": ["y", "t"], "output": "z0", "dim": 0},
+        {"op": "rotary", "inputs": ["y", "t"], "output": "z1"},
+        {"op": "scaled_dot_product_attention", "inputs": ["y", "y", "y", "t"],
+         "output": "z2", "is_causal": True, "enable_gqa": True,
+         "query_positions": True}]],
     "styles with every option": lambda p: p["plan"]["styles"].update(
         fc1={"style": "colwise", "input_layouts": ["R"], "output_layouts": "S(-1)",
              "use_local_output": False, "mesh_dim": "tp"},

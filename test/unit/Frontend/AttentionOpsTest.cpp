@@ -3,6 +3,7 @@
 #include "OpHarness.h"
 
 #include <cmath>
+#include <functional>
 
 using namespace dtensor::frontend::test;
 
@@ -284,6 +285,236 @@ TEST_F(AttentionOpsTest, SdpaErrors) {
             "$.model.ops[0].inputs[2] (scaled_dot_product_attention): input "
             "'v' has dtype f16 but 'q' has f32; dtypes must be equal (there is "
             "no type promotion)");
+}
+
+/// rotate_half RoPE of x[..., D] where the vector starting at flat element
+/// `start` is at position `positionOf(coordinates of that element)`.
+std::vector<double> rotaryAt(
+    const Tensor &x, double theta,
+    const std::function<double(const std::vector<int64_t> &)> &positionOf) {
+  int64_t d = x.shape.back(), half = d / 2;
+  std::vector<double> y(x.values.size());
+  for (int64_t start = 0; start < x.size(); start += d) {
+    std::vector<int64_t> coords(x.shape.size());
+    for (int64_t dim = x.shape.size() - 1, rest = start; dim >= 0; --dim) {
+      coords[dim] = rest % x.shape[dim];
+      rest /= x.shape[dim];
+    }
+    double position = positionOf(coords);
+    for (int64_t i = 0; i < half; ++i) {
+      double angle = position * std::pow(theta, -2.0 * i / d);
+      double x1 = x.values[start + i], x2 = x.values[start + half + i];
+      y[start + i] = x1 * std::cos(angle) - x2 * std::sin(angle);
+      y[start + half + i] = x2 * std::cos(angle) + x1 * std::sin(angle);
+    }
+  }
+  return y;
+}
+
+TEST_F(AttentionOpsTest, RotaryRowStarts) {
+  // x[B, S, H, D] with row b's tokens at starts[b] + s.
+  Tensor x = noise(Dtype::F32, {3, 4, 2, 6}, 1, 7);
+  Tensor starts = tensor(Dtype::I64, {3}, {0, 9, -2});
+  expectNear(runOne(R"({"op": "rotary", "inputs": ["x", "p"], "output": "y",
+                        "theta": 100})",
+                    {x, starts}),
+             {3, 4, 2, 6},
+             rotaryAt(x, 100,
+                      [&](const std::vector<int64_t> &c) {
+                        return starts.values[c[0]] + c[1];
+                      }),
+             1e-5);
+}
+
+TEST_F(AttentionOpsTest, RotaryTokenPositions) {
+  // Each token's own position [B, S] (i32), then [B, 1, S] broadcast over
+  // the heads of x[B, H, S, D], then [S] with the sequence first.
+  Tensor x = noise(Dtype::F32, {2, 3, 2, 4}, 1, 8);
+  Tensor positions = tensor(Dtype::I32, {2, 3}, {5, 1, 0, 7, 7, -3});
+  expectNear(runOne(R"({"op": "rotary", "inputs": ["x", "p"], "output": "y"})",
+                    {x, positions}),
+             {2, 3, 2, 4},
+             rotaryAt(x, 10000,
+                      [&](const std::vector<int64_t> &c) {
+                        return positions.values[c[0] * 3 + c[1]];
+                      }),
+             1e-5);
+  Tensor xt = noise(Dtype::F32, {2, 2, 3, 4}, 1, 9);
+  Tensor bcast = tensor(Dtype::I64, {2, 1, 3}, {4, 2, 0, 1, 3, 5});
+  expectNear(runOne(R"({"op": "rotary", "inputs": ["x", "p"], "output": "y",
+                        "seq_dim": 2})",
+                    {xt, bcast}),
+             {2, 2, 3, 4},
+             rotaryAt(xt, 10000,
+                      [&](const std::vector<int64_t> &c) {
+                        return bcast.values[c[0] * 3 + c[2]];
+                      }),
+             1e-5);
+  Tensor xs = noise(Dtype::F32, {3, 2, 4}, 1, 10);
+  Tensor seq = tensor(Dtype::I64, {3}, {8, 0, 2});
+  expectNear(
+      runOne(R"({"op": "rotary", "inputs": ["x", "p"], "output": "y"})",
+             {xs, seq}),
+      {3, 2, 4},
+      rotaryAt(xs, 10000,
+               [&](const std::vector<int64_t> &c) { return seq.values[c[0]]; }),
+      1e-5);
+}
+
+TEST_F(AttentionOpsTest, RotaryPositionsErrors) {
+  Tensor x = noise(Dtype::F32, {2, 5, 4, 8});
+  EXPECT_EQ(buildError(R"({"op": "rotary", "inputs": ["x", "p"], "output": "y",
+                           "position_offset": 0})",
+                       {x, tensor(Dtype::I64, {2}, {0, 1})}),
+            "$.model.ops[0].position_offset (rotary): position_offset and a "
+            "positions input together: the positions input holds absolute "
+            "positions");
+  EXPECT_EQ(
+      buildError(R"({"op": "rotary", "inputs": ["x", "p"], "output": "y"})",
+                 {x, noise(Dtype::F32, {2})}),
+      "$.model.ops[0].inputs[1] (rotary): input 'p' has dtype f32; "
+      "expected an integer tensor (i32 or i64)");
+  EXPECT_EQ(
+      buildError(R"({"op": "rotary", "inputs": ["x", "p"], "output": "y"})",
+                 {x, tensor(Dtype::I64, {2, 4}, std::vector<double>(8))}),
+      "$.model.ops[0].inputs[1] (rotary): positions 'p' has shape "
+      "[2, 4]; expected [2] (the first position of each row of dim 0) "
+      "or [2, 5] (the position of each token: input 'x' [2, 5, 4, 8] up "
+      "to seq_dim 1, size-1 dims broadcast)");
+}
+
+/// Attention with query positions: q [B, Hq, L, E], k/v [B, Hkv, S, *];
+/// query i of row b sees key j iff j <= positions[b] + i; a query that sees
+/// none gives zeros.
+std::vector<double> positionedAttentionRef(const Tensor &q, const Tensor &k,
+                                           const Tensor &v,
+                                           const std::vector<double> &positions,
+                                           double scale) {
+  int64_t batch = q.shape[0], heads = q.shape[1], l = q.shape[2];
+  int64_t e = q.shape[3], kvHeads = k.shape[1], s = k.shape[2];
+  int64_t ev = v.shape[3], groups = heads / kvHeads;
+  std::vector<double> out;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t i = 0; i < l; ++i) {
+        int64_t kv = b * kvHeads + h / groups;
+        std::vector<double> weights(s, 0);
+        double max = -INFINITY;
+        for (int64_t j = 0; j < s; ++j) {
+          if (j > positions[b] + i) {
+            weights[j] = -INFINITY;
+            continue;
+          }
+          double dot = 0;
+          for (int64_t f = 0; f < e; ++f)
+            dot += q.values[((b * heads + h) * l + i) * e + f] *
+                   k.values[(kv * s + j) * e + f];
+          weights[j] = dot * scale;
+          max = std::max(max, weights[j]);
+        }
+        double sum = 0;
+        for (double &w : weights)
+          sum += (w = std::isinf(w) ? 0 : std::exp(w - max));
+        for (int64_t f = 0; f < ev; ++f) {
+          double acc = 0;
+          for (int64_t j = 0; j < s; ++j)
+            if (sum > 0)
+              acc += weights[j] / sum * v.values[(kv * s + j) * ev + f];
+          out.push_back(acc);
+        }
+      }
+  return out;
+}
+
+TEST_F(AttentionOpsTest, SdpaQueryPositions) {
+  // 4 query heads over 2 KV heads, 3 new tokens over 6 cache positions:
+  // row 0 from position 2 (keys past 4 stale), row 1 from 3, row 2 from -2
+  // (its first two queries see no key: zeros), row 3 from -5 (padding).
+  Tensor q = noise(Dtype::F32, {4, 4, 3, 4}, 1, 11);
+  Tensor k = noise(Dtype::F32, {4, 2, 6, 4}, 1, 12);
+  Tensor v = noise(Dtype::F32, {4, 2, 6, 3}, 1, 13);
+  Tensor positions = tensor(Dtype::I64, {4}, {2, 3, -2, -5});
+  Tensor y = runOne(R"({"op": "scaled_dot_product_attention",
+                        "inputs": ["q", "k", "v", "p"], "output": "y",
+                        "is_causal": true, "enable_gqa": true,
+                        "query_positions": true})",
+                    {q, k, v, positions});
+  expectNear(y, {4, 4, 3, 3},
+             positionedAttentionRef(q, k, v, positions.values, 0.5), 1e-5);
+  // Fully masked queries are exactly 0.
+  for (int64_t h = 0; h < 4; ++h)
+    for (int64_t f = 0; f < 3; ++f) {
+      EXPECT_EQ(y.at({2, h, 0, f}), 0.0);
+      EXPECT_EQ(y.at({3, h, 2, f}), 0.0);
+    }
+  // Positions 0 give plain causal attention; i32 positions are widened.
+  Tensor q2 = noise(Dtype::F32, {2, 2, 4, 4}, 1, 14);
+  Tensor k2 = noise(Dtype::F32, {2, 2, 4, 4}, 1, 15);
+  Tensor v2 = noise(Dtype::F32, {2, 2, 4, 4}, 1, 16);
+  expectNear(runOne(R"({"op": "scaled_dot_product_attention",
+                        "inputs": ["q", "k", "v", "p"], "output": "y",
+                        "is_causal": true, "query_positions": true,
+                        "scale": 0.25})",
+                    {q2, k2, v2, tensor(Dtype::I32, {2}, {0, 0})}),
+             {2, 2, 4, 4}, attentionRef(q2, k2, v2, nullptr, true, 0.25), 1e-5);
+}
+
+TEST_F(AttentionOpsTest, SdpaFullyMaskedRowsAreZero) {
+  // A mask row of -inf: PyTorch's scaled_dot_product_attention gives zeros
+  // there (softmax alone would give NaN).
+  Tensor q = noise(Dtype::F32, {1, 2, 4}, 1, 1);
+  Tensor k = noise(Dtype::F32, {1, 3, 4}, 1, 2);
+  Tensor v = noise(Dtype::F32, {1, 3, 2}, 1, 3);
+  Tensor mask = tensor(Dtype::F32, {2, 3},
+                       {-INFINITY, -INFINITY, -INFINITY, 0, -INFINITY, 1});
+  Tensor y = runOne(R"({"op": "scaled_dot_product_attention",
+                        "inputs": ["q", "k", "v", "m"], "output": "y"})",
+                    {q, k, v, mask});
+  std::vector<double> expected = attentionRef(q, k, v, &mask, false, 0.5);
+  expected[0] = expected[1] = 0;
+  expectNear(y, {1, 2, 2}, expected, 1e-5);
+}
+
+TEST_F(AttentionOpsTest, SdpaQueryPositionsErrors) {
+  Tensor q = noise(Dtype::F32, {2, 4, 3, 4}),
+         k = noise(Dtype::F32, {2, 4, 6, 4});
+  Tensor v = noise(Dtype::F32, {2, 4, 6, 4});
+  Tensor p = tensor(Dtype::I64, {2}, {0, 1});
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v", "p"], "output": "y",
+                           "query_positions": true})",
+                       {q, k, v, p}),
+            "$.model.ops[0].query_positions (scaled_dot_product_attention): "
+            "query_positions place the causal mask (query i of row b sees key "
+            "j iff j <= positions[b] + i); it needs is_causal: true");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v"], "output": "y",
+                           "is_causal": true, "query_positions": true})",
+                       {q, k, v}),
+            "$.model.ops[0].query_positions (scaled_dot_product_attention): "
+            "query_positions takes the positions as a fourth input (q, k, v, "
+            "positions[B]); got 3 inputs");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v", "p"], "output": "y",
+                           "is_causal": true, "query_positions": true})",
+                       {q, k, v, tensor(Dtype::I64, {4}, {0, 1, 2, 3})}),
+            "$.model.ops[0].inputs[3] (scaled_dot_product_attention): query "
+            "positions 'p' has shape [4]; expected [2], the position of the "
+            "first query of each row of query 'q' [2, 4, 3, 4]");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v", "p"], "output": "y",
+                           "is_causal": true, "query_positions": true})",
+                       {q, k, v, noise(Dtype::F32, {2})}),
+            "$.model.ops[0].inputs[3] (scaled_dot_product_attention): input "
+            "'p' has dtype f32; expected an integer tensor (i32 or i64)");
+  EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",
+                           "inputs": ["q", "k", "v", "p"], "output": "y",
+                           "is_causal": true, "query_positions": true})",
+                       {noise(Dtype::F32, {3, 4}), noise(Dtype::F32, {6, 4}),
+                        noise(Dtype::F32, {6, 4}), p}),
+            "$.model.ops[0].query_positions (scaled_dot_product_attention): "
+            "query_positions needs a batch dim: query 'q' has shape [3, 4], "
+            "expected [B, ..., L, E] (rank 3 or more)");
 }
 
 } // namespace

@@ -3,7 +3,11 @@
 // Both keep every batch dim (batch, heads, sequence) a parallel loop of each
 // op they emit, so heads or sequence may be sharded. Positions come from
 // linalg.index, which partition offsets by the rank's shard: a sharded
-// sequence still sees global positions and a global causal mask.
+// sequence still sees global positions and a global causal mask. Positions
+// given as a tensor (rotary's second input, attention's query_positions for
+// a KV cache) are read through an indexing map over the batch (and
+// sequence) loops only, so they follow the batch and never block the heads
+// from being sharded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +17,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 using namespace dtensor::frontend;
@@ -35,6 +40,35 @@ static DenseElementsAttr getInverseFrequencies(OpBuilder &b, double theta,
   return DenseElementsAttr::get(type, ArrayRef<float>(values));
 }
 
+/// How rotary reads its optional positions input over the loops (x's dims
+/// without the last, then the half p and the index i): `[B]` holds the
+/// first position of each row of dim 0 (token s of row b is at
+/// positions[b] + s), a tensor of x's batch-and-sequence shape
+/// (x.shape[0 .. seq_dim], size-1 dims broadcast) each token's own
+/// position. Null when the shape is neither.
+static std::optional<std::pair<AffineMap, bool>>
+getPositionsMap(MLIRContext *context, ArrayRef<int64_t> shape,
+                ArrayRef<int64_t> positions, int64_t seqDim) {
+  int64_t numLoops = shape.size() + 1;
+  if (seqDim > 0 && positions.size() == 1) {
+    if (positions[0] != shape[0])
+      return std::nullopt;
+    return std::make_pair(
+        AffineMap::get(numLoops, 0, getAffineDimExpr(0, context)), true);
+  }
+  if (static_cast<int64_t>(positions.size()) != seqDim + 1)
+    return std::nullopt;
+  SmallVector<AffineExpr> results;
+  for (int64_t dim = 0; dim <= seqDim; ++dim) {
+    if (positions[dim] != shape[dim] && positions[dim] != 1)
+      return std::nullopt;
+    results.push_back(positions[dim] == shape[dim]
+                          ? getAffineDimExpr(dim, context)
+                          : getAffineConstantExpr(0, context));
+  }
+  return std::make_pair(AffineMap::get(numLoops, 0, results, context), false);
+}
+
 EmitResult ops::emitRotary(OpEmitter &emitter) {
   if (failed(checkFloatInput(emitter, 0)) ||
       failed(checkMinRank(emitter, 0, 2, "[..., S, H, D]")))
@@ -53,6 +87,34 @@ EmitResult ops::emitRotary(OpEmitter &emitter) {
   if (*theta <= 0)
     return emitter.emitAttrError("theta")
            << "theta " << formatNumber(*theta) << " must be positive";
+  // Positions from a tensor: [B] (each row's start) or x's
+  // batch-and-sequence shape (each token's own).
+  bool hasPositions = emitter.inputs().size() == 2;
+  std::optional<std::pair<AffineMap, bool>> positionsMap;
+  if (hasPositions) {
+    if (emitter.has("position_offset"))
+      return emitter.emitAttrError("position_offset")
+             << "position_offset and a positions input together: the "
+                "positions input holds absolute positions";
+    if (failed(checkIntInput(emitter, 1)))
+      return failure();
+    ArrayRef<int64_t> positions = emitter.inputType(1).getShape();
+    positionsMap = getPositionsMap(emitter.builder.getContext(),
+                                   type.getShape(), positions, *seqDim);
+    if (!positionsMap) {
+      InFlightDiagnostic diag = emitter.emitInputError(1);
+      diag << "positions '" << emitter.inputName(1) << "' has shape "
+           << formatShape(positions) << "; expected ";
+      if (*seqDim > 0)
+        diag << "[" << type.getDimSize(0)
+             << "] (the first position of each row of dim 0) or ";
+      diag << formatShape(type.getShape().take_front(*seqDim + 1))
+           << " (the position of each token: input '" << emitter.inputName(0)
+           << "' " << formatShape(type.getShape()) << " up to seq_dim "
+           << *seqDim << ", size-1 dims broadcast)";
+      return diag;
+    }
+  }
   int64_t headDim = type.getShape().back();
   if (headDim % 2 != 0)
     return emitter.emitInputError(0)
@@ -93,13 +155,32 @@ EmitResult ops::emitRotary(OpEmitter &emitter) {
   Type f32 = b.getF32Type();
   int64_t seqLoop = *seqDim;
   int64_t positionOffset = *offset;
+  SmallVector<Value> inputs{halves, halves, frequencies};
+  SmallVector<AffineMap> maps{halfMap(0), halfMap(1), frequencyMap};
+  bool rowStarts = false;
+  if (hasPositions) {
+    inputs.push_back(emitter.input(1));
+    maps.push_back(positionsMap->first);
+    rowStarts = positionsMap->second;
+  }
   Value rotated = createMap(
-      b, loc, shape, element, {halves, halves, frequencies},
-      {halfMap(0), halfMap(1), frequencyMap},
+      b, loc, shape, element, inputs, maps,
       [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
-        Value seq = linalg::IndexOp::create(nested, bodyLoc, seqLoop);
-        Value position = arith::IndexCastOp::create(nested, bodyLoc,
-                                                    nested.getI64Type(), seq);
+        Type i64 = nested.getI64Type();
+        Value position;
+        if (!hasPositions || rowStarts) {
+          Value seq = linalg::IndexOp::create(nested, bodyLoc, seqLoop);
+          position = arith::IndexCastOp::create(nested, bodyLoc, i64, seq);
+        }
+        if (hasPositions) {
+          Value given = args[3];
+          if (given.getType() != i64)
+            given = arith::ExtSIOp::create(nested, bodyLoc, i64, given);
+          position =
+              position ? arith::AddIOp::create(nested, bodyLoc, position, given)
+                             .getResult()
+                       : given;
+        }
         if (positionOffset != 0)
           position = arith::AddIOp::create(
               nested, bodyLoc, position,
@@ -147,13 +228,15 @@ static AffineMap batchedMap(MLIRContext *context, unsigned numLoops,
   return AffineMap::get(numLoops, 0, results, context);
 }
 
-/// Checks q, k, v (and the mask) against each other. With `gqa`, k and v
-/// may have fewer heads (dim -3) than q, a divisor of q's.
-static LogicalResult checkAttentionInputs(OpEmitter &emitter, bool gqa) {
+/// Checks q, k, v (and the mask: the first `numFloat` inputs) against each
+/// other. With `gqa`, k and v may have fewer heads (dim -3) than q, a
+/// divisor of q's.
+static LogicalResult checkAttentionInputs(OpEmitter &emitter, bool gqa,
+                                          unsigned numFloat) {
   static const char *const roles[] = {"query", "key", "value", "mask"};
   static const char *const forms[] = {"[..., L, E]", "[..., S, E]",
                                       "[..., S, Ev]"};
-  for (unsigned i = 0; i < emitter.inputs().size(); ++i)
+  for (unsigned i = 0; i < numFloat; ++i)
     if (failed(checkFloatInput(emitter, i)) ||
         (i > 0 && failed(checkSameDtype(emitter, i, 0))))
       return failure();
@@ -274,9 +357,43 @@ static Value repeatHeads(OpBuilder &b, Location loc, Value kv, int64_t groups) {
       repeated, groupsOfDims);
 }
 
+/// Checks the query positions, input 3: `[B]` of an integer dtype, B the
+/// query's dim 0.
+static LogicalResult checkQueryPositions(OpEmitter &emitter) {
+  RankedTensorType q = emitter.inputType(0);
+  if (q.getRank() < 3)
+    return emitter.emitAttrError("query_positions")
+           << "query_positions needs a batch dim: query '"
+           << emitter.inputName(0) << "' has shape "
+           << formatShape(q.getShape())
+           << ", expected [B, ..., L, E] (rank 3 or more)";
+  if (failed(checkIntInput(emitter, 3)))
+    return failure();
+  RankedTensorType positions = emitter.inputType(3);
+  if (positions.getShape() != ArrayRef<int64_t>{q.getDimSize(0)})
+    return emitter.emitInputError(3)
+           << "query positions '" << emitter.inputName(3) << "' has shape "
+           << formatShape(positions.getShape()) << "; expected ["
+           << q.getDimSize(0) << "], the position of the first query of each "
+           << "row of query '" << emitter.inputName(0) << "' "
+           << formatShape(q.getShape());
+  return success();
+}
+
 EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
   FailureOr<bool> gqa = emitter.getBool("enable_gqa", false);
-  if (failed(gqa) || failed(checkAttentionInputs(emitter, *gqa)))
+  FailureOr<bool> queryPositions = emitter.getBool("query_positions", false);
+  if (failed(gqa) || failed(queryPositions))
+    return failure();
+  // With query_positions the last input is the positions, not a mask.
+  bool hasPositions = *queryPositions;
+  if (hasPositions && emitter.inputs().size() != 4)
+    return emitter.emitAttrError("query_positions")
+           << "query_positions takes the positions as a fourth input "
+              "(q, k, v, positions[B]); got "
+           << emitter.inputs().size() << " inputs";
+  unsigned numFloat = hasPositions ? 3 : emitter.inputs().size();
+  if (failed(checkAttentionInputs(emitter, *gqa, numFloat)))
     return failure();
   RankedTensorType q = emitter.inputType(0);
   Value key = emitter.input(1), value = emitter.input(2);
@@ -288,7 +405,7 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
   int64_t features = q.getShape().back(), values = v.getShape().back();
   SmallVector<int64_t> scoresShape(q.getShape().drop_back());
   scoresShape.push_back(keys);
-  bool hasMask = emitter.inputs().size() == 4;
+  bool hasMask = emitter.inputs().size() == 4 && !hasPositions;
   if (hasMask && !broadcastsTo(emitter.inputType(3).getShape(), scoresShape))
     return emitter.emitInputError(3)
            << "mask '" << emitter.inputName(3) << "' has shape "
@@ -303,6 +420,12 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
   if (*causal && hasMask)
     return emitter.emitAttrError("is_causal")
            << "takes either a mask or is_causal, not both";
+  if (hasPositions && !*causal)
+    return emitter.emitAttrError("query_positions")
+           << "query_positions place the causal mask (query i of row b sees "
+              "key j iff j <= positions[b] + i); it needs is_causal: true";
+  if (hasPositions && failed(checkQueryPositions(emitter)))
+    return failure();
 
   OpBuilder &b = emitter.builder;
   MLIRContext *context = b.getContext();
@@ -328,7 +451,8 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
       batchedMap(context, batch + 3, batch, {s, e}),
       batchedMap(context, batch + 3, batch, {l, s}));
 
-  // Scaled, then masked: by the additive mask, or -inf above the diagonal.
+  // Scaled, then masked: by the additive mask, or -inf above the diagonal
+  // (shifted by each row's query position).
   AffineMap identity = identityMap(context, rank);
   SmallVector<Value> inputs{scores};
   SmallVector<AffineMap> maps{identity};
@@ -336,6 +460,10 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
     inputs.push_back(emitter.input(3));
     maps.push_back(
         getBroadcastMap(context, emitter.inputType(3).getShape(), scoresShape));
+  }
+  if (hasPositions) {
+    inputs.push_back(emitter.input(3));
+    maps.push_back(AffineMap::get(rank, 0, getAffineDimExpr(0, context)));
   }
   double scaleValue = *scale;
   bool isCausal = *causal;
@@ -345,14 +473,31 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
         Value value = arith::MulFOp::create(
             nested, bodyLoc, args[0],
             floatConstant(nested, bodyLoc, f32, scaleValue));
-        if (args.size() > 1)
+        if (hasMask)
           value = arith::AddFOp::create(nested, bodyLoc, value,
                                         extend(nested, bodyLoc, args[1]));
         if (isCausal) {
           Value row = linalg::IndexOp::create(nested, bodyLoc, batch);
           Value column = linalg::IndexOp::create(nested, bodyLoc, batch + 1);
-          Value above = arith::CmpIOp::create(
-              nested, bodyLoc, arith::CmpIPredicate::ugt, column, row);
+          Value above;
+          if (hasPositions) {
+            // Key j is masked iff j > positions[b] + i, in i64: a negative
+            // position masks the query's whole row.
+            Type i64 = nested.getI64Type();
+            Value start = args[1];
+            if (start.getType() != i64)
+              start = arith::ExtSIOp::create(nested, bodyLoc, i64, start);
+            Value position = arith::AddIOp::create(
+                nested, bodyLoc, start,
+                arith::IndexCastOp::create(nested, bodyLoc, i64, row));
+            above = arith::CmpIOp::create(
+                nested, bodyLoc, arith::CmpIPredicate::sgt,
+                arith::IndexCastOp::create(nested, bodyLoc, i64, column),
+                position);
+          } else {
+            above = arith::CmpIOp::create(
+                nested, bodyLoc, arith::CmpIPredicate::ugt, column, row);
+          }
           Value minusInf = arith::ConstantOp::create(
               nested, bodyLoc, getNeutral(f32, Combiner::Max));
           value =
@@ -361,8 +506,10 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
         return SmallVector<Value>{value};
       });
 
-  // Softmax over s as reductions, in f32.
-  Value weights = createSoftmax(b, loc, logits, s, f32);
+  // Softmax over s as reductions, in f32; a query whose keys are all masked
+  // gets weights 0 and so an output of 0, as in PyTorch.
+  Value weights = createSoftmax(b, loc, logits, s, f32,
+                                /*zeroMaskedRows=*/true);
 
   // out[..., l, ev] = sum_s weights[..., l, s] v[..., s, ev], loops
   // (..., l, ev, s).

@@ -39,9 +39,12 @@ EmitResult emitLogSoftmax(OpEmitter &emitter);
 EmitResult emitCrossEntropy(OpEmitter &emitter);
 /// Softmax of `x` over `dim` computed in f32, rounded to `element`: the row
 /// max, exp(x - max) once per element, its row sum, then a product with
-/// the sum's reciprocal.
+/// the sum's reciprocal. With `zeroMaskedRows`, a row whose elements are
+/// all -inf gives zeros instead of NaN (attention's fully masked queries,
+/// as PyTorch's scaled_dot_product_attention).
 mlir::Value createSoftmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-                          int64_t dim, mlir::Type element);
+                          int64_t dim, mlir::Type element,
+                          bool zeroMaskedRows = false);
 
 // ReductionOps.cpp
 EmitResult emitSum(OpEmitter &emitter);
@@ -51,6 +54,7 @@ EmitResult emitArgmax(OpEmitter &emitter);
 
 // EmbeddingOps.cpp
 EmitResult emitEmbedding(OpEmitter &emitter);
+EmitResult emitIndexSelect(OpEmitter &emitter);
 
 // ShapeOps.cpp
 EmitResult emitTranspose(OpEmitter &emitter);
@@ -59,6 +63,11 @@ EmitResult emitReshape(OpEmitter &emitter);
 EmitResult emitConcat(OpEmitter &emitter);
 EmitResult emitSplit(OpEmitter &emitter);
 EmitResult emitSlice(OpEmitter &emitter);
+/// `input` with its dims in `permutation` order (result dim i is input dim
+/// permutation[i]): a linalg.transpose, or `input` itself for the identity.
+mlir::Value createTranspose(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value input,
+                            llvm::ArrayRef<int64_t> permutation);
 
 // AttentionOps.cpp
 EmitResult emitRotary(OpEmitter &emitter);

@@ -14,10 +14,8 @@ using namespace mlir;
 using namespace dtensor::frontend;
 using namespace dtensor::frontend::ops;
 
-/// Input 0 with its dims in `permutation` order (result dim i is input dim
-/// permutation[i]).
-static Value createTranspose(OpBuilder &b, Location loc, Value input,
-                             ArrayRef<int64_t> permutation) {
+Value ops::createTranspose(OpBuilder &b, Location loc, Value input,
+                           ArrayRef<int64_t> permutation) {
   if (llvm::equal(permutation, llvm::seq<int64_t>(0, permutation.size())))
     return input;
   auto type = cast<RankedTensorType>(input.getType());

@@ -65,7 +65,7 @@ static SoftmaxParts createSoftmaxParts(OpBuilder &b, Location loc, Value x,
 }
 
 Value ops::createSoftmax(OpBuilder &b, Location loc, Value x, int64_t dim,
-                         Type element) {
+                         Type element, bool zeroMaskedRows) {
   auto type = cast<RankedTensorType>(x.getType());
   MLIRContext *context = b.getContext();
   int64_t rank = type.getRank();
@@ -75,9 +75,21 @@ Value ops::createSoftmax(OpBuilder &b, Location loc, Value x, int64_t dim,
   Value max = createRowMax(b, loc, x, dim);
   Value exp = createMap(
       b, loc, type.getShape(), f32, {x, max}, {identity, rowMap},
-      [](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+      [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+        Value rowMax = args[1];
+        // A row of -inf only: shift by 0, so that each exp is exp(-inf) = 0
+        // rather than exp(-inf - -inf) = NaN.
+        if (zeroMaskedRows) {
+          Value minusInf = arith::ConstantOp::create(
+              nested, bodyLoc, getNeutral(f32, Combiner::Max));
+          Value masked = arith::CmpFOp::create(
+              nested, bodyLoc, arith::CmpFPredicate::OEQ, rowMax, minusInf);
+          rowMax = arith::SelectOp::create(
+              nested, bodyLoc, masked, floatConstant(nested, bodyLoc, f32, 0),
+              rowMax);
+        }
         Value shifted = arith::SubFOp::create(
-            nested, bodyLoc, extend(nested, bodyLoc, args[0]), args[1]);
+            nested, bodyLoc, extend(nested, bodyLoc, args[0]), rowMax);
         return SmallVector<Value>{
             math::ExpOp::create(nested, bodyLoc, shifted)};
       });
@@ -94,6 +106,15 @@ Value ops::createSoftmax(OpBuilder &b, Location loc, Value x, int64_t dim,
       [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
         Value one = floatConstant(nested, bodyLoc, f32, 1);
         Value reciprocal = arith::DivFOp::create(nested, bodyLoc, one, args[1]);
+        // Any other row sums to at least 1 (its max contributes exp(0)), so
+        // a zero sum is a fully masked row: its weights are 0.
+        if (zeroMaskedRows) {
+          Value zero = floatConstant(nested, bodyLoc, f32, 0);
+          Value empty = arith::CmpFOp::create(
+              nested, bodyLoc, arith::CmpFPredicate::OEQ, args[1], zero);
+          reciprocal =
+              arith::SelectOp::create(nested, bodyLoc, empty, zero, reciprocal);
+        }
         Value value =
             arith::MulFOp::create(nested, bodyLoc, args[0], reciprocal);
         return SmallVector<Value>{round(nested, bodyLoc, value, element)};
