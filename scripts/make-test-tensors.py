@@ -126,7 +126,7 @@ def infer_shapes(model):
                 out = [s for i, s in enumerate(x) if i not in dims]
         elif kind == "cross_entropy":
             out = [x[0]] if op.get("reduction", "mean") == "none" else []
-        else:  # elementwise, softmax, norms, rotary
+        else:  # elementwise, softmax, norms, rotary, cache_write
             out = list(x)
         shapes[op.get("output") or op["outputs"][0]] = out
     return shapes

@@ -253,6 +253,21 @@ def index_select(ins, a):
     view = [1] * x.dim()
     view[dim] = -1
     return torch.where(valid.view(view), picked, torch.zeros_like(picked))
+@op("cache_write", inputs=(4, 4), float_compute=False)
+def cache_write(ins, a):
+    cache, values, slots, positions = ins
+    if slots.is_floating_point() or positions.is_floating_point():
+        raise PlanError(f"{a.where}: slots and positions must be i32 or i64")
+    # cache[slots[b], positions[b] + t] = values[b, t]; a row outside the
+    # cache is skipped, and a later row wins where rows overlap.
+    out = cache.clone()
+    slot_count, length = cache.shape[0], cache.shape[1]
+    rows = values.shape[1]
+    for b in range(values.shape[0]):
+        s, p = int(slots[b]), int(positions[b])
+        if 0 <= s < slot_count and 0 <= p and p + rows <= length:
+            out[s, p:p + rows] = values[b]
+    return out
 
 
 @op("transpose", attrs=("dim0", "dim1"), float_compute=False)

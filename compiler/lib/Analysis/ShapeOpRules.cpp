@@ -1,9 +1,9 @@
 //===- ShapeOpRules.cpp - explicit rules for non-linalg ops -----*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Reshapes, slices, concatenation, gather, softmax and tensor factories have
-// no indexing maps; their rules are written out here. Ops that only move
-// data commute with any elementwise reduction, so Partial values of every
-// kind pass through their data operands.
+// Reshapes, slices, concatenation, gather, softmax, tensor factories and
+// dtensor.write_rows have no indexing maps; their rules are written out
+// here. Ops that only move data commute with any elementwise reduction, so
+// Partial values of every kind pass through their data operands.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +12,7 @@
 #include "ShardingRuleBuilder.h"
 
 #include "dtensor/Analysis/PartialFlow.h"
+#include "dtensor/Dialect/DTensor/DTensorOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -312,11 +313,48 @@ static std::optional<ShardingRule> getRule(arith::ConstantOp op) {
   return rule;
 }
 
+//===----------------------------------------------------------------------===//
+// Row writes
+//===----------------------------------------------------------------------===//
+
+/// The trailing dims are shared by values, cache and result: each rank
+/// writes its piece of them in every row. The slot and position dims of the
+/// cache and the row dims of values are indexed by data (slots and
+/// positions), so none of them can be sharded; slots and positions, indexed
+/// by the blocked row factor, stay whole.
+static std::optional<ShardingRule> getRule(WriteRowsOp op) {
+  RankedTensorType values = op.getValues().getType();
+  RankedTensorType cache = op.getCache().getType();
+  ShardingRule rule;
+  unsigned batch = addFactor(rule, values.getDimSize(0), /*blocked=*/true);
+  unsigned rows = addFactor(rule, values.getDimSize(1), /*blocked=*/true);
+  unsigned slots = addFactor(rule, cache.getDimSize(0), /*blocked=*/true);
+  unsigned positions = addFactor(rule, cache.getDimSize(1), /*blocked=*/true);
+  TensorFactors valueFactors{batch, rows}, cacheFactors{slots, positions};
+  for (int64_t dim = 2; dim < cache.getRank(); ++dim) {
+    int64_t size = cache.getDimSize(dim);
+    if (ShapedType::isDynamic(size))
+      size = values.getDimSize(dim);
+    unsigned factor = addFactor(rule, size);
+    valueFactors.push_back(factor);
+    cacheFactors.push_back(factor);
+  }
+  addOperand(rule, 0, std::move(valueFactors));
+  addOperand(rule, 1, cacheFactors);
+  addOperand(rule, 2, TensorFactors{batch});
+  addOperand(rule, 3, TensorFactors{batch});
+  rule.results.push_back(std::move(cacheFactors));
+  // Written and kept elements alike are moved, never combined: Partial
+  // values pass through when the new rows and the cache are both Partial.
+  addDataMovementFlow(rule, {0, 1});
+  return rule;
+}
+
 std::optional<ShardingRule> dtensor::detail::getShapeOpRule(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<ShardingRule>>(op)
       .Case<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp,
             tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::ConcatOp,
             tensor::GatherOp, linalg::SoftmaxOp, tensor::EmptyOp,
-            arith::ConstantOp>([](auto op) { return getRule(op); })
+            arith::ConstantOp, WriteRowsOp>([](auto op) { return getRule(op); })
       .Default([](Operation *) { return std::nullopt; });
 }

@@ -12,9 +12,9 @@
 
 namespace dtensor::detail {
 
-/// The explicit rule of a reshape, slice, concat, gather, softmax, empty or
-/// constant op, or std::nullopt for any other op and for forms of these ops
-/// that have no rule (e.g. dynamic slice offsets).
+/// The explicit rule of a reshape, slice, concat, gather, softmax, empty,
+/// constant or dtensor.write_rows op, or std::nullopt for any other op and
+/// for forms of these ops that have no rule (e.g. dynamic slice offsets).
 std::optional<ShardingRule> getShapeOpRule(mlir::Operation *op);
 
 } // namespace dtensor::detail

@@ -169,6 +169,66 @@ OpFoldResult RedistributeOp::fold(FoldAdaptor) {
 }
 
 //===----------------------------------------------------------------------===//
+// Ops of both levels
+//===----------------------------------------------------------------------===//
+
+/// True when two dim sizes may be equal: equal, or either one dynamic.
+static bool compatibleSizes(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+/// Checks a row index operand of write_rows: a 1-D tensor of i32 or i64
+/// with one element per row of `values`.
+static LogicalResult verifyRowIndices(WriteRowsOp op, StringRef name,
+                                      RankedTensorType type,
+                                      RankedTensorType values) {
+  if (type.getRank() != 1)
+    return op.emitOpError()
+           << name << " must be a 1-D tensor, not rank " << type.getRank();
+  Type element = type.getElementType();
+  if (!element.isSignlessInteger(32) && !element.isSignlessInteger(64))
+    return op.emitOpError()
+           << name << " element type " << element << " is not i32 or i64";
+  if (!compatibleSizes(type.getDimSize(0), values.getDimSize(0)))
+    return op.emitOpError()
+           << name << " has " << type.getDimSize(0)
+           << " elements but values has " << values.getDimSize(0)
+           << " rows; each row needs one";
+  return success();
+}
+
+LogicalResult WriteRowsOp::verify() {
+  RankedTensorType values = getValues().getType();
+  RankedTensorType cache = getCache().getType();
+  if (cache.getRank() < 2)
+    return emitOpError() << "cache must have rank 2 or more ([slots, "
+                            "positions, ...]), not "
+                         << cache.getRank();
+  if (values.getRank() != cache.getRank())
+    return emitOpError() << "values rank " << values.getRank()
+                         << " differs from cache rank " << cache.getRank();
+  if (values.getElementType() != cache.getElementType())
+    return emitOpError() << "values element type " << values.getElementType()
+                         << " differs from cache element type "
+                         << cache.getElementType();
+  for (int64_t dim = 2; dim < cache.getRank(); ++dim)
+    if (!compatibleSizes(values.getDimSize(dim), cache.getDimSize(dim)))
+      return emitOpError() << "values dim " << dim << " has size "
+                           << values.getDimSize(dim) << " but cache dim " << dim
+                           << " has size " << cache.getDimSize(dim)
+                           << "; the dims after the first two must match";
+  int64_t rows = values.getDimSize(1), positions = cache.getDimSize(1);
+  if (!ShapedType::isDynamic(rows) && !ShapedType::isDynamic(positions) &&
+      rows > positions)
+    return emitOpError() << "writes " << rows
+                         << " consecutive positions per row into a cache of "
+                         << positions << " positions";
+  if (failed(verifyRowIndices(*this, "slots", getSlots().getType(), values)))
+    return failure();
+  return verifyRowIndices(*this, "positions", getPositions().getType(), values);
+}
+
+//===----------------------------------------------------------------------===//
 // Local-level ops
 //===----------------------------------------------------------------------===//
 

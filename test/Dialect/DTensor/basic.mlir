@@ -209,3 +209,25 @@ func.func private @inits(
     tensor<4xi64> {dtensor.weight, dtensor.init = #dtensor.init<constant, value = 3.0>},
     tensor<4xbf16> {dtensor.weight, dtensor.init = #dtensor.init<normal, mean = 0.0, std = 0.02>},
     tensor<2x2xf16> {dtensor.weight, dtensor.init = #dtensor.init<uniform, low = -0.1, high = 0.1>})
+
+// Row writes into a cache: i64 or i32 indices, dynamic trailing dims (an
+// unevenly sharded head dim after partitioning) and no trailing dims at all.
+// CHECK-LABEL: func.func @write_rows
+// CHECK: dtensor.write_rows %{{.*}} into %{{.*}} at slots(%{{.*}}) positions(%{{.*}}) : tensor<2x3x4x8xf32> into tensor<4x16x4x8xf32>, tensor<2xi64>, tensor<2xi64>
+// CHECK: dtensor.write_rows %{{.*}} into %{{.*}} at slots(%{{.*}}) positions(%{{.*}}) : tensor<2x1x?x8xbf16> into tensor<4x16x?x8xbf16>, tensor<2xi32>, tensor<?xi64>
+// CHECK: dtensor.write_rows %{{.*}} into %{{.*}} at slots(%{{.*}}) positions(%{{.*}}) : tensor<1x2xi32> into tensor<3x5xi32>, tensor<1xi32>, tensor<1xi32>
+func.func @write_rows(%v: tensor<2x3x4x8xf32>, %c: tensor<4x16x4x8xf32>,
+                      %s: tensor<2xi64>, %p: tensor<2xi64>,
+                      %vh: tensor<2x1x?x8xbf16>, %ch: tensor<4x16x?x8xbf16>,
+                      %s32: tensor<2xi32>, %pd: tensor<?xi64>,
+                      %v2: tensor<1x2xi32>, %c2: tensor<3x5xi32>,
+                      %i: tensor<1xi32>)
+    -> (tensor<4x16x4x8xf32>, tensor<4x16x?x8xbf16>, tensor<3x5xi32>) {
+  %r = dtensor.write_rows %v into %c at slots(%s) positions(%p)
+      : tensor<2x3x4x8xf32> into tensor<4x16x4x8xf32>, tensor<2xi64>, tensor<2xi64>
+  %h = dtensor.write_rows %vh into %ch at slots(%s32) positions(%pd)
+      : tensor<2x1x?x8xbf16> into tensor<4x16x?x8xbf16>, tensor<2xi32>, tensor<?xi64>
+  %q = dtensor.write_rows %v2 into %c2 at slots(%i) positions(%i)
+      : tensor<1x2xi32> into tensor<3x5xi32>, tensor<1xi32>, tensor<1xi32>
+  return %r, %h, %q : tensor<4x16x4x8xf32>, tensor<4x16x?x8xbf16>, tensor<3x5xi32>
+}

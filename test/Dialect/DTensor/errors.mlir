@@ -1080,3 +1080,105 @@ func.func @updates_twice(%x: tensor<4xf32> {dtensor.state}) -> (tensor<4xf32> {d
 func.func @updates_on_argument(%x: tensor<4xf32> {dtensor.updates = 0 : i64}) {
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// dtensor.write_rows
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @write_rows_rank_1_cache(%v: tensor<4xf32>, %c: tensor<4xf32>, %i: tensor<1xi64>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.write_rows' op cache must have rank 2 or more ([slots, positions, ...]), not 1}}
+  %r = dtensor.write_rows %v into %c at slots(%i) positions(%i) : tensor<4xf32> into tensor<4xf32>, tensor<1xi64>, tensor<1xi64>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @write_rows_rank(%v: tensor<1x2x8xf32>, %c: tensor<4x16x2x8xf32>, %i: tensor<1xi64>) -> tensor<4x16x2x8xf32> {
+  // expected-error @+1 {{'dtensor.write_rows' op values rank 3 differs from cache rank 4}}
+  %r = dtensor.write_rows %v into %c at slots(%i) positions(%i) : tensor<1x2x8xf32> into tensor<4x16x2x8xf32>, tensor<1xi64>, tensor<1xi64>
+  return %r : tensor<4x16x2x8xf32>
+}
+
+// -----
+
+func.func @write_rows_element_type(%v: tensor<1x2x8xf16>, %c: tensor<4x16x8xf32>, %i: tensor<1xi64>) -> tensor<4x16x8xf32> {
+  // expected-error @+1 {{'dtensor.write_rows' op values element type 'f16' differs from cache element type 'f32'}}
+  %r = dtensor.write_rows %v into %c at slots(%i) positions(%i) : tensor<1x2x8xf16> into tensor<4x16x8xf32>, tensor<1xi64>, tensor<1xi64>
+  return %r : tensor<4x16x8xf32>
+}
+
+// -----
+
+func.func @write_rows_trailing(%v: tensor<1x2x3x8xf32>, %c: tensor<4x16x2x8xf32>, %i: tensor<1xi64>) -> tensor<4x16x2x8xf32> {
+  // expected-error @+1 {{'dtensor.write_rows' op values dim 2 has size 3 but cache dim 2 has size 2; the dims after the first two must match}}
+  %r = dtensor.write_rows %v into %c at slots(%i) positions(%i) : tensor<1x2x3x8xf32> into tensor<4x16x2x8xf32>, tensor<1xi64>, tensor<1xi64>
+  return %r : tensor<4x16x2x8xf32>
+}
+
+// -----
+
+func.func @write_rows_too_long(%v: tensor<1x17x8xf32>, %c: tensor<4x16x8xf32>, %i: tensor<1xi64>) -> tensor<4x16x8xf32> {
+  // expected-error @+1 {{'dtensor.write_rows' op writes 17 consecutive positions per row into a cache of 16 positions}}
+  %r = dtensor.write_rows %v into %c at slots(%i) positions(%i) : tensor<1x17x8xf32> into tensor<4x16x8xf32>, tensor<1xi64>, tensor<1xi64>
+  return %r : tensor<4x16x8xf32>
+}
+
+// -----
+
+func.func @write_rows_slots_rank(%v: tensor<1x2x8xf32>, %c: tensor<4x16x8xf32>, %s: tensor<1x1xi64>, %i: tensor<1xi64>) -> tensor<4x16x8xf32> {
+  // expected-error @+1 {{'dtensor.write_rows' op slots must be a 1-D tensor, not rank 2}}
+  %r = dtensor.write_rows %v into %c at slots(%s) positions(%i) : tensor<1x2x8xf32> into tensor<4x16x8xf32>, tensor<1x1xi64>, tensor<1xi64>
+  return %r : tensor<4x16x8xf32>
+}
+
+// -----
+
+func.func @write_rows_slots_type(%v: tensor<1x2x8xf32>, %c: tensor<4x16x8xf32>, %s: tensor<1xf32>, %i: tensor<1xi64>) -> tensor<4x16x8xf32> {
+  // expected-error @+1 {{'dtensor.write_rows' op slots element type 'f32' is not i32 or i64}}
+  %r = dtensor.write_rows %v into %c at slots(%s) positions(%i) : tensor<1x2x8xf32> into tensor<4x16x8xf32>, tensor<1xf32>, tensor<1xi64>
+  return %r : tensor<4x16x8xf32>
+}
+
+// -----
+
+func.func @write_rows_slots_count(%v: tensor<2x2x8xf32>, %c: tensor<4x16x8xf32>, %s: tensor<3xi32>, %i: tensor<2xi64>) -> tensor<4x16x8xf32> {
+  // expected-error @+1 {{'dtensor.write_rows' op slots has 3 elements but values has 2 rows; each row needs one}}
+  %r = dtensor.write_rows %v into %c at slots(%s) positions(%i) : tensor<2x2x8xf32> into tensor<4x16x8xf32>, tensor<3xi32>, tensor<2xi64>
+  return %r : tensor<4x16x8xf32>
+}
+
+// -----
+
+func.func @write_rows_positions_rank(%v: tensor<1x2x8xf32>, %c: tensor<4x16x8xf32>, %i: tensor<1xi64>, %p: tensor<i64>) -> tensor<4x16x8xf32> {
+  // expected-error @+1 {{'dtensor.write_rows' op positions must be a 1-D tensor, not rank 0}}
+  %r = dtensor.write_rows %v into %c at slots(%i) positions(%p) : tensor<1x2x8xf32> into tensor<4x16x8xf32>, tensor<1xi64>, tensor<i64>
+  return %r : tensor<4x16x8xf32>
+}
+
+// -----
+
+func.func @write_rows_positions_type(%v: tensor<1x2x8xf32>, %c: tensor<4x16x8xf32>, %i: tensor<1xi64>, %p: tensor<1xi16>) -> tensor<4x16x8xf32> {
+  // expected-error @+1 {{'dtensor.write_rows' op positions element type 'i16' is not i32 or i64}}
+  %r = dtensor.write_rows %v into %c at slots(%i) positions(%p) : tensor<1x2x8xf32> into tensor<4x16x8xf32>, tensor<1xi64>, tensor<1xi16>
+  return %r : tensor<4x16x8xf32>
+}
+
+// -----
+
+func.func @write_rows_positions_count(%v: tensor<2x2x8xf32>, %c: tensor<4x16x8xf32>, %s: tensor<2xi64>, %p: tensor<1xi64>) -> tensor<4x16x8xf32> {
+  // expected-error @+1 {{'dtensor.write_rows' op positions has 1 elements but values has 2 rows; each row needs one}}
+  %r = dtensor.write_rows %v into %c at slots(%s) positions(%p) : tensor<2x2x8xf32> into tensor<4x16x8xf32>, tensor<2xi64>, tensor<1xi64>
+  return %r : tensor<4x16x8xf32>
+}
+
+// -----
+
+func.func @write_rows_result_type(%v: tensor<1x2x8xf32>, %c: tensor<4x16x8xf32>, %i: tensor<1xi64>) -> tensor<4x16x?xf32> {
+  // expected-error @+1 {{'dtensor.write_rows' op failed to verify that all of {cache, result} have same type}}
+  %r = "dtensor.write_rows"(%v, %c, %i, %i) : (tensor<1x2x8xf32>, tensor<4x16x8xf32>, tensor<1xi64>, tensor<1xi64>) -> tensor<4x16x?xf32>
+  return %r : tensor<4x16x?xf32>
+}

@@ -422,3 +422,20 @@ func.func @no_rule(%x: tensor<8x16xf32>) -> (tensor<?x16xf32>, tensor<10x16xf32>
   } : tensor<8x16xf32> to tensor<10x16xf32>
   return %0, %1 : tensor<?x16xf32>, tensor<10x16xf32>
 }
+
+// -----
+
+// write_rows: the trailing dims (heads, head dim) are shared by values, cache
+// and result and may be sharded; the row dims of values and the slot and
+// position dims of the cache are indexed by data, so they are blocked, and
+// slots and positions (indexed by the blocked row factor) stay whole.
+// Partial values pass through when the new rows and the cache are both
+// Partial. Without trailing dims nothing can be sharded.
+func.func @write_rows(%v: tensor<2x3x4x8xf32>, %c: tensor<5x16x4x8xf32>, %s: tensor<2xi64>, %p: tensor<2xi32>,
+                      %v2: tensor<1x2xf32>, %c2: tensor<3x4xf32>, %i: tensor<1xi64>) {
+  // expected-remark-re @+1 {{sharding rule: ([i, j, m, n], [k, l, m, n], [i], [i]) -> ([k, l, m, n]) {i=2 blocked, j=3 blocked, k=5 blocked, l=16 blocked, m=4, n=8} partial {0, 1: sum|avg|max|min}{{$}}}}
+  %0 = dtensor.write_rows %v into %c at slots(%s) positions(%p) : tensor<2x3x4x8xf32> into tensor<5x16x4x8xf32>, tensor<2xi64>, tensor<2xi32>
+  // expected-remark-re @+1 {{sharding rule: ([i, j], [k, l], [i], [i]) -> ([k, l]) {i=1 blocked, j=2 blocked, k=3 blocked, l=4 blocked} partial {0, 1: sum|avg|max|min}{{$}}}}
+  %1 = dtensor.write_rows %v2 into %c2 at slots(%i) positions(%i) : tensor<1x2xf32> into tensor<3x4xf32>, tensor<1xi64>, tensor<1xi64>
+  return
+}

@@ -23,7 +23,7 @@ TEST(OpDefinitionsTest, SortedAndFound) {
     EXPECT_EQ(lookupOpDefinition(definition.name), &definition);
     EXPECT_LE(definition.minInputs, definition.maxInputs);
   }
-  EXPECT_EQ(definitions.size(), 32u);
+  EXPECT_EQ(definitions.size(), 33u);
 }
 
 TEST(OpDefinitionsTest, Aliases) {
@@ -40,6 +40,8 @@ TEST(OpDefinitionsTest, Counts) {
   EXPECT_EQ(lookupOpDefinition("linear")->minInputs, 2u);
   EXPECT_EQ(lookupOpDefinition("linear")->maxInputs, 3u);
   EXPECT_EQ(lookupOpDefinition("scaled_dot_product_attention")->maxInputs, 4u);
+  EXPECT_EQ(lookupOpDefinition("cache_write")->minInputs, 4u);
+  EXPECT_EQ(lookupOpDefinition("cache_write")->maxInputs, 4u);
   EXPECT_GT(lookupOpDefinition("concat")->maxInputs, 1000u);
 }
 

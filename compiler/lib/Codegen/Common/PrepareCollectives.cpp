@@ -177,13 +177,14 @@ LogicalResult lowerChunks(func::FuncOp func) {
 struct PrepareCollectives
     : dtensor::codegen::impl::PrepareCollectivesBase<PrepareCollectives> {
   /// The bufferization that follows needs the models of the dtensor
-  /// collectives and of the upstream ops; registering them here spares
-  /// every driver of the pipeline from doing it.
+  /// collectives, of dtensor.write_rows and of the upstream ops; registering
+  /// them here spares every driver of the pipeline from doing it.
   void getDependentDialects(DialectRegistry &registry) const override {
     PrepareCollectivesBase::getDependentDialects(registry);
     registry.insert<bufferization::BufferizationDialect, linalg::LinalgDialect,
                     scf::SCFDialect>();
     registerCollectiveBufferizationModels(registry);
+    registerWriteRowsBufferizationModel(registry);
     arith::registerBufferizableOpInterfaceExternalModels(registry);
     arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
     bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(

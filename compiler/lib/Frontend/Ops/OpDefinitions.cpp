@@ -15,6 +15,7 @@ const OpDefinition kDefinitions[] = {
     {"add", 1, 2, 1, emitAdd},
     {"argmax", 1, 1, 1, emitArgmax},
     {"bmm", 2, 2, 1, emitBmm},
+    {"cache_write", 4, 4, 1, emitCacheWrite},
     {"concat", 1, kAnyNumber, 1, emitConcat},
     {"cross_entropy", 2, 2, 1, emitCrossEntropy},
     {"div", 1, 2, 1, emitDiv},

@@ -52,6 +52,9 @@ EmitResult emitMean(OpEmitter &emitter);
 EmitResult emitMax(OpEmitter &emitter);
 EmitResult emitArgmax(OpEmitter &emitter);
 
+// CacheOps.cpp
+EmitResult emitCacheWrite(OpEmitter &emitter);
+
 // EmbeddingOps.cpp
 EmitResult emitEmbedding(OpEmitter &emitter);
 EmitResult emitIndexSelect(OpEmitter &emitter);

@@ -27,6 +27,10 @@ namespace dtensor::codegen {
 /// them into runtime calls during one-shot bufferization.
 void registerCollectiveBufferizationModels(mlir::DialectRegistry &registry);
 
+/// Attaches the bufferization model of dtensor.write_rows, which updates
+/// its cache's buffer in place (when one-shot analysis allows) with loops.
+void registerWriteRowsBufferizationModel(mlir::DialectRegistry &registry);
+
 } // namespace dtensor::codegen
 
 #endif // DTENSOR_CODEGEN_COMMON_PASSES_H

@@ -24,6 +24,9 @@ def DTensor_Dialect : Dialect {
     attribute gives a tensor one placement per mesh dim (`shard<d>`,
     `replicate` or `partial<op>`). `dtensor.distribute` constrains a value to
     a layout and `dtensor.redistribute` changes it.
+    `dtensor.write_rows`, at both levels, writes rows of new values into a
+    cache (a KV cache) at a slot and a position per row; only its trailing
+    dims may be sharded.
 
     At the *local level* (after partitioning) tensor types are per-rank shard
     shapes and communication is explicit: `all_reduce`, `all_gather`,

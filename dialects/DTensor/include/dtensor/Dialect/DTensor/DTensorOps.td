@@ -8,6 +8,7 @@ include "dtensor/Dialect/DTensor/DTensorAttrs.td"
 include "dtensor/Dialect/DTensor/DTensorTypes.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -120,6 +121,63 @@ def DTensor_RedistributeOp : DTensor_Op<"redistribute", [Pure,
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+//===----------------------------------------------------------------------===//
+// Ops of both levels
+//===----------------------------------------------------------------------===//
+
+def DTensor_WriteRowsOp : DTensor_Op<"write_rows", [Pure,
+    AllTypesMatch<["cache", "result"]>,
+    DestinationStyleOpInterface]> {
+  let summary = "write rows of new values into a cache at per-row offsets";
+  let description = [{
+    The result is `cache` with `T` consecutive rows of one of its slots
+    overwritten for each `b < B`: `cache` is `[S, M, rest...]`, `values`
+    `[B, T, rest...]` (same trailing dims and element type), and `slots` and
+    `positions` are 1-D `i32` or `i64` tensors of `B` elements:
+
+    ```
+    result = cache
+    for b in 0..B:
+      for t in 0..T:
+        result[slots[b], positions[b] + t, ...] = values[b, t, ...]
+    ```
+
+    This is the write of new keys or values into a KV cache: `S` slots
+    (sequences) of `M` positions, each of `rest` (e.g. KV heads, head dim).
+
+    A row `b` whose slot is outside `[0, S)`, whose position is negative or
+    whose `positions[b] + T` exceeds `M` is skipped: the cache keeps its
+    contents there and nothing is written outside it. Rows are written in
+    order of `b`, so where two rows overlap the later one wins.
+
+    The op is in destination-passing style: `cache` is its init, and the
+    result bufferizes into the cache's buffer, updated in place unless the
+    old cache is read afterwards. `S`, `M`, `B` and `T` cannot be sharded;
+    the trailing dims can (each rank writes its heads of every row).
+
+    ```mlir
+    %k = dtensor.write_rows %new into %cache at slots(%slots)
+        positions(%positions)
+        : tensor<2x1x4x8xf32> into tensor<4x16x4x8xf32>, tensor<2xi64>,
+          tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$values, AnyRankedTensor:$cache,
+                       AnyRankedTensor:$slots, AnyRankedTensor:$positions);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $values `into` $cache `at` `slots` `(` $slots `)`
+    `positions` `(` $positions `)` attr-dict
+    `:` type($values) `into` type($cache) `,` type($slots) `,`
+    type($positions)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getCacheMutable();
+    }
+  }];
 }
 
 //===----------------------------------------------------------------------===//
