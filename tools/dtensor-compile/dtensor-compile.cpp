@@ -199,10 +199,9 @@ int main(int argc, char **argv) {
   options.visualize.assign(visualize.begin(), visualize.end());
   options.visualizeSvgDir = visualizeSvg;
   // DTENSOR_LOG and --explain add up; a bare --explain is every stage.
+  const char *log = std::getenv("DTENSOR_LOG");
   for (auto [source, text] :
-       {std::pair<const char *, std::string>{
-            "DTENSOR_LOG", std::getenv("DTENSOR_LOG") ? std::getenv("DTENSOR_LOG")
-                                                      : ""},
+       {std::pair<const char *, std::string>{"DTENSOR_LOG", log ? log : ""},
         {"--explain", explain.getNumOccurrences()
                           ? (explain.empty() ? std::string("all")
                                              : explain.getValue())

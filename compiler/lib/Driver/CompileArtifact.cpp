@@ -339,12 +339,8 @@ static rt::Initializer toInitializer(InitAttr init) {
 
 /// Whether two descriptions of a shared tensor agree (all but the entry).
 static bool sameTensor(const rt::TensorInfo &a, const rt::TensorInfo &b) {
-  bool sameInit = a.init.has_value() == b.init.has_value() &&
-                  (!a.init || (a.init->kind == b.init->kind &&
-                               a.init->params[0] == b.init->params[0] &&
-                               a.init->params[1] == b.init->params[1]));
   return a.role == b.role && a.dtype == b.dtype && a.shape == b.shape &&
-         a.mesh == b.mesh && a.placements == b.placements && sameInit;
+         a.mesh == b.mesh && a.placements == b.placements && a.init == b.init;
 }
 
 static std::string describePlacements(const rt::TensorInfo &info) {

@@ -11,6 +11,23 @@ using namespace mlir;
 using namespace dtensor;
 
 //===----------------------------------------------------------------------===//
+// Group
+//===----------------------------------------------------------------------===//
+
+CollectiveGroup dtensor::getCollectiveGroup(Operation *op,
+                                            SymbolTableCollection &tables) {
+  CollectiveGroup group;
+  group.mesh = op->getAttrOfType<FlatSymbolRefAttr>("mesh");
+  group.meshDims = op->getAttrOfType<DenseI64ArrayAttr>("mesh_dims");
+  group.reduction = op->getAttrOfType<ReductionKindAttr>("reduction");
+  MeshOp mesh = group.mesh ? lookupMesh(op, group.mesh, &tables) : MeshOp();
+  // The verifier resolved both when it checked the op.
+  assert(mesh && group.meshDims && "collective without a verified mesh group");
+  group.groupSize = mesh.getGroupSize(group.meshDims.asArrayRef());
+  return group;
+}
+
+//===----------------------------------------------------------------------===//
 // Byte model
 //===----------------------------------------------------------------------===//
 

@@ -15,12 +15,27 @@
 
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <optional>
 #include <string>
 #include <tuple>
 
 namespace dtensor {
+
+/// What every collective carries, read alike on all five ops through the
+/// generic Operation interface: its mesh group, its reduction (null for
+/// kinds without one) and the group's size.
+struct CollectiveGroup {
+  mlir::FlatSymbolRefAttr mesh;
+  mlir::DenseI64ArrayAttr meshDims;
+  ReductionKindAttr reduction;
+  int64_t groupSize = 1;
+};
+
+/// The group of collective `op` (one with the Collective trait, verified).
+CollectiveGroup getCollectiveGroup(mlir::Operation *op,
+                                   mlir::SymbolTableCollection &tables);
 
 /// The byte model's kind of collective `op`, with its dims (gather, scatter
 /// or split dim, and all_to_all's concat dim); nullopt for an op that is

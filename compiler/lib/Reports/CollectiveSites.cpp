@@ -36,27 +36,22 @@ struct NumberCollectiveSites
       fn.getFunctionBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
         if (!op->hasTrait<Collective>())
           return;
-        auto meshRef = op->getAttrOfType<FlatSymbolRefAttr>("mesh");
-        auto meshDims = op->getAttrOfType<DenseI64ArrayAttr>("mesh_dims");
-        MeshOp mesh = meshRef ? lookupMesh(op, meshRef, &tables) : MeshOp();
-        // The verifier resolved both when it checked the op.
-        assert(mesh && meshDims && "collective without a verified mesh group");
-        int64_t groupSize = mesh.getGroupSize(meshDims.asArrayRef());
+        CollectiveGroup group = getCollectiveGroup(op, tables);
 
         SmallVector<NamedAttribute> entry;
         entry.push_back(
             b.getNamedAttr("kind", b.getStringAttr(op->getName().stripDialect())));
-        if (auto reduction = op->getAttrOfType<ReductionKindAttr>("reduction"))
+        if (group.reduction)
           entry.push_back(b.getNamedAttr(
-              "reduction",
-              b.getStringAttr(stringifyReductionKind(reduction.getValue()))));
+              "reduction", b.getStringAttr(stringifyReductionKind(
+                               group.reduction.getValue()))));
         if (StringAttr module = getModuleName(op, fn))
           entry.push_back(b.getNamedAttr("module", module));
         if (std::string position = getSourcePosition(op->getLoc());
             !position.empty())
           entry.push_back(
               b.getNamedAttr("position", b.getStringAttr(position)));
-        if (std::optional<int64_t> bytes = getBytesSent(op, groupSize))
+        if (std::optional<int64_t> bytes = getBytesSent(op, group.groupSize))
           entry.push_back(
               b.getNamedAttr("bytes_sent", b.getI64IntegerAttr(*bytes)));
         op->setAttr(DTensorDialect::getSiteAttrName(),

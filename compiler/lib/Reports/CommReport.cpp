@@ -40,11 +40,6 @@ namespace dtensor {
 using namespace mlir;
 using namespace dtensor;
 
-// Attribute names every collective carries (the mesh group and, for
-// reductions, the kind), read alike on all five ops.
-static constexpr llvm::StringLiteral kMeshAttr = "mesh";
-static constexpr llvm::StringLiteral kMeshDimsAttr = "mesh_dims";
-static constexpr llvm::StringLiteral kReductionAttr = "reduction";
 
 //===----------------------------------------------------------------------===//
 // Collecting a function's report
@@ -115,25 +110,21 @@ static FunctionReport collectFunction(FunctionOpInterface fn,
     // the one inside it is.
     if (!op->hasTrait<Collective>())
       return;
-    auto meshRef = op->getAttrOfType<FlatSymbolRefAttr>(kMeshAttr);
-    auto meshDims = op->getAttrOfType<DenseI64ArrayAttr>(kMeshDimsAttr);
-    MeshOp mesh = meshRef ? lookupMesh(op, meshRef, &tables) : MeshOp();
-    // The verifier resolved both when it checked the op.
-    assert(mesh && meshDims && "collective without a verified mesh group");
-    int64_t groupSize = mesh.getGroupSize(meshDims.asArrayRef());
-    auto reduction = op->getAttrOfType<ReductionKindAttr>(kReductionAttr);
+    CollectiveGroup group = getCollectiveGroup(op, tables);
 
     SmallVector<CollectiveRow, 2> &rows = report.modules[getModuleName(op, fn)];
     auto *row = llvm::find_if(rows, [&](const CollectiveRow &candidate) {
-      return candidate.kind == op->getName() && candidate.mesh == meshRef &&
-             candidate.meshDims == meshDims && candidate.reduction == reduction;
+      return candidate.kind == op->getName() && candidate.mesh == group.mesh &&
+             candidate.meshDims == group.meshDims &&
+             candidate.reduction == group.reduction;
     });
     if (row == rows.end()) {
       rows.push_back(
-          {op->getName(), meshRef, meshDims, reduction, groupSize, Tally()});
+          {op->getName(), group.mesh, group.meshDims, group.reduction,
+           group.groupSize, Tally()});
       row = std::prev(rows.end());
     }
-    std::optional<int64_t> bytes = getBytesSent(op, groupSize);
+    std::optional<int64_t> bytes = getBytesSent(op, group.groupSize);
     row->tally.addCall(bytes);
     report.total.addCall(bytes);
   });
