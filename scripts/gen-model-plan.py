@@ -6,7 +6,8 @@ torchtitan-like tensor-parallel plan.
   gen-model-plan.py [--preset tiny|7b] [--layers N] [--dim D] [--heads H]
       [--kv-heads N] [--ffn F] [--vocab V] [--batch B] [--seq S] [--dtype f32|f16|bf16]
       [--plan none|tp|tp-sp|dp-tp] [--mesh 2 | 2x2] [--model llama|block|mlp]
-      [--loss] [--name NAME] [-o FILE]
+      [--loss] [--kv-cache [--slots N] [--max-seq M] [--prefill L,L,...]]
+      [--name NAME] [-o FILE]
 
 --model llama: tok_embeddings -> N decoder blocks -> norm -> output (the LM
 head) -> argmax over the vocabulary (the next token at every position);
@@ -17,6 +18,14 @@ residual stream between blocks is.
 --model mlp: the Megatron MLP of examples/mlp.json, from `x[B * S, D]`:
 fc1 (linear with bias, D -> ffn) -> act (gelu, tanh approximation) -> fc2
 (linear with bias, ffn -> D) -> `y`; --layers and --heads are not used.
+
+--kv-cache (with --model llama): a KV cache per layer as state
+(`layers.<i>.attention.cache_k` and `cache_v`, [--slots, --max-seq,
+kv_heads, head_dim]), written at each step and read for attention, and the
+dims B (rows) and T (tokens per row) with the entries `decode` (B = --slots,
+T = 1) and `prefill_<N>` (B = 1, T = N) for each --prefill length. Inputs
+`tokens[B, T]`, `slots[B]` (each row's cache slot) and `start[B]` (the
+position of each row's first token); output `next_token[B, T]`.
 
 --kv-heads N (default: --heads): grouped-query attention with N key/value
 heads, a divisor of --heads: wk and wv project to N * head_dim features,
@@ -66,8 +75,15 @@ class Builder:
     def __init__(self, dtype):
         self.dtype = dtype
         self.inputs = []
+        self.state_decls = []
+        self.updates = {}
         self.parameters = []
         self.ops = []
+
+    def state(self, name, shape):
+        self.state_decls.append({"name": name, "shape": list(shape),
+                                 "dtype": self.dtype})
+        return name
 
     def input(self, name, shape, dtype=None):
         self.inputs.append({"name": name, "shape": list(shape),
@@ -110,21 +126,37 @@ def decoder_block(b, a, i, h, out):
         proj[w] = b.op("linear", f"{att}.{w}",
                        [xn, b.param(f"{att}.{w}.weight", [features, dim])],
                        v + w[1])
+    batch, seq = ("B", "T") if a.kv_cache else (a.batch, a.seq)
     heads_of = {}
     for w, name in proj.items():
         heads_of[w] = b.op("view", att, [name], name + "4",
-                           shape=[a.batch, a.seq, -1, head_dim])
+                           shape=[batch, seq, -1, head_dim])
+    positions = ["start"] if a.kv_cache else []
     for w in ("wq", "wk"):
-        heads_of[w] = b.op("rotary", att, [heads_of[w]], proj[w] + "r",
-                           theta=a.theta)
+        heads_of[w] = b.op("rotary", att, [heads_of[w]] + positions,
+                           proj[w] + "r", theta=a.theta)
+    gqa = {"enable_gqa": True} if a.kv_heads < heads else {}
+    if a.kv_cache:
+        # Write this step's keys and values into the layer's caches, then
+        # attend over the rows of the batch's slots.
+        for w, c in (("wk", "k"), ("wv", "v")):
+            cache = b.state(f"{att}.cache_{c}",
+                            [a.slots, a.max_seq, a.kv_heads, head_dim])
+            new = b.op("cache_write", att,
+                       [cache, heads_of[w], "slots", "start"],
+                       v + f"cache_{c}")
+            b.updates[cache] = new
+            heads_of[w] = b.op("index_select", att, [new, "slots"],
+                               v + f"{c}_rows", dim=0)
     t = {w: b.op("transpose", att, [heads_of[w]], proj[w] + "t",
                  dim0=1, dim1=2)
          for w in ("wq", "wk", "wv")}
-    gqa = {"enable_gqa": True} if a.kv_heads < heads else {}
-    o = b.op("scaled_dot_product_attention", att, [t["wq"], t["wk"], t["wv"]],
-             v + "attn", is_causal=True, **gqa)
+    attention_inputs = [t["wq"], t["wk"], t["wv"]] + positions
+    extra = {"query_positions": True} if a.kv_cache else {}
+    o = b.op("scaled_dot_product_attention", att, attention_inputs,
+             v + "attn", is_causal=True, **gqa, **extra)
     o = b.op("transpose", att, [o], v + "attn_t", dim0=1, dim1=2)
-    o = b.op("view", att, [o], v + "attn_flat", shape=[a.batch, a.seq, -1])
+    o = b.op("view", att, [o], v + "attn_flat", shape=[batch, seq, -1])
     o = b.op("linear", f"{att}.wo",
              [o, b.param(f"{att}.wo.weight", [dim, dim])], v + "attn_out")
     h = b.op("add", m, [h, o], v + "h")
@@ -160,7 +192,14 @@ def build_model(a):
     if a.model == "mlp":
         return build_mlp(a)
     b = Builder(a.dtype)
-    if a.model == "llama":
+    if a.model == "llama" and a.kv_cache:
+        tokens = b.input("tokens", ["B", "T"], "i64")
+        b.input("slots", ["B"], "i64")
+        b.input("start", ["B"], "i64")
+        h = b.op("embedding", "tok_embeddings",
+                 [tokens, b.param("tok_embeddings.weight", [a.vocab, a.dim])],
+                 "h")
+    elif a.model == "llama":
         tokens = b.input("tokens", [a.batch, a.seq], "i64")
         h = b.op("embedding", "tok_embeddings",
                  [tokens, b.param("tok_embeddings.weight", [a.vocab, a.dim])],
@@ -188,6 +227,15 @@ def build_model(a):
     model = {"name": a.name or ("llama" if a.model == "llama" else "block"),
              "inputs": b.inputs, "parameters": b.parameters, "ops": b.ops,
              "outputs": outputs}
+    if a.kv_cache:
+        entries = [{"name": "decode", "dims": {"B": a.slots, "T": 1}}]
+        entries += [{"name": f"prefill_{n}", "dims": {"B": 1, "T": n}}
+                    for n in a.prefill]
+        model = {"name": model["name"], "dims": ["B", "T"],
+                 "inputs": b.inputs, "state": b.state_decls,
+                 "parameters": b.parameters, "ops": b.ops,
+                 "outputs": outputs, "updates": b.updates,
+                 "entries": entries}
     return model
 
 
@@ -275,6 +323,15 @@ def check_shapes(a):
         errors.append("--model block needs at least one layer")
     if a.loss and a.model != "llama":
         errors.append("--loss needs --model llama")
+    if a.kv_cache:
+        if a.model != "llama" or a.loss:
+            errors.append("--kv-cache needs --model llama without --loss")
+        if a.plan in ("tp-sp", "dp-tp"):
+            errors.append("--kv-cache takes --plan none or tp")
+        if a.slots < 1 or a.max_seq < 1:
+            errors.append("--slots and --max-seq must be positive")
+        if not a.prefill or any(n < 1 or n > a.max_seq for n in a.prefill):
+            errors.append(f"--prefill lengths must be in [1, {a.max_seq}]")
     if errors:
         sys.exit("gen-model-plan: " + "; ".join(errors))
 
@@ -297,6 +354,17 @@ def main(argv=None):
                    default="llama")
     p.add_argument("--loss", action="store_true",
                    help="also a targets input and the cross-entropy loss")
+    p.add_argument("--kv-cache", action="store_true",
+                   help="a KV cache per layer as state, and the entries "
+                   "decode and prefill_<N> (--model llama)")
+    p.add_argument("--slots", type=int, default=4,
+                   help="--kv-cache: sequences the cache holds (decode's "
+                   "batch; default 4)")
+    p.add_argument("--max-seq", type=int, default=256,
+                   help="--kv-cache: positions per slot (default 256)")
+    p.add_argument("--prefill", default="16,64,256",
+                   help="--kv-cache: the prefill lengths, comma-separated "
+                   "(default 16,64,256)")
     p.add_argument("--theta", type=float, default=10000.0)
     p.add_argument("--eps", type=float, default=1e-5)
     p.add_argument("--name", help="the model's name (entry function)")
@@ -307,6 +375,11 @@ def main(argv=None):
             setattr(a, key, value)
     if a.kv_heads is None:
         a.kv_heads = a.heads
+    try:
+        a.prefill = [int(n) for n in a.prefill.split(",")]
+    except ValueError:
+        sys.exit(f"gen-model-plan: --prefill {a.prefill}: expected lengths "
+                 "like 16,64,256")
     check_shapes(a)
     mesh = parse_mesh(a.mesh or ("2x2" if a.plan == "dp-tp" else "2"), a.plan)
 

@@ -183,6 +183,10 @@ static FailureOr<SmallVector<func::FuncOp>> findEntries(ModuleOp module,
     if (function.isPublic() && !function.isExternal())
       entries.push_back(function);
   llvm::StringRef defaultName = name;
+  if (auto attr = module->getAttrOfType<StringAttr>(
+          DTensorDialect::getDefaultEntryAttrName());
+      defaultName.empty() && attr)
+    defaultName = attr.getValue();
   if (defaultName.empty()) {
     if (llvm::any_of(entries, [](func::FuncOp f) {
           return f.getSymName() == "main";

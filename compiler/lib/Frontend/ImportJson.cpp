@@ -20,6 +20,7 @@
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Frontend/ModelPlan.h"
+#include "dtensor/Frontend/PlanEntries.h"
 #include "dtensor/InitAllDialects.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -156,6 +157,9 @@ private:
   /// records its colwise key/value projections that the style's mesh dim
   /// does not divide.
   void findReplicatedProjections(const OpDecl &op, int64_t heads);
+  /// The layout of a state tensor without raw placements: a KV cache
+  /// follows the heads of its projection.
+  SmallVector<PlacementAttr> getStatePlacements(const TensorDecl &state) const;
   bool isReplicatedProjection(const StyledModule &styled) const {
     return styled.style->kind == StyleDecl::Kind::Colwise &&
            replicated.count(styled.path);
@@ -617,7 +621,7 @@ LogicalResult Importer::emitOp(const OpDecl &op) {
 const StyledModule *
 Importer::getColwiseProjection(llvm::StringRef name) const {
   static constexpr llvm::StringLiteral kMovers[] = {
-      "view", "reshape", "transpose", "permute", "rotary"};
+      "view", "reshape", "transpose", "permute", "rotary", "index_select"};
   for (;;) {
     auto it = llvm::find_if(plan.ops, [&](const OpDecl &op) {
       return llvm::is_contained(op.outputs, name);
@@ -629,6 +633,11 @@ Importer::getColwiseProjection(llvm::StringRef name) const {
       name = it->inputs.front();
       continue;
     }
+    // A KV cache holds the rows of the projection written into it.
+    if (kind == "cache_write") {
+      name = it->inputs[1];
+      continue;
+    }
     if (kind != "linear")
       return nullptr;
     unsigned index = it - plan.ops.begin();
@@ -638,6 +647,47 @@ Importer::getColwiseProjection(llvm::StringRef name) const {
         return &styled;
     return nullptr;
   }
+}
+
+SmallVector<PlacementAttr>
+Importer::getStatePlacements(const TensorDecl &state) const {
+  int64_t rank = state.type.getRank();
+  SmallVector<PlacementAttr> placements =
+      getDefaultPlacements(rank, /*activation=*/false);
+  // A cache written by `cache_write` follows the heads of the projection
+  // whose rows it holds: sharded on its dim 2 (the heads, or the features
+  // of [S, M, F]) when the projection is colwise and its mesh dim divides
+  // the heads, else replicated.
+  llvm::StringSet<> versions;
+  versions.insert(state.name);
+  for (const OpDecl &op : plan.ops) {
+    if (op.definition->name != "cache_write" ||
+        !versions.contains(op.inputs.front()))
+      continue;
+    versions.insert(op.outputs.front());
+    const StyledModule *styled = getColwiseProjection(op.inputs[1]);
+    if (!styled || isReplicatedProjection(*styled) || rank < 3)
+      return placements;
+    // The linear's weight [out, in]: its rows must be the cache's
+    // trailing dims, whole heads apart.
+    const OpDecl &linear = plan.ops[styled->ops.front()];
+    auto weight = llvm::find_if(plan.parameters, [&](const TensorDecl &d) {
+      return d.name == linear.inputs[1];
+    });
+    if (weight == plan.parameters.end() || weight->type.getRank() != 2)
+      return placements;
+    ArrayRef<int64_t> shape = state.type.getShape();
+    int64_t features = 1;
+    for (int64_t size : shape.drop_front(2))
+      features *= size;
+    int64_t heads = shape[2];
+    int64_t devices = plan.mesh.shape[styled->style->meshDim];
+    if (features != weight->type.getDimSize(0) || heads % devices != 0)
+      return placements;
+    placements[styled->style->meshDim] = ShardAttr::get(context, 2);
+    return placements;
+  }
+  return placements;
 }
 
 void Importer::findReplicatedProjections(const OpDecl &op, int64_t heads) {
@@ -658,16 +708,24 @@ void Importer::findReplicatedProjections(const OpDecl &op, int64_t heads) {
 
 LogicalResult Importer::run() {
   builder.setInsertionPointToEnd(module.getBody());
-  const MeshDecl &mesh = plan.mesh;
-  SmallVector<llvm::StringRef> names(mesh.names.begin(), mesh.names.end());
-  MeshOp::create(builder, locator.get(*mesh.node), "mesh", mesh.shape,
-                 builder.getStrArrayAttr(names), DenseI64ArrayAttr());
+  // Entries share the mesh: the first import creates it.
+  if (!module.lookupSymbol("mesh")) {
+    const MeshDecl &mesh = plan.mesh;
+    SmallVector<llvm::StringRef> names(mesh.names.begin(), mesh.names.end());
+    MeshOp::create(builder, locator.get(*mesh.node), "mesh", mesh.shape,
+                   builder.getStrArrayAttr(names), DenseI64ArrayAttr());
+  }
   meshRef = FlatSymbolRefAttr::get(context, "mesh");
 
   for (const TensorDecl &decl : plan.parameters)
     parameterNames.insert(decl.name);
+  llvm::StringSet<> stateNames;
+  for (const TensorDecl &decl : plan.state)
+    stateNames.insert(decl.name);
   llvm::StringSet<> known = parameterNames;
   for (const TensorDecl &decl : plan.inputs)
+    known.insert(decl.name);
+  for (const TensorDecl &decl : plan.state)
     known.insert(decl.name);
   for (const OpDecl &op : plan.ops)
     for (const std::string &output : op.outputs)
@@ -684,10 +742,12 @@ LogicalResult Importer::run() {
   if (failed(computeParameterLayouts(parameterLayouts)))
     return failure();
 
-  // The function: model inputs, then parameters.
+  // The function: model inputs, then state, then parameters.
   SmallVector<const TensorDecl *> arguments;
   SmallVector<Type> argumentTypes;
   for (const TensorDecl &decl : plan.inputs)
+    arguments.push_back(&decl);
+  for (const TensorDecl &decl : plan.state)
     arguments.push_back(&decl);
   for (const TensorDecl &decl : plan.parameters)
     arguments.push_back(&decl);
@@ -701,17 +761,23 @@ LogicalResult Importer::run() {
   Block *body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);
 
+  llvm::StringMap<unsigned> stateArguments;
   for (auto [index, decl] : llvm::enumerate(arguments)) {
     bool parameter = parameterNames.contains(decl->name);
+    bool state = stateNames.contains(decl->name);
     int64_t rank = decl->type.getRank();
     SmallVector<PlacementAttr> placements =
-        getDefaultPlacements(rank, /*activation=*/!parameter);
+        getDefaultPlacements(rank, /*activation=*/!parameter && !state);
     if (parameter && parameterLayouts.count(decl->name))
       placements = parameterLayouts[decl->name].placements;
+    if (state)
+      placements = getStatePlacements(*decl);
     if (const PlacementDecl *raw = rawPlacements.lookup(decl->name)) {
       FailureOr<SmallVector<PlacementAttr>> normalized = normalizePlacements(
           raw->placements, rank, *raw->node,
-          (parameter ? "parameter '" : "input '") + decl->name + "'");
+          (parameter ? "parameter '"
+                     : (state ? "state '" : "input '")) +
+              decl->name + "'");
       if (failed(normalized))
         return failure();
       placements = *normalized;
@@ -721,6 +787,11 @@ LogicalResult Importer::run() {
     func.setArgAttr(index, "dtensor.name", builder.getStringAttr(decl->name));
     if (parameter)
       func.setArgAttr(index, "dtensor.weight", builder.getUnitAttr());
+    if (state) {
+      func.setArgAttr(index, DTensorDialect::getStateAttrName(),
+                      builder.getUnitAttr());
+      stateArguments[decl->name] = index;
+    }
     if (decl->init)
       func.setArgAttr(index, DTensorDialect::getInitAttrName(), decl->init);
     Value argument = body->getArgument(index);
@@ -742,6 +813,23 @@ LogicalResult Importer::run() {
     results.push_back(*value);
     resultTypes.push_back(value->getType());
   }
+  // Then the new value of each updated state tensor, in its layout.
+  SmallVector<std::pair<unsigned, LayoutAttr>> updateResults;
+  for (const StateUpdate &update : plan.updates) {
+    FailureOr<Value> value = getValueFor(update.value, std::nullopt);
+    if (failed(value))
+      return failure();
+    unsigned argument = stateArguments.lookup(update.state);
+    Type stateType = argumentTypes[argument];
+    if (value->getType() != stateType)
+      return locator.emitError(*update.node)
+             << "the new value of state '" << update.state << "' is "
+             << value->getType() << ", but the state is " << stateType;
+    auto layout = func.getArgAttrOfType<LayoutAttr>(argument, "dtensor.layout");
+    results.push_back(*value);
+    resultTypes.push_back(stateType);
+    updateResults.emplace_back(argument, layout);
+  }
   func::ReturnOp::create(builder, locator.get(*plan.outputNodes.front()),
                          results);
   func.setType(builder.getFunctionType(argumentTypes, resultTypes));
@@ -758,6 +846,12 @@ LogicalResult Importer::run() {
     }
     func.setResultAttr(index, "dtensor.layout", getLayout(placements));
     func.setResultAttr(index, "dtensor.name", builder.getStringAttr(name));
+  }
+  for (auto [i, update] : llvm::enumerate(updateResults)) {
+    unsigned index = plan.outputs.size() + i;
+    func.setResultAttr(index, DTensorDialect::getUpdatesAttrName(),
+                       builder.getI64IntegerAttr(update.first));
+    func.setResultAttr(index, "dtensor.layout", update.second);
   }
   return success();
 }
@@ -800,22 +894,55 @@ dtensor::frontend::importModelPlan(llvm::SourceMgr &sourceMgr,
         << "malformed JSON: " << parseError.message;
     return nullptr;
   }
-  FailureOr<ModelPlan> plan = readModelPlan(*root, locator);
-  if (failed(plan))
+  FailureOr<PlanEntries> entries = readPlanEntries(*root, locator);
+  if (failed(entries))
     return nullptr;
-  applyMeshOverrides(plan->mesh, options.meshOverrides);
-  int64_t devices = 1;
-  for (int64_t size : plan->mesh.shape)
-    devices *= size;
-  if (options.worldSize > 0 && devices > options.worldSize) {
-    locator.emitError(*plan->mesh.node->get("shape"))
-        << "the mesh has " << devices << " devices but the world has only "
-        << options.worldSize << " rank(s)";
-    return nullptr;
+
+  // Each entry is the plan with its dims' sizes written in. An error that
+  // only one entry's sizes cause names the entry.
+  struct EntryPlan {
+    const EntryDecl *entry;
+    std::unique_ptr<JsonNode> root;
+    ModelPlan plan;
+    std::optional<ModuleTree> tree;
+  };
+  std::vector<EntryPlan> plans;
+  plans.reserve(entries->entries.size());
+  const EntryDecl *current = nullptr;
+  ScopedDiagnosticHandler noteEntry(context, [&](Diagnostic &diag) {
+    if (current && current->node && diag.getSeverity() == DiagnosticSeverity::Error)
+      diag.attachNote(locator.get(*current->node))
+          << "in entry '" << current->name << "' ("
+          << describeDims(*current) << ")";
+    return failure(); // Reported by the enclosing handler.
+  });
+  for (const EntryDecl &entry : entries->entries) {
+    current = entries->listed && !entry.dims.empty() ? &entry : nullptr;
+    EntryPlan &entryPlan = plans.emplace_back();
+    entryPlan.entry = &entry;
+    entryPlan.root = std::make_unique<JsonNode>(specializePlan(*root, entry));
+    FailureOr<ModelPlan> plan = readModelPlan(*entryPlan.root, locator);
+    if (failed(plan))
+      return nullptr;
+    if (entries->listed)
+      plan->name = entry.name;
+    applyMeshOverrides(plan->mesh, options.meshOverrides);
+    int64_t devices = 1;
+    for (int64_t size : plan->mesh.shape)
+      devices *= size;
+    if (options.worldSize > 0 && devices > options.worldSize) {
+      current = nullptr;
+      locator.emitError(*plan->mesh.node->get("shape"))
+          << "the mesh has " << devices << " devices but the world has only "
+          << options.worldSize << " rank(s)";
+      return nullptr;
+    }
+    entryPlan.plan = std::move(*plan);
+    FailureOr<ModuleTree> tree = ModuleTree::build(entryPlan.plan, locator);
+    if (failed(tree))
+      return nullptr;
+    entryPlan.tree = std::move(*tree);
   }
-  FailureOr<ModuleTree> tree = ModuleTree::build(*plan, locator);
-  if (failed(tree))
-    return nullptr;
 
   // Each import may find key/value projections to replicate, which change
   // the layouts of values emitted before it found them: then again, with
@@ -824,14 +951,27 @@ dtensor::frontend::importModelPlan(llvm::SourceMgr &sourceMgr,
   for (;;) {
     OwningOpRef<ModuleOp> module =
         ModuleOp::create(FileLineColLoc::get(context, filename, 1, 1));
-    Importer importer(*plan, *tree, locator, *module, replicated);
-    if (failed(importer.run()))
-      return nullptr;
-    if (!importer.getDiscovered().empty()) {
-      for (const auto &entry : importer.getDiscovered())
-        replicated[entry.getKey()] = entry.getValue();
+    ReplicatedProjections discovered;
+    for (EntryPlan &entryPlan : plans) {
+      current = entries->listed && !entryPlan.entry->dims.empty()
+                    ? entryPlan.entry
+                    : nullptr;
+      Importer importer(entryPlan.plan, *entryPlan.tree, locator, *module,
+                        replicated);
+      if (failed(importer.run()))
+        return nullptr;
+      for (const auto &projection : importer.getDiscovered())
+        discovered[projection.getKey()] = projection.getValue();
+    }
+    current = nullptr;
+    if (!discovered.empty()) {
+      for (const auto &projection : discovered)
+        replicated[projection.getKey()] = projection.getValue();
       continue;
     }
+    if (entries->listed && plans.size() > 1)
+      (*module)->setAttr(DTensorDialect::getDefaultEntryAttrName(),
+                         StringAttr::get(context, plans.front().plan.name));
     if (failed(verify(*module)))
       return nullptr;
     return module;

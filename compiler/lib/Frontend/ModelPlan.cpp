@@ -515,8 +515,10 @@ LogicalResult PlanReader::readOp(const JsonNode &node, OpDecl &op) {
 }
 
 LogicalResult PlanReader::readModel(const JsonNode &node, ModelPlan &plan) {
-  if (failed(checkObject(node,
-                         {"name", "inputs", "parameters", "ops", "outputs"})))
+  // `dims` and `entries` are read by readPlanEntries.
+  if (failed(checkObject(node, {"name", "dims", "inputs", "state",
+                                "parameters", "ops", "outputs", "updates",
+                                "entries"})))
     return failure();
   if (const JsonNode *name = node.get("name")) {
     FailureOr<std::string> text = readName(*name);
@@ -560,6 +562,9 @@ LogicalResult PlanReader::readModel(const JsonNode &node, ModelPlan &plan) {
   const JsonNode *inputs = require(node, "inputs");
   if (!inputs || failed(readDecls(inputs, plan.inputs, false)))
     return failure();
+  if (const JsonNode *state = node.get("state"))
+    if (failed(readDecls(state, plan.state, false)))
+      return failure();
   if (const JsonNode *parameters = node.get("parameters"))
     if (failed(readDecls(parameters, plan.parameters, true)))
       return failure();
@@ -600,6 +605,31 @@ LogicalResult PlanReader::readModel(const JsonNode &node, ModelPlan &plan) {
       return error(entry) << "tensor '" << *name << "' is returned twice";
     plan.outputs.push_back(*name);
     plan.outputNodes.push_back(&entry);
+  }
+
+  if (const JsonNode *updates = node.get("updates")) {
+    if (failed(expectKind(*updates, JsonNode::Kind::Object)))
+      return failure();
+    for (const auto &[state, value] : updates->members) {
+      if (!llvm::any_of(plan.state, [&, &state = state](const TensorDecl &d) {
+            return d.name == state;
+          }))
+        return error(value) << "'" << state
+                            << "' is not a state tensor; model.updates maps "
+                               "each state tensor to its new value";
+      FailureOr<std::string> name = readName(value);
+      if (failed(name))
+        return failure();
+      if (!defined.count(*name))
+        return error(value) << "unknown tensor '" << *name << "'";
+      if (!llvm::any_of(plan.ops, [&](const OpDecl &op) {
+            return llvm::is_contained(op.outputs, *name);
+          }))
+        return error(value) << "the new value of state '" << state
+                            << "' must be an op's output, got '" << *name
+                            << "'";
+      plan.updates.push_back({state, *name, &value});
+    }
   }
   return success();
 }

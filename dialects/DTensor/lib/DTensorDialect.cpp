@@ -4,7 +4,9 @@
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Dialect/DTensor/DTensorTypes.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
@@ -309,6 +311,22 @@ LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == getCommGroupsAttrName() ||
       attr.getName() == getCommMeshesAttrName())
     return verifyCommAttr(op, attr);
+  if (attr.getName() == getDefaultEntryAttrName()) {
+    auto module = dyn_cast<ModuleOp>(op);
+    auto name = dyn_cast<StringAttr>(attr.getValue());
+    if (!module || !name)
+      return op->emitOpError()
+             << "'" << attr.getName().getValue()
+             << "' must be a string attribute of a module";
+    auto entry = module.lookupSymbol<FunctionOpInterface>(name);
+    if (!entry || entry.isExternal() || SymbolTable::getSymbolVisibility(entry) !=
+                                            SymbolTable::Visibility::Public)
+      return op->emitOpError()
+             << "'" << attr.getName().getValue() << "' names @"
+             << name.getValue() << ", which is not a public function with a "
+             << "body";
+    return success();
+  }
   // Any other dtensor attribute on an op would be ignored.
   return op->emitOpError()
          << "'" << attr.getName().getValue()

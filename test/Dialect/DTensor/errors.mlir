@@ -123,6 +123,29 @@ func.func private @f(tensor<4xf32> {dtensor.placement = 1 : i64})
 // Layouts of op results (dtensor.layouts) and other op attributes
 //===----------------------------------------------------------------------===//
 
+// The default entry of a program of several: a public function with a body.
+// expected-error @+1 {{'builtin.module' op 'dtensor.default_entry' names @decode, which is not a public function with a body}}
+module attributes {dtensor.default_entry = "decode"} {
+  func.func private @decode(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'dtensor.default_entry' must be a string attribute of a module}}
+func.func @g() attributes {dtensor.default_entry = "g"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op 'dtensor.default_entry' must be a string attribute of a module}}
+module attributes {dtensor.default_entry = 1 : i64} {
+}
+
+// -----
+
 // expected-error @+1 {{'func.func' op 'dtensor.layout' is not an operation attribute; the layouts of an op's results belong in 'dtensor.layouts', a function argument's or result's in its 'dtensor.layout'}}
 func.func private @f() attributes {dtensor.layout = 1 : i64}
 

@@ -30,7 +30,7 @@ struct MeshDecl {
   const JsonNode *node = nullptr;
 };
 
-/// An entry of `model.inputs` or `model.parameters`.
+/// An entry of `model.inputs`, `model.state` or `model.parameters`.
 struct TensorDecl {
   std::string name;
   mlir::RankedTensorType type;
@@ -49,6 +49,15 @@ struct OpDecl {
   llvm::SmallVector<const JsonNode *> inputNodes;
   llvm::SmallVector<std::string> outputs;
   llvm::SmallVector<const JsonNode *> outputNodes;
+};
+
+/// A member of `model.updates`: the value a state tensor holds after a
+/// step.
+struct StateUpdate {
+  std::string state;
+  std::string value;
+  /// The value's string.
+  const JsonNode *node = nullptr;
 };
 
 /// A placement of a style, or a skipped entry (`null`) of a layout list.
@@ -88,6 +97,10 @@ struct ModelPlan {
   std::string name = "main";
   std::vector<TensorDecl> inputs;
   std::vector<TensorDecl> parameters;
+  /// Tensors that persist across steps (zero at load), shared by the
+  /// entries.
+  std::vector<TensorDecl> state;
+  std::vector<StateUpdate> updates;
   std::vector<OpDecl> ops;
   llvm::SmallVector<std::string> outputs;
   llvm::SmallVector<const JsonNode *> outputNodes;

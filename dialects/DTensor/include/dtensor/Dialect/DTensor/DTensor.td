@@ -117,6 +117,11 @@ def DTensor_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getUpdatesAttrName() {
       return ::llvm::StringLiteral("dtensor.updates");
     }
+    /// Name of the module attribute naming the entry function a program
+    /// runs when its caller names none (of several public functions).
+    static constexpr ::llvm::StringLiteral getDefaultEntryAttrName() {
+      return ::llvm::StringLiteral("dtensor.default_entry");
+    }
     /// Name of the argument attribute holding a weight's initializer.
     static constexpr ::llvm::StringLiteral getInitAttrName() {
       return ::llvm::StringLiteral("dtensor.init");
