@@ -48,7 +48,10 @@ recomputation of the C tokens. After W warm-up steps, the median of I
 steps; one JSON line per context:
 
   {"context": C, "decode_ms": ..., "recompute_ms": ... (null without
-   --recompute), "threads": T, "dtype": ..., "iters": I}
+   --recompute), "decode_min_ms": ..., "recompute_min_ms": ...,
+   "threads": T, "dtype": ..., "iters": I}
+
+(the *_min_ms: the fastest step, steadier than the median on a busy machine).
 
 Without --weights, --time uses random weights (seeded; values do not change
 the time). --threads sets torch's intra-op threads (and OpenBLAS's, where
@@ -525,7 +528,8 @@ def set_threads(threads):
         pass
 
 
-def median_ms(step, warmup, iters):
+def step_ms(step, warmup, iters):
+    """The median and the minimum time of `step` in ms."""
     for _ in range(warmup):
         step()
     times = []
@@ -533,13 +537,13 @@ def median_ms(step, warmup, iters):
         start = time.perf_counter()
         step()
         times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+    return statistics.median(times), min(times)
 
 
 def time_context(model, context, recompute, warmup, iters, seed=0,
                  max_positions=None):
-    """The decode step's (and the recomputation's) median time in ms for
-    the next token of a `context`-token sequence."""
+    """The decode step's (and the recomputation's) median and minimum time
+    in ms for the next token of a `context`-token sequence."""
     if context < 1:
         raise GenerateError("a context must be at least 1 token")
     g = torch.Generator().manual_seed(seed)
@@ -548,16 +552,16 @@ def time_context(model, context, recompute, warmup, iters, seed=0,
     if context > 1:
         model.prefill(cache, 0, tokens[:-1])
     last, position = [int(tokens[-1])], [context - 1]
-    result = {"context": context,
-              "decode_ms": median_ms(
-                  lambda: model.decode(cache, [0], last, position),
-                  warmup, iters),
-              "recompute_ms": None}
+    decode = step_ms(lambda: model.decode(cache, [0], last, position),
+                     warmup, iters)
+    recomputed = (None, None)
     if recompute:
         batch = tokens.unsqueeze(0)
-        result["recompute_ms"] = median_ms(
-            lambda: model.forward(batch, last_only=True), warmup, iters)
-    return result
+        recomputed = step_ms(lambda: model.forward(batch, last_only=True),
+                             warmup, iters)
+    return {"context": context, "decode_ms": decode[0],
+            "recompute_ms": recomputed[0], "decode_min_ms": decode[1],
+            "recompute_min_ms": recomputed[1]}
 
 
 # --- command line ----------------------------------------------------------------
