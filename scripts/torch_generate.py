@@ -55,7 +55,7 @@ steps; one JSON line per context:
 
 Without --weights, --time uses random weights (seeded; values do not change
 the time). --threads sets torch's intra-op threads (and OpenBLAS's, where
-torch uses it) and one inter-op thread.
+torch's BLAS is OpenBLAS) and one inter-op thread.
 
 As a library:
 
@@ -514,14 +514,18 @@ def generate(model, prompts, max_new_tokens, use_cache=True,
 # --- timing ----------------------------------------------------------------------
 
 def set_threads(threads):
-    """Intra-op threads for torch and for OpenBLAS (which torch does not
-    configure itself); one inter-op thread (as scripts/bench_torch.py)."""
+    """Intra-op threads for torch and, where torch's BLAS is OpenBLAS (which
+    torch does not configure itself; Debian's torch), for OpenBLAS; one
+    inter-op thread (as scripts/bench_torch.py). A torch on MKL (PyPI's)
+    does not load the system's OpenBLAS and its idle thread pool."""
     import ctypes
     torch.set_num_threads(threads)
     try:
         torch.set_num_interop_threads(1)
     except RuntimeError:
         pass  # already set in this process
+    if "BLAS_INFO=open" not in torch.__config__.show():
+        return
     try:
         ctypes.CDLL("libopenblas.so.0").openblas_set_num_threads(threads)
     except (OSError, AttributeError):
