@@ -4,6 +4,7 @@
 model plan (docs/model-plan.md), for dtensor-run and scripts/torch_model.py.
 
   make-test-tensors.py model.json -d DIR [--seed N] [--int-range NAME=LO:HI]
+      [--entry NAME]
 
 Writes DIR/<input>.npy for every input, DIR/weights.safetensors with every
 parameter, and prints the flags that pass them on, one line:
@@ -20,7 +21,9 @@ Values depend only on the seed and the tensor's name:
   side [.., k, n]: N(0, 1) / sqrt(k), so activations keep unit scale and the
   largest logit stands clear of the next;
 - everything else (float inputs, embedding tables): N(0, 1).
-Standard library and NumPy only; bf16 is rounded from f32 (nearest even).
+A plan with entries (model.entries) gets the inputs of --entry NAME (default:
+the first entry), its dims' sizes written in; state is not written (it starts
+at zero). Standard library and NumPy only; bf16 is rounded from f32 (nearest even).
 """
 
 import argparse
@@ -58,7 +61,8 @@ def broadcast(a, b):
 def infer_shapes(model):
     """name -> shape of every value (the shapes the importer computes)."""
     shapes = {t["name"]: list(t["shape"])
-              for t in model["inputs"] + model.get("parameters", [])}
+              for t in model["inputs"] + model.get("state", []) +
+              model.get("parameters", [])}
     for op in model["ops"]:
         kind = op["op"]
         ins = [shapes[n] for n in op["inputs"]]
@@ -77,6 +81,9 @@ def infer_shapes(model):
             out = x if len(ins) == 1 else broadcast(ins[0], ins[1])
         elif kind == "embedding":
             out = x + [ins[1][1]]
+        elif kind == "index_select":
+            out = list(x)
+            out[dim("dim")] = ins[1][0]
         elif kind == "transpose":
             out = list(x)
             i, j = dim("dim0"), dim("dim1")
@@ -221,6 +228,32 @@ def write_safetensors(path, tensors):
         f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
+def specialize(model, entry_name):
+    """The model of one of its entries: every dim name in a `shape` array
+    replaced by the entry's size."""
+    entries = model.get("entries")
+    if not entries:
+        if entry_name:
+            fail(f"--entry {entry_name}: the plan lists no entries")
+        return model
+    entry = next((e for e in entries if e["name"] == entry_name), None) \
+        if entry_name else entries[0]
+    if entry is None:
+        fail(f"--entry {entry_name}: no such entry (the plan has: "
+             + ", ".join(e["name"] for e in entries) + ")")
+    sizes = entry.get("dims", {})
+
+    def walk(value):
+        if isinstance(value, dict):
+            return {k: ([sizes.get(v, v) if isinstance(v, str) else v
+                         for v in w] if k == "shape" and isinstance(w, list)
+                        else walk(w)) for k, w in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+    return walk(model)
+
+
 def file_name(name):
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
 
@@ -231,11 +264,13 @@ def main(argv=None):
     p.add_argument("plan")
     p.add_argument("-d", "--dir", required=True, help="directory to write")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--entry", help="the entry whose inputs to write (a plan "
+                   "with model.entries; default its first)")
     p.add_argument("--int-range", action="append", default=[],
                    metavar="NAME=LO:HI")
     a = p.parse_args(argv)
     with open(a.plan) as f:
-        model = json.load(f)["model"]
+        model = specialize(json.load(f)["model"], a.entry)
     shapes = infer_shapes(model)
     ranges = integer_ranges(model, shapes)
     for spec in a.int_range:

@@ -3,6 +3,8 @@
 // dtensor-run model.dtc -n 4 [--input x=x.npy | --random-inputs SEED]
 //     [--weights w.safetensors] [--seed N] [--output y=y.npy] [--check]
 //     [--iters N] [--input-local x=x.{rank}.npy] [--output-local y=y.{rank}.npy]
+// dtensor-run model.dtc -n 2 --generate N --prompt ids.npy [--prompt ...]
+//     [--check]
 //
 // With -n, starts itself under `mpirun`; without, it is one rank of an
 // external launcher (mpirun, Slurm) or a world of one. Everything goes
@@ -19,6 +21,7 @@
 #include "dtensor/Tooling/Compare.h"
 #include "dtensor/Tooling/ElementTypes.h"
 #include "dtensor/Tooling/FlagValues.h"
+#include "dtensor/Tooling/Generation.h"
 #include "dtensor/Tooling/Npy.h"
 
 #include "dtensor/runtime.h"
@@ -34,6 +37,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unistd.h>
@@ -67,6 +71,9 @@ struct Options {
   int threads = 0;
   std::string mpirun = "mpirun";
   bool quiet = false;
+  /// --generate: new tokens per prompt (0: run steps instead).
+  int generate = 0;
+  std::vector<std::string> prompts;
 };
 
 int rank = 0;
@@ -225,6 +232,21 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
       app.add_option("--mpirun", options.mpirun,
                      "launcher for -n (default: mpirun)")
           ->type_name("PATH");
+  CLI::Option *generate =
+      app.add_option("--generate", options.generate,
+                     "greedy generation of N tokens after each\n"
+                     "--prompt with the artifact's KV-cache entries\n"
+                     "(docs/runtime.md), printing the ids; with\n"
+                     "--check also on the single-device reference")
+          ->type_name("N")
+          ->transform(integerAtLeast(1, kIntMax));
+  app.add_option("--prompt", options.prompts,
+                 "token ids (a 1-D .npy of i32 or i64) to\n"
+                 "generate after, each in its own cache slot\n"
+                 "and decoded together (repeatable)")
+      ->type_name("FILE.npy")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
   app.add_flag("-q,--quiet", options.quiet, "print errors only");
   cli.addHelp();
 
@@ -264,6 +286,17 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
     options.randomSeed = randomSeed;
   if (*toleranceOption)
     options.tolerance = tolerance;
+  if (bool(*generate) == options.prompts.empty()) {
+    cli.error(*generate ? "--generate needs at least one --prompt"
+                        : "--prompt needs --generate");
+    return 2;
+  }
+  if (bool(*generate) && (!options.inputs.empty() || !options.localInputs.empty() ||
+                    !options.outputs.empty() || !options.localOutputs.empty())) {
+    cli.error("--generate makes its own inputs and prints its tokens: it "
+              "takes no --input, --input-local, --output or --output-local");
+    return 2;
+  }
   // A bare --comm-trace is the text table.
   if (*commTrace && options.commTrace.empty())
     options.commTrace = "text";
@@ -419,6 +452,120 @@ bool writeTraces(dtensor_program *program, const Options &options) {
   return ok;
 }
 
+/// --generate: greedy generation after each prompt on the ranks, printed by
+/// rank 0; with --check also on the single-device reference program (on
+/// rank 0, with the ranks' weights), token for token. Returns the exit
+/// status, the same on every rank.
+int runGeneration(dtensor_program *program, const Options &options,
+                  const std::vector<std::vector<int64_t>> &prompts,
+                  const std::vector<TensorView> &tensors) {
+  using dtensor::tooling::Generator;
+  // Every rank sees the same manifest and prompts: the same verdicts, and
+  // a runtime failure is agreed by the runtime. Rank 0 speaks.
+  std::string error;
+  std::unique_ptr<Generator> generator = Generator::create(program, error);
+  std::vector<std::vector<int64_t>> generated;
+  Generator::Times times;
+  if (generator &&
+      !generator->generate(prompts, options.generate, generated, error,
+                           &times))
+    generator.reset();
+  if (!generator) {
+    if (rank == 0)
+      report("--generate: " + error);
+    return 1;
+  }
+  if (rank == 0) {
+    for (size_t i = 0; i < generated.size(); ++i) {
+      std::string line = "generated " + std::to_string(i) + ":";
+      for (int64_t id : generated[i])
+        line += " " + std::to_string(id);
+      std::printf("%s\n", line.c_str());
+    }
+    if (!options.quiet) {
+      std::vector<double> decode = times.decode;
+      std::sort(decode.begin(), decode.end());
+      std::printf("generated %d token%s after %zu prompt%s on %d rank%s: "
+                  "prefill %.3f ms, decode step median %.3f ms\n",
+                  options.generate, options.generate == 1 ? "" : "s",
+                  prompts.size(), prompts.size() == 1 ? "" : "s", worldSize,
+                  worldSize == 1 ? "" : "s", times.prefill,
+                  decode.empty() ? 0.0 : decode[decode.size() / 2]);
+    }
+  }
+  if (!options.check)
+    return 0;
+
+  // The weights, whole, on rank 0 (every rank takes part).
+  std::map<std::string, std::vector<uint8_t>> weights;
+  for (const TensorView &tensor : tensors) {
+    if (tensor.role != DTENSOR_WEIGHT)
+      continue;
+    std::vector<uint8_t> &data = weights[tensor.name];
+    if (rank == 0)
+      data.resize(tensor.bytes());
+    if (dtensor_status status = dtensor_program_get(
+            program, tensor.name.c_str(), DTENSOR_GLOBAL, 0,
+            rank == 0 ? data.data() : nullptr, rank == 0 ? data.size() : 0)) {
+      report(dtensor_last_error(), status);
+      return 1;
+    }
+  }
+  bool checkFailed = false;
+  if (rank == 0) {
+    MPI_Comm self = MPI_COMM_SELF;
+    dtensor_context_options selfOptions{sizeof(dtensor_context_options), &self,
+                                        options.threads};
+    dtensor_load_options loadOptions{sizeof(dtensor_load_options), 1};
+    dtensor_context *single = nullptr;
+    dtensor_program *reference = nullptr;
+    dtensor_status status = dtensor_context_create(&selfOptions, &single);
+    if (!status)
+      status = dtensor_program_load(single, options.artifact.c_str(),
+                                    &loadOptions, &reference);
+    for (const TensorView &tensor : tensors) {
+      if (status || tensor.role != DTENSOR_WEIGHT)
+        continue;
+      const std::vector<uint8_t> &data = weights[tensor.name];
+      status = dtensor_program_set(
+          reference, tensor.name.c_str(), DTENSOR_GLOBAL, tensor.dtype,
+          static_cast<int32_t>(tensor.shape.size()), tensor.shape.data(),
+          data.data(), data.size());
+    }
+    std::vector<std::vector<int64_t>> expected;
+    std::unique_ptr<Generator> check;
+    if (status)
+      error = dtensor_last_error();
+    else
+      check = Generator::create(reference, error);
+    if (!check ||
+        !check->generate(prompts, options.generate, expected, error)) {
+      report("--check: " + error);
+      checkFailed = true;
+    }
+    for (size_t i = 0; i < expected.size() && !checkFailed; ++i) {
+      auto [want, got] = std::mismatch(expected[i].begin(), expected[i].end(),
+                                       generated[i].begin());
+      if (want == expected[i].end())
+        continue;
+      size_t at = want - expected[i].begin();
+      std::printf("check generate: prompt %zu differs at token %zu: the "
+                  "reference has %lld, the ranks %lld: MISMATCH\n",
+                  i, at, static_cast<long long>(*want),
+                  static_cast<long long>(*got));
+      checkFailed = true;
+    }
+    if (!checkFailed)
+      std::printf("check generate: %zu prompt%s x %d tokens equal the "
+                  "single-device reference: ok\n",
+                  prompts.size(), prompts.size() == 1 ? "" : "s",
+                  options.generate);
+    dtensor_program_destroy(reference);
+    dtensor_context_destroy(single);
+  }
+  return anyFailed(checkFailed) ? 1 : 0;
+}
+
 /// Runs the whole job on this rank; returns the exit status.
 int runRank(const Options &options) {
   auto fail = [&](dtensor_status status) {
@@ -445,6 +592,24 @@ int runRank(const Options &options) {
       report("--input-local " + name + ": " + error);
       readFailed = true;
     }
+  }
+  std::vector<std::vector<int64_t>> prompts;
+  for (const std::string &path : options.prompts) {
+    dtensor::tooling::NpyArray array;
+    std::string error = dtensor::tooling::readNpy(path, array);
+    if (error.empty() &&
+        (array.shape.size() != 1 ||
+         (array.dtype != DTENSOR_I32 && array.dtype != DTENSOR_I64)))
+      error = "expected a 1-D array of i32 or i64 token ids";
+    if (!error.empty()) {
+      report("--prompt " + path + ": " + error);
+      readFailed = true;
+      continue;
+    }
+    std::vector<int64_t> &ids = prompts.emplace_back(array.shape[0]);
+    for (int64_t i = 0; i < array.shape[0]; ++i)
+      ids[i] = static_cast<int64_t>(
+          dtensor::tooling::elementAsDouble(array.data.data(), array.dtype, i));
   }
   if (anyFailed(readFailed))
     return 1;
@@ -528,6 +693,9 @@ int runRank(const Options &options) {
         (tensor.role == DTENSOR_WEIGHT &&
          (!options.weights.empty() || hasInit)))
       continue;
+    // Generation sets the inputs of each step; the cache starts at zero.
+    if (options.generate && tensor.role != DTENSOR_WEIGHT)
+      continue;
     // State starts at zero unless a file gives it.
     if (tensor.role == DTENSOR_STATE && !localArrays.count(tensor.name) &&
         !inputArrays.count(tensor.name))
@@ -567,6 +735,9 @@ int runRank(const Options &options) {
             *options.randomSeed * 1000003u + tensor.index))
       return finish(fail(status));
   }
+
+  if (options.generate)
+    return finish(runGeneration(program, options, prompts, tensors));
 
   // --check replays the steps on the reference from the same state.
   bool hasState = std::any_of(tensors.begin(), tensors.end(),
