@@ -151,6 +151,98 @@ bool checkGroup(Checker &check, const GroupInfo &group, const std::string &path,
   return true;
 }
 
+std::string describeShape(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+/// The row writes of `entry` (at `path`): each names a state the entry
+/// takes, of rank 2 or more whose dims 0 and 1 are cache_slots and
+/// cache_positions, and two inputs of the entry that are replicated 1-D
+/// i32/i64 tensors of one length; 0 <= rows <= cache_positions.
+bool checkRowWrites(Checker &check, const Manifest &manifest,
+                    const EntryInfo &entry, const std::string &path) {
+  // The entry's argument named `name` with role `role`, or nullptr.
+  auto argument = [&](const std::string &name,
+                      TensorRole role) -> const TensorInfo * {
+    for (int64_t index : entry.arguments) {
+      const TensorInfo &tensor = manifest.tensors[index];
+      if (tensor.name == name && tensor.role == role)
+        return &tensor;
+    }
+    return nullptr;
+  };
+  for (size_t i = 0; i < entry.rowWrites.size(); ++i) {
+    const RowWriteInfo &write = entry.rowWrites[i];
+    std::string at = indexPath(keyPath(path, "row_writes"), i);
+    const TensorInfo *state = argument(write.state, TensorRole::State);
+    if (!state)
+      return check.fail(keyPath(at, "state"),
+                        "\"" + write.state + "\" is not a state tensor of "
+                                             "entry \"" +
+                            entry.name + "\"");
+    if (state->shape.size() < 2)
+      return check.fail(keyPath(at, "state"),
+                        "the state \"" + state->name + "\" has shape " +
+                            describeShape(state->shape) +
+                            "; rows are written into [slots, positions, ...]");
+    if (write.cacheSlots != state->shape[0])
+      return check.fail(keyPath(at, "cache_slots"),
+                        "expected " + std::to_string(state->shape[0]) +
+                            ", dim 0 of the state \"" + state->name +
+                            "\", got " + std::to_string(write.cacheSlots));
+    if (write.cachePositions != state->shape[1])
+      return check.fail(keyPath(at, "cache_positions"),
+                        "expected " + std::to_string(state->shape[1]) +
+                            ", dim 1 of the state \"" + state->name +
+                            "\", got " + std::to_string(write.cachePositions));
+    if (write.rows < 0 || write.rows > write.cachePositions)
+      return check.fail(keyPath(at, "rows"),
+                        "expected an integer in [0, " +
+                            std::to_string(write.cachePositions) +
+                            "] (the positions of the state \"" + state->name +
+                            "\"), got " + std::to_string(write.rows));
+    const TensorInfo *indices[2] = {nullptr, nullptr};
+    for (int k = 0; k < 2; ++k) {
+      const char *key = k ? "positions" : "slots";
+      const std::string &name = k ? write.positions : write.slots;
+      const TensorInfo *input = argument(name, TensorRole::Input);
+      if (!input)
+        return check.fail(keyPath(at, key), "\"" + name +
+                                                "\" is not an input of entry "
+                                                "\"" +
+                                                entry.name + "\"");
+      if (input->dtype != DType::I32 && input->dtype != DType::I64)
+        return check.fail(keyPath(at, key),
+                          "the input \"" + name + "\" is " +
+                              dtypeName(input->dtype) +
+                              "; row indices are i32 or i64");
+      if (input->shape.size() != 1)
+        return check.fail(keyPath(at, key),
+                          "the input \"" + name + "\" has shape " +
+                              describeShape(input->shape) +
+                              "; expected one dim, an index per row");
+      for (const std::string &placement : input->placements)
+        if (placement != "R")
+          return check.fail(keyPath(at, key),
+                            "the input \"" + name + "\" is placed " +
+                                placement +
+                                "; row indices are checked replicated (\"R\" "
+                                "on every mesh dim)");
+      indices[k] = input;
+    }
+    if (indices[0]->shape[0] != indices[1]->shape[0])
+      return check.fail(keyPath(at, "positions"),
+                        "the input \"" + indices[1]->name + "\" has " +
+                            std::to_string(indices[1]->shape[0]) +
+                            " rows, the slots \"" + indices[0]->name + "\" " +
+                            std::to_string(indices[0]->shape[0]));
+  }
+  return true;
+}
+
 /// The entries: names unique and non-empty, the default `entry` among
 /// them, each argument an input of the entry, a weight or a state, each
 /// result an output of the entry, each listed once, and every input and
@@ -201,6 +293,8 @@ bool checkEntries(Checker &check, const Manifest &manifest) {
           ++uses[index];
       }
     }
+    if (!checkRowWrites(check, manifest, entry, path))
+      return false;
   }
   if (!names.count(manifest.entry))
     return check.fail("entry", "expected the name of one of the entries, got "
@@ -467,10 +561,23 @@ json toJson(const Manifest &manifest) {
   root["tensors"] = std::move(tensors);
   if (!manifest.entries.empty()) {
     json entries = json::array();
-    for (const EntryInfo &entry : manifest.entries)
-      entries.push_back({{"name", entry.name},
-                         {"arguments", entry.arguments},
-                         {"results", entry.results}});
+    for (const EntryInfo &entry : manifest.entries) {
+      json object = {{"name", entry.name},
+                     {"arguments", entry.arguments},
+                     {"results", entry.results}};
+      if (!entry.rowWrites.empty()) {
+        json writes = json::array();
+        for (const RowWriteInfo &write : entry.rowWrites)
+          writes.push_back({{"state", write.state},
+                            {"slots", write.slots},
+                            {"positions", write.positions},
+                            {"rows", write.rows},
+                            {"cache_slots", write.cacheSlots},
+                            {"cache_positions", write.cachePositions}});
+        object["row_writes"] = std::move(writes);
+      }
+      entries.push_back(std::move(object));
+    }
     root["entries"] = std::move(entries);
   }
   if (!manifest.collectiveSites.empty()) {
@@ -681,13 +788,44 @@ public:
     return true;
   }
 
-  /// {"name": ..., "arguments": [...], "results": [...]}.
+  /// {"name": ..., "arguments": [...], "results": [...], and optional
+  /// "row_writes": [...]}.
   bool entry(const json &value, const std::string &path, EntryInfo &out) {
-    return object(value, path) && stringField(value, path, "name", out.name) &&
-           integersField(value, path, "arguments", out.arguments,
-                         "a tensor index") &&
-           integersField(value, path, "results", out.results,
-                         "a tensor index");
+    if (!object(value, path) || !stringField(value, path, "name", out.name) ||
+        !integersField(value, path, "arguments", out.arguments,
+                       "a tensor index") ||
+        !integersField(value, path, "results", out.results, "a tensor index"))
+      return false;
+    out.rowWrites.clear();
+    const json *writes = member(value, path, "row_writes", false);
+    if (!writes)
+      return true;
+    std::string writesPath = keyPath(path, "row_writes");
+    if (!array(*writes, writesPath))
+      return false;
+    for (size_t i = 0; i < writes->size(); ++i) {
+      RowWriteInfo write;
+      if (!rowWrite((*writes)[i], indexPath(writesPath, i), write))
+        return false;
+      out.rowWrites.push_back(std::move(write));
+    }
+    return true;
+  }
+
+  /// {"state", "slots", "positions", "rows", "cache_slots",
+  /// "cache_positions"}.
+  bool rowWrite(const json &value, const std::string &path,
+                RowWriteInfo &out) {
+    return object(value, path) &&
+           stringField(value, path, "state", out.state) &&
+           stringField(value, path, "slots", out.slots) &&
+           stringField(value, path, "positions", out.positions) &&
+           integerField(value, path, "rows", out.rows,
+                        "a non-negative integer") &&
+           integerField(value, path, "cache_slots", out.cacheSlots,
+                        "a non-negative integer") &&
+           integerField(value, path, "cache_positions", out.cachePositions,
+                        "a non-negative integer");
   }
 
   /// {"kind": ..., and optional "reduction", "module", "position",

@@ -4,6 +4,7 @@
 #include "Context.h"
 #include "CpuBackend.h"
 #include "CudaPlugin.h"
+#include "RowBounds.h"
 
 #include "dtensor/Formats/Box.h"
 
@@ -150,7 +151,7 @@ Status loadLocally(dtensor_program &program, int worldSize,
     Entry entry{info.name,
                 reinterpret_cast<EntryFunction>(
                     dlsym(program.library, symbol.c_str())),
-                info.arguments, info.results};
+                info.arguments, info.results, info.rowWrites};
     if (!entry.function)
       return artifactError(path + " does not export " + symbol);
     if (info.name == manifest.entry)
@@ -361,6 +362,12 @@ Status resetState(dtensor_program &program, const char *name, int64_t slot) {
 }
 
 Status runProgram(dtensor_program &program) {
+  // A call that would write rows outside a cache is refused on every rank
+  // before any of them starts the step (whose collectives all must join),
+  // so it changes nothing anywhere.
+  if (!program.entries[program.activeEntry].rowWrites.empty())
+    if (Status s = program.context->world->agree(checkRowWrites(program)))
+      return s;
   if (!program.tracing)
     return runStep(program);
   dtensor_trace_event step{"step", program.traceSteps, -1, 0,

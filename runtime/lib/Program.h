@@ -83,6 +83,8 @@ struct Entry {
   EntryFunction function = nullptr;
   /// Indices into dtensor_program::tensors: arguments, then results.
   std::vector<int64_t> arguments, results;
+  /// The row writes checked before each step (RowBounds.h).
+  std::vector<RowWriteInfo> rowWrites;
 };
 
 } // namespace dtensor::rt

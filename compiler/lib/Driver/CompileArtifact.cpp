@@ -11,6 +11,8 @@
 
 #include "dtensor/Driver/CompileArtifact.h"
 
+#include "RowWrites.h"
+
 #include "dtensor/Formats/Manifest.h"
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
@@ -358,7 +360,8 @@ static std::string describePlacements(const rt::TensorInfo &info) {
 /// and outputs (named after the entry when there are several), and the
 /// weights and state it shares with the entries before it, which must agree
 /// with them. A result updating state is not an output; it must keep the
-/// state's layout.
+/// state's layout. Its row writes on inputs are recorded for the runtime to
+/// check (RowWrites.h).
 static LogicalResult describeEntry(func::FuncOp function, bool multiEntry,
                                    rt::Manifest &manifest) {
   rt::EntryInfo entry;
@@ -427,6 +430,10 @@ static LogicalResult describeEntry(func::FuncOp function, bool multiEntry,
     entry.results.push_back(manifest.tensors.size());
     manifest.tensors.push_back(std::move(*info));
   }
+  std::vector<const rt::TensorInfo *> arguments;
+  for (int64_t index : entry.arguments)
+    arguments.push_back(&manifest.tensors[index]);
+  entry.rowWrites = collectRowWrites(function, arguments);
   manifest.entries.push_back(std::move(entry));
   return success();
 }

@@ -211,7 +211,13 @@ dtensor_status dtensor_program_load_weights(dtensor_program *program,
                                             const char *path);
 
 /* COLLECTIVE. Runs one step of the selected entry: outputs from the current
- * inputs, weights and state; the state it updates is updated in place. */
+ * inputs, weights and state; the state it updates is updated in place.
+ * Before the step the runtime checks the rows the entry writes into state at
+ * indices its inputs give (the manifest's "row_writes"): a negative slot is a
+ * padding row, written nowhere; a slot >= the cache's slots, or a position
+ * range outside its positions, is DTENSOR_ERR_INVALID_ARGUMENT on every rank
+ * (DTENSOR_ERR_PEER on the ranks whose own inputs were fine) and the step is
+ * not run: no state changes. */
 dtensor_status dtensor_program_run(dtensor_program *program);
 
 /* The program's entry points (e.g. "prefill" and "decode"), sharing its

@@ -716,3 +716,154 @@ TEST_F(ManifestTest, EntryValidationErrors) {
             std::string::npos)
       << error;
 }
+
+/// twoEntryManifest with the inputs slots (i64) and positions (i32) of
+/// "decode", whose step writes one row per slot into the state cache
+/// [4, 16].
+Manifest rowWriteManifest() {
+  Manifest m = twoEntryManifest();
+  m.tensors.push_back({"slots", TensorRole::Input, DType::I64, {8}, 0,
+                       {"R", "R"}, std::nullopt, "decode"});
+  m.tensors.push_back({"positions", TensorRole::Input, DType::I32, {8}, 0,
+                       {"R", "R"}, std::nullopt, "decode"});
+  m.entries[1].arguments = {3, 1, 5, 6, 7};
+  m.entries[1].rowWrites = {{"cache", "slots", "positions", 1, 4, 16}};
+  return m;
+}
+
+TEST_F(ManifestTest, RowWritesRoundTrip) {
+  ASSERT_EQ(writeManifest(rowWriteManifest(), dir.path()), "");
+  json root = json::parse(readBytes(manifestPath()));
+  EXPECT_EQ(root["entries"][1]["row_writes"],
+            json::parse(R"([{"state": "cache", "slots": "slots",
+                             "positions": "positions", "rows": 1,
+                             "cache_slots": 4, "cache_positions": 16}])"));
+  // An entry without row writes has no key.
+  EXPECT_FALSE(root["entries"][0].contains("row_writes"));
+  Manifest read;
+  ASSERT_EQ(readManifest(dir.path(), read), "");
+  ASSERT_EQ(read.entries.size(), 2u);
+  EXPECT_TRUE(read.entries[0].rowWrites.empty());
+  ASSERT_EQ(read.entries[1].rowWrites.size(), 1u);
+  EXPECT_EQ(read.entries[1].rowWrites[0],
+            (RowWriteInfo{"cache", "slots", "positions", 1, 4, 16}));
+
+  // A manifest written before row writes existed reads without them.
+  ASSERT_EQ(writeManifest(twoEntryManifest(), dir.path()), "");
+  root = json::parse(readBytes(manifestPath()));
+  EXPECT_FALSE(root["entries"][1].contains("row_writes"));
+  ASSERT_EQ(readManifest(dir.path(), read), "");
+  EXPECT_TRUE(read.entries[1].rowWrites.empty());
+}
+
+TEST_F(ManifestTest, RowWriteDecodingErrors) {
+  ASSERT_EQ(writeManifest(rowWriteManifest(), dir.path()), "");
+  json written = json::parse(readBytes(manifestPath()));
+  auto readWith = [&](const std::function<void(json &)> &edit) {
+    json root = written;
+    edit(root["entries"][1]);
+    root["content_hash"] = hashOf(root);
+    writeBytes(manifestPath(), root.dump(2));
+    Manifest read;
+    return readManifest(dir.path(), read);
+  };
+  struct Case {
+    std::function<void(json &)> edit;
+    std::string message;
+  };
+  const Case cases[] = {
+      {[](json &e) { e["row_writes"] = json::object(); },
+       "entries[1].row_writes: expected an array, got {}"},
+      {[](json &e) { e["row_writes"][0] = 1; },
+       "entries[1].row_writes[0]: expected an object, got 1"},
+      {[](json &e) { e["row_writes"][0].erase("positions"); },
+       "entries[1].row_writes[0]: missing key \"positions\""},
+      {[](json &e) { e["row_writes"][0]["state"] = 5; },
+       "entries[1].row_writes[0].state: expected a string, got 5"},
+      {[](json &e) { e["row_writes"][0]["rows"] = "1"; },
+       "entries[1].row_writes[0].rows: expected a non-negative integer, got "
+       "\"1\""},
+      {[](json &e) { e["row_writes"][0]["cache_positions"] = 1.5; },
+       "entries[1].row_writes[0].cache_positions: expected a non-negative "
+       "integer, got 1.5"},
+      // Semantic errors carry the same paths.
+      {[](json &e) { e["row_writes"][0]["cache_slots"] = 5; },
+       "entries[1].row_writes[0].cache_slots: expected 4, dim 0 of the state "
+       "\"cache\", got 5"},
+  };
+  for (const Case &c : cases)
+    EXPECT_EQ(readWith(c.edit), manifestPath() + ": " + c.message);
+}
+
+TEST_F(ManifestTest, RowWriteValidationErrors) {
+  struct Case {
+    std::function<void(Manifest &)> edit;
+    std::string message;
+  };
+  auto write = [](Manifest &m) -> RowWriteInfo & {
+    return m.entries[1].rowWrites[0];
+  };
+  const Case cases[] = {
+      {[&](Manifest &m) { write(m).state = "w1"; },
+       "entries[1].row_writes[0].state: \"w1\" is not a state tensor of entry "
+       "\"decode\""},
+      {[&](Manifest &m) { write(m).state = "kv"; },
+       "entries[1].row_writes[0].state: \"kv\" is not a state tensor of entry "
+       "\"decode\""},
+      {[&](Manifest &m) {
+         m.tensors[5].shape = {64};
+         m.tensors[5].placements = {"R", "S(0)"};
+       },
+       "entries[1].row_writes[0].state: the state \"cache\" has shape [64]; "
+       "rows are written into [slots, positions, ...]"},
+      {[&](Manifest &m) { write(m).cacheSlots = 3; },
+       "entries[1].row_writes[0].cache_slots: expected 4, dim 0 of the state "
+       "\"cache\", got 3"},
+      {[&](Manifest &m) { write(m).cachePositions = 8; },
+       "entries[1].row_writes[0].cache_positions: expected 16, dim 1 of the "
+       "state \"cache\", got 8"},
+      {[&](Manifest &m) { write(m).rows = -1; },
+       "entries[1].row_writes[0].rows: expected an integer in [0, 16] (the "
+       "positions of the state \"cache\"), got -1"},
+      {[&](Manifest &m) { write(m).rows = 17; },
+       "entries[1].row_writes[0].rows: expected an integer in [0, 16] (the "
+       "positions of the state \"cache\"), got 17"},
+      // The input x of "main" is not one of "decode".
+      {[&](Manifest &m) { write(m).slots = "y"; },
+       "entries[1].row_writes[0].slots: \"y\" is not an input of entry "
+       "\"decode\""},
+      {[&](Manifest &m) { write(m).positions = "cache"; },
+       "entries[1].row_writes[0].positions: \"cache\" is not an input of "
+       "entry \"decode\""},
+      {[&](Manifest &m) { write(m).slots = "x"; },
+       "entries[1].row_writes[0].slots: the input \"x\" is f32; row indices "
+       "are i32 or i64"},
+      {[&](Manifest &m) { m.tensors[7].shape = {2, 4}; },
+       "entries[1].row_writes[0].positions: the input \"positions\" has shape "
+       "[2, 4]; expected one dim, an index per row"},
+      {[&](Manifest &m) { m.tensors[6].placements = {"S(0)", "R"}; },
+       "entries[1].row_writes[0].slots: the input \"slots\" is placed S(0); "
+       "row indices are checked replicated (\"R\" on every mesh dim)"},
+      {[&](Manifest &m) { m.tensors[7].shape = {6}; },
+       "entries[1].row_writes[0].positions: the input \"positions\" has 6 "
+       "rows, the slots \"slots\" 8"},
+  };
+  for (const Case &c : cases) {
+    Manifest m = rowWriteManifest();
+    c.edit(m);
+    std::string error = validateManifest(m);
+    EXPECT_NE(error.find(c.message), std::string::npos)
+        << "expected: " << c.message << "\n     got: " << error;
+  }
+  EXPECT_EQ(validateManifest(rowWriteManifest()), "");
+  // Zero rows per call write nothing and fit any cache.
+  Manifest empty = rowWriteManifest();
+  empty.entries[1].rowWrites[0].rows = 0;
+  EXPECT_EQ(validateManifest(empty), "");
+  // The writer validates too.
+  Manifest bad = rowWriteManifest();
+  bad.entries[1].rowWrites[0].slots = "positions";
+  bad.entries[1].rowWrites[0].cacheSlots = 9;
+  EXPECT_NE(writeManifest(bad, dir.path()).find("row_writes[0].cache_slots"),
+            std::string::npos);
+}

@@ -456,6 +456,92 @@ TEST(RuntimeMpi, OneRankFailingFailsEveryRank) {
       << message;
 }
 
+TEST(RuntimeMpi, RowWritesOutsideTheCacheOnOneRankAreRefusedOnAll) {
+  // The test program's "write_rows" entry: values [2, 2, 3] into the state
+  // cache [4, 8, 3], sharded on its last dim, at replicated slots and
+  // positions.
+  Manifest manifest;
+  manifest.worldSize = size;
+  std::vector<int64_t> ids(size);
+  for (int i = 0; i < size; ++i)
+    ids[i] = i;
+  manifest.meshes.push_back({"world", {size}, {}, ids});
+  manifest.entry = "write_rows";
+  manifest.tensors = {
+      tensor("values", TensorRole::Input, {2, 2, 3}, {"S(2)"}),
+      tensor("slots", TensorRole::Input, {2}, {"R"}, 0, DType::I64),
+      tensor("positions", TensorRole::Input, {2}, {"R"}, 0, DType::I32),
+      tensor("cache", TensorRole::State, {4, 8, 3}, {"S(2)"})};
+  for (int i = 0; i < 3; ++i)
+    manifest.tensors[i].entry = "write_rows";
+  manifest.entries = {{"write_rows", {0, 1, 2, 3}, {}, {}}};
+  manifest.entries[0].rowWrites = {{"cache", "slots", "positions", 2, 4, 8}};
+  std::string dir = std::filesystem::path(artifact).parent_path().string();
+  if (rank == 0)
+    writeArtifact(dir, "row-writes", manifest);
+  MPI_Barrier(MPI_COMM_WORLD);
+  dtensor_program *writes = nullptr;
+  ASSERT_EQ(dtensor_program_load(context, (dir + "/row-writes").c_str(),
+                                 nullptr, &writes),
+            DTENSOR_OK)
+      << dtensor_last_error();
+  std::vector<float> values(12, 1.0f);
+  int64_t valuesShape[] = {2, 2, 3}, indexShape[] = {2};
+  ASSERT_EQ(dtensor_program_set(writes, "values", DTENSOR_GLOBAL, DTENSOR_F32,
+                                3, valuesShape, values.data(), 48),
+            DTENSOR_OK);
+  // Each rank gives its own copy of the replicated indices (a misuse of the
+  // API): only the last rank's slot is out of range, and the others' rows
+  // would be written if their step ran.
+  bool failing = rank == size - 1;
+  int64_t slots[] = {0, failing ? 4 : 1};
+  int32_t positions[] = {0, 3};
+  ASSERT_EQ(dtensor_program_set(writes, "slots", DTENSOR_LOCAL, DTENSOR_I64, 1,
+                                indexShape, slots, sizeof slots),
+            DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_set(writes, "positions", DTENSOR_LOCAL,
+                                DTENSOR_I32, 1, indexShape, positions,
+                                sizeof positions),
+            DTENSOR_OK);
+  dtensor_status status = dtensor_program_run(writes);
+  std::string message = dtensor_last_error();
+  EXPECT_EQ(status,
+            failing ? DTENSOR_ERR_INVALID_ARGUMENT : DTENSOR_ERR_PEER);
+  if (!failing)
+    EXPECT_NE(message.find("rank " + std::to_string(size - 1) + " failed"),
+              std::string::npos)
+        << message;
+  EXPECT_NE(message.find("slot out of range: row 1 of input \"slots\" is "
+                         "slot 4, the state \"cache\" has 4 slots"),
+            std::string::npos)
+      << message;
+  // No rank ran the step: the whole cache is still zero.
+  std::vector<float> cache(4 * 8 * 3, -1.0f);
+  ASSERT_EQ(dtensor_program_get(writes, "cache", DTENSOR_GLOBAL, -1,
+                                cache.data(), cache.size() * sizeof(float)),
+            DTENSOR_OK);
+  for (float value : cache)
+    EXPECT_EQ(value, 0.0f);
+
+  // Good indices on every rank: the step runs.
+  slots[1] = 1;
+  ASSERT_EQ(dtensor_program_set(writes, "slots", DTENSOR_LOCAL, DTENSOR_I64, 1,
+                                indexShape, slots, sizeof slots),
+            DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_run(writes), DTENSOR_OK) << dtensor_last_error();
+  ASSERT_EQ(dtensor_program_get(writes, "cache", DTENSOR_GLOBAL, -1,
+                                cache.data(), cache.size() * sizeof(float)),
+            DTENSOR_OK);
+  for (int64_t s = 0; s < 4; ++s)
+    for (int64_t m = 0; m < 8; ++m)
+      for (int64_t d = 0; d < 3; ++d) {
+        bool written = (s == 0 && m < 2) || (s == 1 && m >= 3 && m < 5);
+        EXPECT_EQ(cache[(s * 8 + m) * 3 + d], written ? 1.0f : 0.0f)
+            << s << " " << m << " " << d;
+      }
+  EXPECT_EQ(dtensor_program_destroy(writes), DTENSOR_OK);
+}
+
 int main(int argc, char **argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);

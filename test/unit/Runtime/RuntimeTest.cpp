@@ -360,6 +360,112 @@ TEST(RuntimeProgram, EntriesShareStateThatPersists) {
   EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
 }
 
+/// Entry "write_rows": values [2, 2, 3] written into the state cache
+/// [4, 8, 3] at slots (i64) and positions (i32), 2 rows per call; the
+/// runtime checks them before each step (the manifest's row_writes).
+Manifest rowWriteManifest() {
+  Manifest manifest = oneRankManifest("write_rows");
+  TensorInfo values = tensor("values", TensorRole::Input, {2, 2, 3}, {"R"});
+  TensorInfo slots =
+      tensor("slots", TensorRole::Input, {2}, {"R"}, 0, DType::I64);
+  TensorInfo positions =
+      tensor("positions", TensorRole::Input, {2}, {"R"}, 0, DType::I32);
+  for (TensorInfo *input : {&values, &slots, &positions})
+    input->entry = "write_rows";
+  manifest.tensors = {values, slots, positions,
+                      tensor("cache", TensorRole::State, {4, 8, 3}, {"R"})};
+  manifest.entries = {{"write_rows", {0, 1, 2, 3}, {}, {}}};
+  manifest.entries[0].rowWrites = {{"cache", "slots", "positions", 2, 4, 8}};
+  return manifest;
+}
+
+TEST(RuntimeProgram, RowWritesOutsideTheCacheAreRefused) {
+  dtensor_program *program =
+      load(writeArtifact(workDir, "row-writes", rowWriteManifest()));
+  ASSERT_NE(program, nullptr);
+  std::vector<float> values = iota(12, 1);
+  int64_t valuesShape[] = {2, 2, 3}, indexShape[] = {2};
+  ASSERT_EQ(dtensor_program_set(program, "values", DTENSOR_GLOBAL,
+                                DTENSOR_F32, 3, valuesShape, values.data(),
+                                values.size() * sizeof(float)),
+            DTENSOR_OK);
+  // Runs one step with these indices; the status and the message.
+  auto run = [&](std::vector<int64_t> slots, std::vector<int32_t> positions) {
+    EXPECT_EQ(dtensor_program_set(program, "slots", DTENSOR_GLOBAL,
+                                  DTENSOR_I64, 1, indexShape, slots.data(),
+                                  16),
+              DTENSOR_OK);
+    EXPECT_EQ(dtensor_program_set(program, "positions", DTENSOR_GLOBAL,
+                                  DTENSOR_I32, 1, indexShape,
+                                  positions.data(), 8),
+              DTENSOR_OK);
+    dtensor_status status = dtensor_program_run(program);
+    return std::pair(status, status == DTENSOR_OK
+                                 ? std::string()
+                                 : std::string(dtensor_last_error()));
+  };
+  auto cache = [&] {
+    std::vector<float> data(4 * 8 * 3);
+    EXPECT_EQ(dtensor_program_get(program, "cache", DTENSOR_GLOBAL, -1,
+                                  data.data(), data.size() * sizeof(float)),
+              DTENSOR_OK);
+    return data;
+  };
+  // Row 0 into slot 3 at positions 6 and 7 (the last two); row 1 padding,
+  // its position unchecked.
+  ASSERT_EQ(run({3, -1}, {6, 100}).first, DTENSOR_OK) << dtensor_last_error();
+  std::vector<float> expected(4 * 8 * 3, 0.0f);
+  for (int t = 0; t < 2; ++t)
+    for (int d = 0; d < 3; ++d)
+      expected[(3 * 8 + 6 + t) * 3 + d] = values[t * 3 + d];
+  ASSERT_EQ(cache(), expected);
+
+  // Each bad call has a good row 0 that the step would write into slot 0:
+  // the cache stays as it was.
+  struct Case {
+    std::vector<int64_t> slots;
+    std::vector<int32_t> positions;
+    std::string message;
+  };
+  const Case cases[] = {
+      {{0, 4},
+       {0, 0},
+       ": entry \"write_rows\": slot out of range: row 1 of input \"slots\" "
+       "is slot 4, the state \"cache\" has 4 slots (a negative slot marks a "
+       "padding row); the step was not run"},
+      {{0, 1},
+       {0, 7},
+       ": entry \"write_rows\": position past the cache: row 1 of input "
+       "\"positions\" is position 7, which with 2 rows writes positions "
+       "[7, 9) of slot 1; the state \"cache\" has 8 positions; the step was "
+       "not run"},
+      {{0, 2},
+       {0, -1},
+       ": entry \"write_rows\": position before the cache: row 1 of input "
+       "\"positions\" is position -1, which with 2 rows writes positions "
+       "[-1, 1) of slot 2; the state \"cache\" has 8 positions; the step was "
+       "not run"},
+  };
+  for (const Case &c : cases) {
+    auto [status, message] = run(c.slots, c.positions);
+    EXPECT_EQ(status, DTENSOR_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(message.find(c.message), std::string::npos)
+        << "expected: " << c.message << "\n     got: " << message;
+    EXPECT_EQ(cache(), expected) << c.message;
+  }
+
+  // A good call afterwards runs: slot 0, positions 0 and 1 (row 0), and
+  // slot 1 at positions 5 and 6 (row 1).
+  ASSERT_EQ(run({0, 1}, {0, 5}).first, DTENSOR_OK) << dtensor_last_error();
+  for (int t = 0; t < 2; ++t)
+    for (int d = 0; d < 3; ++d) {
+      expected[(0 * 8 + 0 + t) * 3 + d] = values[t * 3 + d];
+      expected[(1 * 8 + 5 + t) * 3 + d] = values[6 + t * 3 + d];
+    }
+  EXPECT_EQ(cache(), expected);
+  EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+}
+
 TEST(RuntimeProgram, WeightsLoadFromSafetensors) {
   dtensor_program *program =
       load(writeArtifact(workDir, "weights", oneRankManifest("add")));

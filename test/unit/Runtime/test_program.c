@@ -51,6 +51,47 @@ void dtensor_entry_allreduce(void **descriptors) {
       dtensor_rt_all_reduce(0, DTENSOR_RT_SUM, DTENSOR_RT_F32, 1, 1));
 }
 
+/* Ranked memref descriptors of rank 1 and 3. */
+typedef struct {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes[1];
+  int64_t strides[1];
+} Memref1;
+typedef struct {
+  float *allocated;
+  float *aligned;
+  int64_t offset;
+  int64_t sizes[3];
+  int64_t strides[3];
+} Memref3;
+
+static float *at3(Memref3 *m, int64_t i, int64_t j, int64_t k) {
+  return m->aligned + m->offset + i * m->strides[0] + j * m->strides[1] +
+         k * m->strides[2];
+}
+
+/* dtensor.write_rows as compiled code does it: values[B, T, D] into the
+ * state cache[S, M, D] at slots (i64) and positions (i32), a row outside
+ * the cache skipped; no results. */
+void dtensor_entry_write_rows(void **descriptors) {
+  Memref3 *values = descriptors[0], *cache = descriptors[3];
+  Memref1 *slots = descriptors[1], *positions = descriptors[2];
+  for (int64_t b = 0; b < values->sizes[0]; ++b) {
+    int64_t slot =
+        ((int64_t *)slots->aligned)[slots->offset + b * slots->strides[0]];
+    int64_t position = ((int32_t *)positions->aligned)[positions->offset +
+                                                       b * positions->strides[0]];
+    if (slot < 0 || slot >= cache->sizes[0] || position < 0 ||
+        position + values->sizes[1] > cache->sizes[1])
+      continue;
+    for (int64_t t = 0; t < values->sizes[1]; ++t)
+      for (int64_t d = 0; d < values->sizes[2]; ++d)
+        *at3(cache, slot, position + t, d) = *at3(values, b, t, d);
+  }
+}
+
 /* Runs the function the test registered, inside the step. */
 static void (*testCallback)(void **);
 

@@ -28,6 +28,10 @@
 //     "content_hash": "sha256:<64 hex digits>"
 //   }
 //
+// A manifest with several entries or state also has "entries": each entry's
+// name, arguments and results as tensor indices, and optionally the
+// "row_writes" the runtime checks before its steps ({"state", "slots",
+// "positions", "rows", "cache_slots", "cache_positions"}, RowWriteInfo).
 // A "cuda" target's manifest also has "gpu_arch" and "reference_target".
 // "dim_names", "reference_library" and a weight's "init" (its initializer,
 // with the parameters Init.h names for its kind) are optional. Keys this
@@ -121,6 +125,27 @@ struct TensorInfo {
   std::string entry;
 };
 
+/// A write of rows into a state tensor that the runtime checks before each
+/// step of its entry ("row_writes"): a dtensor.write_rows of the entry
+/// writes `rows` (T) consecutive positions of slot `slots[b]`, from position
+/// `positions[b]`, into the state `state` of shape [S, M, ...] for every row
+/// b, where `slots` and `positions` name 1-D i32 or i64 inputs of the entry,
+/// replicated. A negative slot marks a padding row (nothing is written); any
+/// other slot must be below S = `cacheSlots`, and its positions within
+/// [0, M = `cachePositions`).
+struct RowWriteInfo {
+  std::string state, slots, positions;
+  int64_t rows = 0;
+  int64_t cacheSlots = 0, cachePositions = 0;
+
+  bool operator==(const RowWriteInfo &other) const {
+    return state == other.state && slots == other.slots &&
+           positions == other.positions && rows == other.rows &&
+           cacheSlots == other.cacheSlots &&
+           cachePositions == other.cachePositions;
+  }
+};
+
 /// One entry point of the program: its tensors (indices into
 /// Manifest::tensors) in the order of the exported function's descriptors.
 struct EntryInfo {
@@ -129,6 +154,9 @@ struct EntryInfo {
   std::vector<int64_t> arguments;
   /// Outputs, in result order.
   std::vector<int64_t> results;
+  /// The row writes to check before a step ("row_writes"; absent in the
+  /// JSON when empty).
+  std::vector<RowWriteInfo> rowWrites;
 };
 
 /// The decoded manifest (without format and content hash, which are checked
@@ -178,7 +206,10 @@ std::string readManifest(const std::string &dir, Manifest &manifest);
 /// valid for the weight's dtype, collective sites of a known kind; entries
 /// with unique names (the default among them) whose arguments are their own
 /// inputs, weights and state and whose results their own outputs, names
-/// unique among the shared tensors and within each entry. "" or the error.
+/// unique among the shared tensors and within each entry; each row write
+/// naming a state of its entry (rank 2 or more, S and M its dims 0 and 1)
+/// and two replicated 1-D i32/i64 inputs of its entry of one length, with
+/// 0 <= rows <= M. "" or the error.
 std::string validateManifest(const Manifest &manifest);
 
 } // namespace dtensor::rt

@@ -151,6 +151,14 @@ def DTensor_WriteRowsOp : DTensor_Op<"write_rows", [Pure,
     contents there and nothing is written outside it. Rows are written in
     order of `b`, so where two rows overlap the later one wins.
 
+    When `cache` is a `dtensor.state` argument of an entry (directly or
+    through other `write_rows` into it) and `slots` and `positions` are the
+    entry's replicated inputs, `dtensor-compile` records the write in the
+    manifest (`row_writes`) and the runtime refuses a call with such a row
+    before the step, on every rank, changing nothing; a negative slot there
+    marks a padding row, written nowhere. The skipping above is then the
+    fallback for indices the runtime cannot see.
+
     The op is in destination-passing style: `cache` is its init, and the
     result bufferizes into the cache's buffer, updated in place unless the
     old cache is read afterwards. `S`, `M`, `B` and `T` cannot be sharded;
