@@ -52,12 +52,28 @@ size_t Batcher::complete(const std::vector<int64_t> &next,
       job.finish(std::move(result));
       continue;
     }
-    job.generated.push_back(token);
-    job.sequence.push_back(token);
-    if (static_cast<int64_t>(job.generated.size()) >= job.maxNewTokens) {
+    // A stop token ends a completion and is not returned.
+    bool stopped = std::find(job.stop.begin(), job.stop.end(), token) !=
+                   job.stop.end();
+    if (!stopped) {
+      job.generated.push_back(token);
+      job.sequence.push_back(token);
+      job.publish(token);
+    }
+    if (stopped ||
+        static_cast<int64_t>(job.generated.size()) >= job.maxNewTokens) {
       JobResult result;
       result.status = 200;
       result.generated = job.generated;
+      result.finishReason = stopped ? "stop" : "length";
+      job.finish(std::move(result));
+      continue;
+    }
+    if (job.cancelled()) {
+      JobResult result;
+      result.status = 200;
+      result.generated = job.generated;
+      result.finishReason = "cancelled";
       job.finish(std::move(result));
       continue;
     }

@@ -11,7 +11,7 @@ namespace dtensor::server {
 
 namespace {
 
-constexpr size_t kHeader = 3; // kind, step, flags
+constexpr size_t kHeader = 5; // kind, step, flags, slot, count
 
 std::string mpiError(const char *call, int code) {
   char text[MPI_MAX_ERROR_STRING];
@@ -41,6 +41,8 @@ bool CommandChannel::send(const Command &command,
   buffer_[0] = command.kind;
   buffer_[1] = command.step;
   buffer_[2] = command.fetchLogits ? 1 : 0;
+  buffer_[3] = command.slot;
+  buffer_[4] = command.count;
   std::fill(buffer_.begin() + kHeader, buffer_.end(), 0);
   std::copy_n(tokens.begin(), std::min(tokens.size(), buffer_.size() - kHeader),
               buffer_.begin() + kHeader);
@@ -87,8 +89,11 @@ bool CommandChannel::receive(Command &command, std::vector<int64_t> &tokens,
   command.kind = static_cast<Command::Kind>(buffer_[0]);
   command.step = buffer_[1];
   command.fetchLogits = buffer_[2] != 0;
+  command.slot = buffer_[3];
+  command.count = buffer_[4];
   tokens.assign(buffer_.begin() + kHeader, buffer_.end());
-  if (command.kind != Command::Step && command.kind != Command::Shutdown) {
+  if (command.kind != Command::Step && command.kind != Command::Shutdown &&
+      command.kind != Command::Prefill && command.kind != Command::Decode) {
     error = "unknown command " + std::to_string(buffer_[0]) + " from rank 0";
     return false;
   }

@@ -5,6 +5,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <ctime>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -26,8 +27,9 @@ public:
 /// The label of a path in the request counters: the known endpoints, else
 /// "other" (so that random paths cannot grow the metrics without bound).
 std::string endpointLabel(const std::string &path) {
-  for (const char *known : {"/v1/next_token", "/v1/generate", "/health",
-                            "/metrics", "/admin/shutdown"})
+  for (const char *known :
+       {"/v1/next_token", "/v1/generate", "/v1/completions", "/v1/models",
+        "/health", "/metrics", "/admin/shutdown"})
     if (path == known)
       return known;
   return "other";
@@ -101,6 +103,80 @@ void HttpServer::routes() {
   server.Post("/v1/next_token", model(JobKind::NextToken));
   server.Post("/v1/generate", model(JobKind::Generate));
 
+  // OpenAI's completions API on token ids; "stream": true answers with
+  // server-sent events as the tokens come.
+  server.Post("/v1/completions", [this](const httplib::Request &req,
+                                        httplib::Response &res) {
+    if (state_.health.state() != Health::State::Serving)
+      return reply(res, 503, errorBody(unavailable(state_.health)));
+    Request request;
+    RequestError error;
+    if (!parseCompletion(req.body, state_.limits, request, error))
+      return reply(res, error.status, errorBody(error.message));
+    auto job = std::make_shared<Job>(JobKind::Completion, request.tokens,
+                                     request.maxNewTokens, false);
+    job->stop = request.stop;
+    CompletionMeta meta;
+    meta.id = "cmpl-" + std::to_string(++state_.completions);
+    meta.created = static_cast<int64_t>(std::time(nullptr));
+    meta.model = request.model.empty() ? state_.modelName : request.model;
+    if (!state_.queue.push(job))
+      return reply(res, 503, errorBody(unavailable(state_.health)));
+    if (!request.stream) {
+      JobResult result = job->wait();
+      if (result.status != 200)
+        return reply(res, result.status, errorBody(result.error));
+      return reply(res, 200, completionBody(request, result, meta));
+    }
+    res.set_header("Cache-Control", "no-cache");
+    auto seen = std::make_shared<size_t>(0);
+    res.set_chunked_content_provider(
+        "text/event-stream",
+        [job, meta, seen](size_t, httplib::DataSink &sink) {
+          // A closed connection cancels the job: its slot frees at the next
+          // step.
+          if (!sink.is_writable()) {
+            job->cancel();
+            return false;
+          }
+          std::vector<int64_t> tokens;
+          JobResult result;
+          bool done =
+              job->next(*seen, tokens, result, std::chrono::milliseconds(100));
+          std::string events;
+          if (!tokens.empty())
+            events += completionEvent(meta, tokens, "");
+          if (done) {
+            if (result.status != 200)
+              events += streamErrorEvent(result.status, result.error);
+            else
+              events += completionEvent(meta, {}, result.finishReason) +
+                        "data: [DONE]\n\n";
+          }
+          if (!events.empty() && !sink.write(events.data(), events.size())) {
+            job->cancel();
+            return false;
+          }
+          if (done)
+            sink.done();
+          return true;
+        },
+        [job](bool success) {
+          if (!success)
+            job->cancel();
+        });
+  });
+
+  server.Get("/v1/models", [this](const httplib::Request &,
+                                  httplib::Response &res) {
+    nlohmann::json model = {{"id", state_.modelName},
+                            {"object", "model"},
+                            {"created", 0},
+                            {"owned_by", "dtensor"}};
+    reply(res, 200,
+          nlohmann::json{{"object", "list"}, {"data", {model}}}.dump());
+  });
+
   server.Get("/health", [this](const httplib::Request &,
                                httplib::Response &res) {
     nlohmann::json body;
@@ -111,6 +187,7 @@ void HttpServer::routes() {
               {"batch", state_.batch},
               {"seq_len", state_.limits.seqLen},
               {"vocab", state_.limits.vocab},
+              {"kv_cache", state_.limits.cache},
               {"pid", static_cast<int64_t>(getpid())}};
       break;
     case Health::State::Draining:
@@ -151,14 +228,14 @@ void HttpServer::routes() {
                       allowed + ")"));
     };
   };
-  for (const char *path :
-       {"/v1/next_token", "/v1/generate", "/admin/shutdown"}) {
+  for (const char *path : {"/v1/next_token", "/v1/generate",
+                           "/v1/completions", "/admin/shutdown"}) {
     server.Get(path, wrongMethod("POST"));
     server.Put(path, wrongMethod("POST"));
     server.Delete(path, wrongMethod("POST"));
     server.Patch(path, wrongMethod("POST"));
   }
-  for (const char *path : {"/health", "/metrics"}) {
+  for (const char *path : {"/health", "/metrics", "/v1/models"}) {
     server.Post(path, wrongMethod("GET"));
     server.Put(path, wrongMethod("GET"));
     server.Delete(path, wrongMethod("GET"));
@@ -175,8 +252,9 @@ void HttpServer::routes() {
         std::string message;
         if (res.status == 404)
           message = "no endpoint " + req.method + " " + req.path +
-                    " (POST /v1/next_token, POST /v1/generate, GET /health, "
-                    "GET /metrics, POST /admin/shutdown)";
+                    " (POST /v1/next_token, POST /v1/generate, POST "
+                    "/v1/completions, GET /v1/models, GET /health, GET "
+                    "/metrics, POST /admin/shutdown)";
         else if (res.status == 413)
           message = "the request body exceeds " + std::to_string(maxBody) +
                     " bytes (--max-body-bytes)";

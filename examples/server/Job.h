@@ -10,6 +10,7 @@
 #ifndef DTENSOR_EXAMPLES_SERVER_JOB_H
 #define DTENSOR_EXAMPLES_SERVER_JOB_H
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -19,7 +20,9 @@
 
 namespace dtensor::server {
 
-enum class JobKind { NextToken, Generate };
+/// NextToken: /v1/next_token; Generate: /v1/generate; Completion: the
+/// OpenAI-style /v1/completions (stop tokens, streaming).
+enum class JobKind { NextToken, Generate, Completion };
 
 /// What the HTTP thread answers with.
 struct JobResult {
@@ -28,6 +31,8 @@ struct JobResult {
   std::vector<int64_t> generated; // generate: the new tokens
   std::vector<int64_t> argmax;    // next_token: argmax at every prompt position
   std::vector<float> logits;      // next_token with logits: the last position's
+  /// completion: "length" (max tokens) or "stop" (a stop token, left out).
+  std::string finishReason;
 };
 
 class Job {
@@ -41,6 +46,11 @@ public:
   const std::vector<int64_t> prompt;
   const int64_t maxNewTokens; // 1 for next_token
   const bool wantLogits;
+  /// Completion: generation ends at any of these tokens (not returned).
+  std::vector<int64_t> stop;
+  /// When the request was queued (time to first token).
+  const std::chrono::steady_clock::time_point created =
+      std::chrono::steady_clock::now();
 
   // Main thread only: the prompt and what has been generated so far.
   std::vector<int64_t> sequence;
@@ -65,11 +75,40 @@ public:
     return result_;
   }
 
+  /// Main thread: a new token for a streaming reader.
+  void publish(int64_t token) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    published_.push_back(token);
+    ready_.notify_all();
+  }
+
+  /// Streaming reader: waits up to `timeout` until tokens past the first
+  /// `seen` are published or the job is finished; appends them to `tokens`.
+  /// True when the job is finished (`result` set) and every token was read.
+  bool next(size_t &seen, std::vector<int64_t> &tokens, JobResult &result,
+            std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait_for(lock, timeout,
+                    [&] { return done_ || published_.size() > seen; });
+    tokens.insert(tokens.end(), published_.begin() + seen, published_.end());
+    seen = published_.size();
+    if (done_)
+      result = result_;
+    return done_;
+  }
+
+  /// The client went away (a stream's connection closed): the main thread
+  /// ends the job at its next step and frees its slot.
+  void cancel() { cancelled_ = true; }
+  bool cancelled() const { return cancelled_; }
+
 private:
   std::mutex mutex_;
   std::condition_variable ready_;
   bool done_ = false;
   JobResult result_;
+  std::vector<int64_t> published_;
+  std::atomic<bool> cancelled_{false};
 };
 
 } // namespace dtensor::server

@@ -21,6 +21,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -62,8 +63,18 @@ std::string failMessage(int64_t step, double seconds) {
 LoopEnd serve(Model &model, const ModelSpec &spec, const Options &options,
               CommandChannel &channel) {
   ServerState state;
-  state.limits = {spec.seqLen, spec.vocab, !spec.logits.empty()};
+  state.limits = {spec.seqLen, spec.vocab, !spec.logits.empty(), spec.cache};
   state.batch = spec.batch;
+  state.modelName = options.modelName;
+  if (state.modelName.empty()) {
+    std::string path = options.artifact;
+    while (path.size() > 1 && path.back() == '/')
+      path.pop_back();
+    state.modelName = path.substr(path.find_last_of('/') + 1);
+    if (state.modelName.size() > 4 &&
+        state.modelName.compare(state.modelName.size() - 4, 4, ".dtc") == 0)
+      state.modelName.resize(state.modelName.size() - 4);
+  }
   state.ranks = model.worldSize();
   state.metrics =
       std::make_unique<Metrics>(spec.batch, spec.seqLen, model.worldSize());
@@ -120,13 +131,20 @@ LoopEnd serve(Model &model, const ModelSpec &spec, const Options &options,
     logError("cannot write --port-file " + options.portFile);
   logInfo("serving " + options.artifact + " on http://" + options.host + ":" +
           std::to_string(http.port()) + " with " +
-          std::to_string(model.worldSize()) + " rank(s): batch " +
-          std::to_string(spec.batch) + ", sequence length " +
-          std::to_string(spec.seqLen) + ", vocabulary " +
+          std::to_string(model.worldSize()) + " rank(s): " +
+          (spec.cache ? "a KV cache of " + std::to_string(spec.batch) +
+                            " slots of " + std::to_string(spec.seqLen) +
+                            " positions"
+                      : "batch " + std::to_string(spec.batch) +
+                            ", sequence length " + std::to_string(spec.seqLen)) +
+          ", vocabulary " +
           std::to_string(spec.vocab) + " (" + spec.vocabSource + ")" +
           (spec.logits.empty() ? "" : ", logits '" + spec.logits + "'"));
 
-  LoopEnd end = leadSteps(model, spec, options, channel, state, watchdog);
+  LoopEnd end =
+      spec.cache
+          ? leadCacheSteps(model, spec, options, channel, state, watchdog)
+          : leadSteps(model, spec, options, channel, state, watchdog);
   http.stop();
   logInfo(end == LoopEnd::Shutdown ? "shut down" : "stopped after a failure");
   return end;
@@ -175,9 +193,16 @@ int main(int argc, char **argv) {
           logError(error.empty() ? "another rank could not read the artifact"
                                  : error);
       } else {
-        CommandChannel channel(static_cast<size_t>(spec.batch * spec.seqLen));
+        // With a KV cache a command carries a prompt or 3 values per slot.
+        size_t capacity =
+            spec.cache ? static_cast<size_t>(
+                             std::max(spec.seqLen, 3 * spec.batch))
+                       : static_cast<size_t>(spec.batch * spec.seqLen);
+        CommandChannel channel(capacity);
         LoopEnd end = rank == 0 ? serve(model, spec, options, channel)
-                                : followSteps(model, spec, options, channel);
+                      : spec.cache
+                          ? followCacheSteps(model, options, channel)
+                          : followSteps(model, spec, options, channel);
         // The others may wait in a broadcast that will never come: closing
         // the runtime (collective) would hang.
         if (end == LoopEnd::ChannelBroken)

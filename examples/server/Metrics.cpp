@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Metrics.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace dtensor::server {
@@ -27,12 +28,34 @@ void header(std::string &out, const char *name, const char *type,
          type + "\n";
 }
 
+/// tokens/s is measured over this many seconds of steps.
+constexpr double kRateWindow = 10.0;
+
 } // namespace
+
+void Metrics::Histogram::add(double seconds) {
+  if (buckets.empty())
+    buckets.assign(kLatencyBuckets, 0);
+  for (size_t i = 0; i < kLatencyBuckets; ++i)
+    if (seconds <= kLatencyBounds[i])
+      ++buckets[i];
+  ++count;
+  sum += seconds;
+}
+
+void Metrics::Histogram::render(std::string &out, const char *name) const {
+  for (size_t i = 0; i < kLatencyBuckets; ++i)
+    out += std::string(name) + "_bucket{le=\"" + number(kLatencyBounds[i]) +
+           "\"} " + std::to_string(buckets.empty() ? 0 : buckets[i]) + "\n";
+  out += std::string(name) + "_bucket{le=\"+Inf\"} " + std::to_string(count) +
+         "\n";
+  out += std::string(name) + "_sum " + number(sum) + "\n";
+  out += std::string(name) + "_count " + std::to_string(count) + "\n";
+}
 
 Metrics::Metrics(int64_t batch, int64_t seqLen, int ranks)
     : batch_(batch), seqLen_(seqLen), ranks_(ranks),
-      rowsCount_(static_cast<size_t>(batch), 0),
-      latencyBuckets_(kLatencyBuckets, 0) {}
+      rowsCount_(static_cast<size_t>(batch), 0) {}
 
 void Metrics::countRequest(const std::string &endpoint, int status) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -46,10 +69,22 @@ void Metrics::countStep(size_t rows, double seconds, size_t tokens) {
   if (rows >= 1 && rows <= rowsCount_.size())
     ++rowsCount_[rows - 1];
   rowsSum_ += rows;
-  for (size_t i = 0; i < kLatencyBuckets; ++i)
-    if (seconds <= kLatencyBounds[i])
-      ++latencyBuckets_[i];
-  latencySum_ += seconds;
+  stepLatency_.add(seconds);
+  auto now = std::chrono::steady_clock::now();
+  recent_.emplace_back(now, tokens);
+  while (!recent_.empty() &&
+         std::chrono::duration<double>(now - recent_.front().first).count() >
+             kRateWindow)
+    recent_.pop_front();
+}
+
+void Metrics::countTokenTimes(const std::vector<double> &firstToken,
+                              const std::vector<double> &interToken) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (double seconds : firstToken)
+    firstToken_.add(seconds);
+  for (double seconds : interToken)
+    interToken_.add(seconds);
 }
 
 void Metrics::countStepFailure() {
@@ -101,14 +136,32 @@ std::string Metrics::render(size_t queueDepth, size_t activeRows,
 
   header(out, "dtensor_server_step_seconds", "histogram",
          "Wall time of a step on rank 0: broadcast, set, run, get.");
-  for (size_t i = 0; i < kLatencyBuckets; ++i)
-    out += "dtensor_server_step_seconds_bucket{le=\"" +
-           number(kLatencyBounds[i]) + "\"} " +
-           std::to_string(latencyBuckets_[i]) + "\n";
-  out += "dtensor_server_step_seconds_bucket{le=\"+Inf\"} " +
-         std::to_string(steps_) + "\n";
-  out += "dtensor_server_step_seconds_sum " + number(latencySum_) + "\n";
-  out += "dtensor_server_step_seconds_count " + std::to_string(steps_) + "\n";
+  stepLatency_.render(out, "dtensor_server_step_seconds");
+  header(out, "dtensor_server_time_to_first_token_seconds", "histogram",
+         "From a request's arrival to its first token.");
+  firstToken_.render(out, "dtensor_server_time_to_first_token_seconds");
+  header(out, "dtensor_server_inter_token_seconds", "histogram",
+         "Between two tokens of one request.");
+  interToken_.render(out, "dtensor_server_inter_token_seconds");
+  header(out, "dtensor_server_tokens_per_second", "gauge",
+         "Tokens produced per second over the last 10 s of steps.");
+  size_t windowTokens = 0;
+  for (const auto &entry : recent_)
+    windowTokens += entry.second;
+  double window = 0;
+  if (!recent_.empty())
+    window = std::max(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                      recent_.front().first)
+            .count(),
+        1e-3);
+  out += "dtensor_server_tokens_per_second " +
+         number(window > 0 ? windowTokens / window : 0.0) + "\n";
+  header(out, "dtensor_server_slot_occupancy", "gauge",
+         "Rows (KV-cache slots) held by requests, over the compiled batch.");
+  out += "dtensor_server_slot_occupancy " +
+         number(batch_ > 0 ? static_cast<double>(activeRows) / batch_ : 0.0) +
+         "\n";
 
   header(out, "dtensor_server_info", "gauge",
          "The compiled shape and the ranks (value 1).");

@@ -1,7 +1,8 @@
 //===- Metrics.h - Counters for GET /metrics --------------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Prometheus text exposition (version 0.0.4): requests by endpoint and
-// status code, steps, rows per step, step latency. Updated from the HTTP
+// status code, steps, rows per step, step latency; with a KV cache also
+// time to first token, inter-token latency, tokens/s and slot occupancy. Updated from the HTTP
 // threads and the main thread, hence one lock.
 //
 //===----------------------------------------------------------------------===//
@@ -9,7 +10,9 @@
 #ifndef DTENSOR_EXAMPLES_SERVER_METRICS_H
 #define DTENSOR_EXAMPLES_SERVER_METRICS_H
 
+#include <chrono>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
@@ -27,6 +30,10 @@ public:
   /// A step of `rows` busy rows that took `seconds` and produced `tokens`.
   void countStep(size_t rows, double seconds, size_t tokens);
   void countStepFailure();
+  /// Times to first token (queued to first token) and gaps between tokens
+  /// of one request, in seconds.
+  void countTokenTimes(const std::vector<double> &firstToken,
+                       const std::vector<double> &interToken);
 
   /// The exposition; gauges are passed in (they live elsewhere).
   std::string render(size_t queueDepth, size_t activeRows, bool healthy) const;
@@ -42,8 +49,18 @@ private:
   uint64_t tokens_ = 0;
   std::vector<uint64_t> rowsCount_; // index r: steps with r + 1 rows
   uint64_t rowsSum_ = 0;
-  std::vector<uint64_t> latencyBuckets_;
-  double latencySum_ = 0;
+  /// A histogram over the latency buckets.
+  struct Histogram {
+    std::vector<uint64_t> buckets;
+    uint64_t count = 0;
+    double sum = 0;
+    void add(double seconds);
+    void render(std::string &out, const char *name) const;
+  };
+  Histogram stepLatency_, firstToken_, interToken_;
+  /// (when, tokens) of the steps of the last kRateWindow seconds.
+  std::deque<std::pair<std::chrono::steady_clock::time_point, size_t>>
+      recent_;
 };
 
 } // namespace dtensor::server

@@ -131,8 +131,48 @@ dtensor_status Model::open(const Options &options, std::string &error) {
 }
 
 bool Model::describe(const Options &options, ModelSpec &spec,
-                     std::string &error) const {
+                     std::string &error) {
   std::vector<TensorInfo> tensors = listTensors(program_);
+  // An artifact with state: a KV cache, driven by its generation entries.
+  if (std::any_of(tensors.begin(), tensors.end(), [](const TensorInfo &t) {
+        return t.role == DTENSOR_STATE;
+      })) {
+    generator_ = tooling::Generator::create(program_, error);
+    if (!generator_)
+      return false;
+    spec.cache = true;
+    spec.batch = generator_->numSlots();
+    spec.seqLen = generator_->maxPositions();
+    auto embedding =
+        std::find_if(tensors.begin(), tensors.end(), [&](const TensorInfo &t) {
+          return t.role == DTENSOR_WEIGHT && t.name == options.embeddingName;
+        });
+    if (embedding == tensors.end() || embedding->shape.empty()) {
+      if (!options.vocab) {
+        error = "cannot tell the vocabulary size: the artifact has no weight "
+                "'" + options.embeddingName +
+                "'; give --vocab V or --embedding NAME";
+        return false;
+      }
+    }
+    if (options.vocab) {
+      spec.vocab = *options.vocab;
+      spec.vocabSource = "--vocab";
+      if (embedding != tensors.end() && !embedding->shape.empty() &&
+          spec.vocab > embedding->shape[0]) {
+        error = "--vocab " + std::to_string(spec.vocab) + " exceeds the " +
+                std::to_string(embedding->shape[0]) + " rows of '" +
+                embedding->name + "'";
+        return false;
+      }
+    } else {
+      spec.vocab = embedding->shape[0];
+      spec.vocabSource = "the first dim of '" + embedding->name + "'";
+    }
+    return spec.vocab >= 1 ||
+           (error = "the vocabulary is empty (" + spec.vocabSource + ")",
+            false);
+  }
   const TensorInfo *tokens = pick(
       tensors, options.tokensName, DTENSOR_INPUT,
       "i64 input of rank 2 (the tokens)", "--tokens",
@@ -281,7 +321,45 @@ dtensor_status Model::step(const ModelSpec &spec,
   return DTENSOR_OK;
 }
 
+namespace {
+/// --fail-kind error with a KV cache: a flat shape for the tokens, which
+/// dtensor_program_set rejects on this rank; its agreement fails every rank
+/// (the others are setting the tokens of the same step).
+dtensor_status breakSet(dtensor_program *program, std::string &error) {
+  int64_t flat[1] = {1};
+  int64_t token = 0;
+  dtensor_status status =
+      dtensor_program_set(program, "tokens", DTENSOR_GLOBAL, DTENSOR_I64, 1,
+                          flat, &token, sizeof(token));
+  error = dtensor_last_error();
+  return status ? status : DTENSOR_ERR_INVALID_ARGUMENT;
+}
+
+} // namespace
+
+dtensor_status Model::prefill(int64_t slot, const std::vector<int64_t> &prompt,
+                              bool breakIt, std::vector<int64_t> &all,
+                              std::string &error) {
+  if (breakIt)
+    return breakSet(program_, error);
+  int64_t next = 0;
+  if (!generator_->prefill(slot, prompt, next, error, &all))
+    return DTENSOR_ERR_RUNTIME;
+  return DTENSOR_OK;
+}
+
+dtensor_status Model::decode(const std::vector<tooling::Generator::Row> &rows,
+                             bool breakIt, std::vector<int64_t> &next,
+                             std::string &error) {
+  if (breakIt)
+    return breakSet(program_, error);
+  if (!generator_->decode(rows, next, error))
+    return DTENSOR_ERR_RUNTIME;
+  return DTENSOR_OK;
+}
+
 dtensor_status Model::close() {
+  generator_.reset();
   dtensor_status status = dtensor_program_destroy(program_);
   program_ = nullptr;
   dtensor_status contextStatus = dtensor_context_destroy(context_);

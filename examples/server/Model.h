@@ -11,9 +11,11 @@
 
 #include "Options.h"
 
+#include "dtensor/Tooling/Generation.h"
 #include "dtensor/runtime.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,9 @@ struct ModelSpec {
   int64_t seqLen = 0;
   int64_t vocab = 0;
   std::string vocabSource; // where `vocab` came from, for the log
+  /// A KV-cache artifact (generation entries: docs/runtime.md): `batch` is
+  /// its slots and `seqLen` its positions per slot.
+  bool cache = false;
 };
 
 class Model {
@@ -44,11 +49,21 @@ public:
   /// rank returns it (the runtime agrees), with the message in `error`.
   dtensor_status open(const Options &options, std::string &error);
 
-  /// Finds the token input, the outputs and the vocabulary (the same on
-  /// every rank: it reads only the manifest). False with `error` if the
-  /// artifact is not a token model the server can drive.
-  bool describe(const Options &options, ModelSpec &spec,
-                std::string &error) const;
+  /// Finds the token input, the outputs and the vocabulary, or the
+  /// generation entries of a KV-cache artifact (the same on every rank: it
+  /// reads only the manifest). False with `error` if the artifact is not a
+  /// token model the server can drive.
+  bool describe(const Options &options, ModelSpec &spec, std::string &error);
+
+  /// COLLECTIVE, KV-cache artifacts. Prefills `prompt` into `slot`; `all`
+  /// gets the next token after each prompt token. `breakIt`: as step's.
+  dtensor_status prefill(int64_t slot, const std::vector<int64_t> &prompt,
+                         bool breakIt, std::vector<int64_t> &all,
+                         std::string &error);
+  /// COLLECTIVE, KV-cache artifacts. One decode step over `rows`.
+  dtensor_status decode(const std::vector<tooling::Generator::Row> &rows,
+                        bool breakIt, std::vector<int64_t> &next,
+                        std::string &error);
 
   /// COLLECTIVE. One step on `tokens` (batch * seqLen ids, the same on
   /// every rank): set, run, then on rank 0 fetch the argmax (`next`) and,
@@ -69,6 +84,7 @@ public:
 private:
   dtensor_context *context_ = nullptr;
   dtensor_program *program_ = nullptr;
+  std::unique_ptr<tooling::Generator> generator_;
   int rank_ = 0;
   int worldSize_ = 1;
 };

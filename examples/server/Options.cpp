@@ -46,6 +46,12 @@ std::optional<int> parseOptions(int argc, char **argv, Options &options) {
                  "is ready (for scripts and tests)")
       ->type_name("FILE")
       ->group(http);
+  app.add_option("--model-name", options.modelName,
+                 "the model's name in /v1/models and the\n"
+                 "completions (default: the artifact's directory\n"
+                 "name without .dtc)")
+      ->type_name("NAME")
+      ->group(http);
   app.add_option("--http-threads", options.httpThreads,
                  "HTTP worker threads (default 16)")
       ->type_name("N")

@@ -33,6 +33,9 @@ struct Options {
   std::string logitsName; // empty: a float output [B, S, V] if there is one
   std::string embeddingName = "tok_embeddings.weight";
   std::optional<int64_t> vocab;
+  /// The name /v1/models and completions report ("": the artifact's
+  /// directory name without ".dtc").
+  std::string modelName;
   int maxBatchWaitMs = 5;
   double stepTimeoutS = 60;
   int httpThreads = 16;

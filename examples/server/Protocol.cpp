@@ -36,11 +36,49 @@ bool refuse(RequestError &error, int status, std::string message) {
   return false;
 }
 
-} // namespace
+/// The length's name in messages: the sequence length, or with a KV cache
+/// the positions of a cache slot.
+std::string lengthName(const Limits &limits) {
+  return limits.cache ? "the positions of a cache slot" : "its sequence length";
+}
 
-bool parseRequest(JobKind kind, const std::string &body, const Limits &limits,
-                  Request &request, RequestError &error) {
-  json document;
+/// A non-empty array of ids in [0, vocab), at most seqLen of them.
+bool readTokens(const json &tokens, const std::string &name,
+                const Limits &limits, std::vector<int64_t> &ids,
+                RequestError &error) {
+  if (tokens.empty())
+    return refuse(error, 422,
+                  "'" + name + "' is empty: give at least one token id");
+  if (static_cast<int64_t>(tokens.size()) > limits.seqLen)
+    return refuse(error, 422,
+                  "'" + name + "' has " + std::to_string(tokens.size()) +
+                      " ids; this model takes at most " +
+                      std::to_string(limits.seqLen) + " (" +
+                      lengthName(limits) + ")");
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const json &id = tokens[i];
+    std::string where = name + "[" + std::to_string(i) + "]";
+    if (!id.is_number_integer())
+      return refuse(error, 422,
+                    where + " must be an integer token id, not " +
+                        describe(id));
+    // Unsigned JSON numbers above INT64_MAX are out of range too.
+    bool inRange =
+        id.is_number_unsigned()
+            ? id.get<uint64_t>() < static_cast<uint64_t>(limits.vocab)
+            : id.get<int64_t>() >= 0 && id.get<int64_t>() < limits.vocab;
+    if (!inRange)
+      return refuse(error, 422,
+                    where + " = " + id.dump() +
+                        " is outside the vocabulary [0, " +
+                        std::to_string(limits.vocab) + ")");
+    ids.push_back(id.get<int64_t>());
+  }
+  return true;
+}
+
+/// Parses `body` as a JSON object (400 otherwise).
+bool parseObject(const std::string &body, json &document, RequestError &error) {
   try {
     document = json::parse(body);
   } catch (const json::parse_error &parseError) {
@@ -57,6 +95,16 @@ bool parseRequest(JobKind kind, const std::string &body, const Limits &limits,
     return refuse(error, 400,
                   "the request must be a JSON object, not " +
                       describe(document));
+  return true;
+}
+
+} // namespace
+
+bool parseRequest(JobKind kind, const std::string &body, const Limits &limits,
+                  Request &request, RequestError &error) {
+  json document;
+  if (!parseObject(body, document, error))
+    return false;
 
   bool generate = kind == JobKind::Generate;
   std::set<std::string> known = {"tokens"};
@@ -87,32 +135,8 @@ bool parseRequest(JobKind kind, const std::string &body, const Limits &limits,
     return refuse(error, 422,
                   "'tokens' must be an array of token ids, not " +
                       describe(*tokens));
-  if (tokens->empty())
-    return refuse(error, 422, "'tokens' is empty: give at least one token id");
-  if (static_cast<int64_t>(tokens->size()) > limits.seqLen)
-    return refuse(error, 422,
-                  "'tokens' has " + std::to_string(tokens->size()) +
-                      " ids; this model takes at most " +
-                      std::to_string(limits.seqLen) + " (its sequence length)");
-  for (size_t i = 0; i < tokens->size(); ++i) {
-    const json &id = (*tokens)[i];
-    std::string where = "tokens[" + std::to_string(i) + "]";
-    if (!id.is_number_integer())
-      return refuse(error, 422,
-                    where + " must be an integer token id, not " +
-                        describe(id));
-    // Unsigned JSON numbers above INT64_MAX are out of range too.
-    bool inRange =
-        id.is_number_unsigned()
-            ? id.get<uint64_t>() < static_cast<uint64_t>(limits.vocab)
-            : id.get<int64_t>() >= 0 && id.get<int64_t>() < limits.vocab;
-    if (!inRange)
-      return refuse(error, 422,
-                    where + " = " + id.dump() +
-                        " is outside the vocabulary [0, " +
-                        std::to_string(limits.vocab) + ")");
-    request.tokens.push_back(id.get<int64_t>());
-  }
+  if (!readTokens(*tokens, "tokens", limits, request.tokens, error))
+    return false;
 
   if (generate) {
     auto count = document.find("max_new_tokens");
@@ -136,7 +160,7 @@ bool parseRequest(JobKind kind, const std::string &body, const Limits &limits,
       return refuse(error, 422,
                     "'tokens' (" + std::to_string(request.tokens.size()) +
                         ") + 'max_new_tokens' (" + count->dump() +
-                        ") exceeds the sequence length " +
+                        ") exceeds " + lengthName(limits) + ", " +
                         std::to_string(limits.seqLen));
     request.maxNewTokens = static_cast<int64_t>(wanted);
   } else if (auto logits = document.find("logits"); logits != document.end()) {
@@ -146,6 +170,161 @@ bool parseRequest(JobKind kind, const std::string &body, const Limits &limits,
     request.logits = logits->get<bool>();
   }
   return true;
+}
+
+bool parseCompletion(const std::string &body, const Limits &limits,
+                     Request &request, RequestError &error) {
+  json document;
+  if (!parseObject(body, document, error))
+    return false;
+  static const std::set<std::string> known = {
+      "model", "prompt", "max_tokens", "stream", "stop", "temperature", "n",
+      "user"};
+  for (const auto &item : document.items())
+    if (!known.count(item.key()))
+      return refuse(error, 422,
+                    "unknown field '" + item.key() +
+                        "' (expected: max_tokens, model, n, prompt, stop, "
+                        "stream, temperature, user)");
+  request = Request();
+  request.kind = JobKind::Completion;
+  if (auto model = document.find("model"); model != document.end()) {
+    if (!model->is_string())
+      return refuse(error, 422,
+                    "'model' must be a string, not " + describe(*model));
+    request.model = model->get<std::string>();
+  }
+  auto prompt = document.find("prompt");
+  if (prompt == document.end())
+    return refuse(error, 422,
+                  "missing field 'prompt' (an array of token ids)");
+  const char *noTokenizer =
+      "this model has no tokenizer: give 'prompt' as an array of token ids";
+  if (prompt->is_string())
+    return refuse(error, 422, noTokenizer);
+  if (!prompt->is_array())
+    return refuse(error, 422,
+                  "'prompt' must be an array of token ids, not " +
+                      describe(*prompt));
+  // [[ids]]: a batch of one prompt. More prompts per request are not served.
+  const json *ids = &*prompt;
+  std::string name = "prompt";
+  if (!prompt->empty() && (*prompt)[0].is_array()) {
+    if (prompt->size() != 1)
+      return refuse(error, 422,
+                    "'prompt' holds " + std::to_string(prompt->size()) +
+                        " prompts; this server takes one per request");
+    ids = &(*prompt)[0];
+    name = "prompt[0]";
+  } else if (!prompt->empty() && (*prompt)[0].is_string()) {
+    return refuse(error, 422, noTokenizer);
+  }
+  if (!readTokens(*ids, name, limits, request.tokens, error))
+    return false;
+
+  uint64_t wanted = 16; // OpenAI's default
+  std::string wantedText = "16, the default";
+  if (auto count = document.find("max_tokens"); count != document.end()) {
+    if (!count->is_number_unsigned() || count->get<uint64_t>() < 1)
+      return refuse(error, 422,
+                    "'max_tokens' must be an integer of at least 1, not " +
+                        (count->is_number() ? count->dump()
+                                            : describe(*count)));
+    wanted = count->get<uint64_t>();
+    wantedText = count->dump();
+  }
+  if (wanted > static_cast<uint64_t>(limits.seqLen) ||
+      request.tokens.size() + wanted > static_cast<uint64_t>(limits.seqLen))
+    return refuse(error, 422,
+                  "the prompt (" + std::to_string(request.tokens.size()) +
+                      " tokens) + 'max_tokens' (" + wantedText +
+                      ") exceeds " + lengthName(limits) + ", " +
+                      std::to_string(limits.seqLen));
+  request.maxNewTokens = static_cast<int64_t>(wanted);
+  if (auto stream = document.find("stream"); stream != document.end()) {
+    if (!stream->is_boolean())
+      return refuse(error, 422,
+                    "'stream' must be true or false, not " + describe(*stream));
+    request.stream = stream->get<bool>();
+  }
+  if (auto stop = document.find("stop");
+      stop != document.end() && !stop->is_null()) {
+    json list = stop->is_array() ? *stop : json::array({*stop});
+    for (size_t i = 0; i < list.size(); ++i) {
+      const json &id = list[i];
+      if (id.is_string())
+        return refuse(error, 422,
+                      "stop strings need a tokenizer, which this model has "
+                      "not: give 'stop' as token ids");
+      if (!id.is_number_integer() ||
+          (id.is_number_unsigned()
+               ? id.get<uint64_t>() >= static_cast<uint64_t>(limits.vocab)
+               : id.get<int64_t>() < 0))
+        return refuse(error, 422,
+                      "stop[" + std::to_string(i) +
+                          "] must be a token id in [0, " +
+                          std::to_string(limits.vocab) + "), not " +
+                          (id.is_number() ? id.dump() : describe(id)));
+      request.stop.push_back(id.get<int64_t>());
+    }
+  }
+  // Greedy decoding only.
+  if (auto temperature = document.find("temperature");
+      temperature != document.end() && !temperature->is_null() &&
+      !(temperature->is_number() && temperature->get<double>() == 0))
+    return refuse(error, 422,
+                  "only greedy decoding is served: 'temperature' must be 0");
+  if (auto n = document.find("n");
+      n != document.end() && !n->is_null() &&
+      !(n->is_number_unsigned() && n->get<uint64_t>() == 1))
+    return refuse(error, 422, "'n' must be 1: one completion per request");
+  return true;
+}
+
+namespace {
+json completionJson(const CompletionMeta &meta, json choice) {
+  return json{{"id", meta.id},
+              {"object", "text_completion"},
+              {"created", meta.created},
+              {"model", meta.model},
+              {"choices", json::array({std::move(choice)})}};
+}
+} // namespace
+
+std::string completionBody(const Request &request, const JobResult &result,
+                           const CompletionMeta &meta) {
+  json answer = completionJson(
+      meta, {{"index", 0},
+             {"text", ""},
+             {"token_ids", result.generated},
+             {"logprobs", nullptr},
+             {"finish_reason", result.finishReason}});
+  size_t prompt = request.tokens.size(), completion = result.generated.size();
+  answer["usage"] = {{"prompt_tokens", prompt},
+                     {"completion_tokens", completion},
+                     {"total_tokens", prompt + completion}};
+  return answer.dump();
+}
+
+std::string completionEvent(const CompletionMeta &meta,
+                            const std::vector<int64_t> &tokens,
+                            const std::string &finishReason) {
+  json choice = {{"index", 0},
+                 {"text", ""},
+                 {"token_ids", tokens},
+                 {"logprobs", nullptr},
+                 {"finish_reason", nullptr}};
+  if (!finishReason.empty())
+    choice["finish_reason"] = finishReason;
+  return "data: " + completionJson(meta, std::move(choice)).dump() + "\n\n";
+}
+
+std::string streamErrorEvent(int status, const std::string &message) {
+  json event = {{"error",
+                 {{"message", message}, {"type", "server_error"},
+                  {"code", status}}}};
+  return "data: " +
+         event.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
 }
 
 std::string answerBody(const Request &request, const JobResult &result) {

@@ -21,6 +21,8 @@ struct Limits {
   int64_t seqLen = 0;
   int64_t vocab = 0;
   bool hasLogits = false;
+  /// A KV-cache artifact: seqLen is the positions of a slot.
+  bool cache = false;
 };
 
 /// A validated request.
@@ -29,6 +31,18 @@ struct Request {
   std::vector<int64_t> tokens;
   int64_t maxNewTokens = 1;
   bool logits = false;
+  /// Completion: stream tokens as server-sent events; stop token ids; the
+  /// model name the client gave ("" if none).
+  bool stream = false;
+  std::vector<int64_t> stop;
+  std::string model;
+};
+
+/// What a completion answer says besides its tokens.
+struct CompletionMeta {
+  std::string id;      // "cmpl-<n>"
+  int64_t created = 0; // Unix seconds
+  std::string model;
 };
 
 /// A request the server refuses: an HTTP status (4xx) and why.
@@ -41,6 +55,25 @@ struct RequestError {
 /// /v1/generate (Generate). False with `error` set when it is refused.
 bool parseRequest(JobKind kind, const std::string &body, const Limits &limits,
                   Request &request, RequestError &error);
+
+/// Parses and checks the body of POST /v1/completions (OpenAI's
+/// completions API, token ids only: there is no tokenizer).
+bool parseCompletion(const std::string &body, const Limits &limits,
+                     Request &request, RequestError &error);
+
+/// The 200 answer of a completion that did not stream.
+std::string completionBody(const Request &request, const JobResult &result,
+                           const CompletionMeta &meta);
+
+/// One server-sent event of a streamed completion: `tokens` new tokens, and
+/// with a `finishReason` the last chunk; "data: {...}\n\n".
+std::string completionEvent(const CompletionMeta &meta,
+                            const std::vector<int64_t> &tokens,
+                            const std::string &finishReason);
+
+/// The event that ends a stream whose job failed:
+/// "data: {"error": {"message": ..., "type": "server_error", "code": status}}".
+std::string streamErrorEvent(int status, const std::string &message);
 
 /// The 200 answer for `request` given the job's result.
 std::string answerBody(const Request &request, const JobResult &result);

@@ -4,6 +4,7 @@
 
 #include "Batcher.h"
 #include "Log.h"
+#include "SlotScheduler.h"
 
 #include <chrono>
 #include <thread>
@@ -131,6 +132,164 @@ LoopEnd followSteps(Model &model, const ModelSpec &spec, const Options &options,
                ": passing a wrong shape to dtensor_program_set");
     if (model.step(spec, tokens, command.fetchLogits, inject, next, logits,
                    error) != DTENSOR_OK) {
+      logError("step " + std::to_string(command.step) + " failed: " + error);
+      return LoopEnd::Failed;
+    }
+  }
+}
+
+namespace {
+
+/// Fails everything after a failed step of the cache loop: the jobs in
+/// slots and the queued ones get 503 (a stream: an error event).
+LoopEnd failCacheStep(ServerState &state, SlotScheduler &scheduler,
+                      int64_t step, const std::string &error, bool sent) {
+  std::string message = "step " + std::to_string(step) + " failed: " + error;
+  logError(message);
+  state.metrics->countStepFailure();
+  state.health.fail(message);
+  scheduler.failAll(503, message);
+  failQueued(state.queue, message);
+  state.activeRows = 0;
+  return sent ? LoopEnd::Failed : LoopEnd::ChannelBroken;
+}
+
+} // namespace
+
+LoopEnd leadCacheSteps(Model &model, const ModelSpec &spec,
+                       const Options &options, CommandChannel &channel,
+                       ServerState &state, StepWatchdog &watchdog) {
+  SlotScheduler scheduler(spec.batch);
+  auto batchWait = std::chrono::milliseconds(options.maxBatchWaitMs);
+  int64_t step = 0;
+  auto record = [&](size_t rows, std::chrono::steady_clock::time_point start,
+                    size_t produced) {
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    state.metrics->countStep(rows, seconds, produced);
+    state.metrics->countTokenTimes(scheduler.firstTokenSeconds,
+                                   scheduler.interTokenSeconds);
+    scheduler.firstTokenSeconds.clear();
+    scheduler.interTokenSeconds.clear();
+    state.activeRows = scheduler.active().size();
+  };
+  auto inject = [&](int64_t at) {
+    bool here = injectHere(options, model.rank(), model.worldSize(), at);
+    if (here && options.failKind == FailureKind::Hang)
+      hang(at);
+    if (here)
+      logError("--fail-at-step " + std::to_string(at) +
+               ": passing a wrong shape to dtensor_program_set");
+    return here;
+  };
+  for (;;) {
+    // Clients gone: their slots are free for this round.
+    scheduler.dropCancelled();
+    bool idle = scheduler.idle();
+    std::vector<int64_t> admitted = scheduler.admit(state.queue.take(
+        scheduler.freeSlots(), idle ? batchWait : std::chrono::milliseconds(0),
+        /*block=*/idle));
+    state.activeRows = scheduler.active().size();
+    if (scheduler.idle())
+      break; // closed and empty: shut down
+
+    for (int64_t slot : admitted) {
+      std::shared_ptr<Job> job = scheduler.jobAt(slot);
+      if (job->cancelled()) {
+        scheduler.dropCancelled();
+        continue;
+      }
+      Command command;
+      command.kind = Command::Prefill;
+      command.step = step;
+      command.slot = slot;
+      command.count = static_cast<int64_t>(job->prompt.size());
+      auto start = std::chrono::steady_clock::now();
+      watchdog.arm(step, scheduler.active());
+      std::string error;
+      std::vector<int64_t> all;
+      bool sent = channel.send(command, job->prompt, error);
+      dtensor_status status = DTENSOR_OK;
+      if (sent)
+        status = model.prefill(slot, job->prompt, inject(step), all, error);
+      watchdog.disarm();
+      if (!sent || status != DTENSOR_OK)
+        return failCacheStep(state, scheduler, step, error, sent);
+      record(1, start, scheduler.prefilled(slot, all));
+      ++step;
+    }
+
+    std::vector<tooling::Generator::Row> rows = scheduler.decodeRows();
+    if (rows.empty())
+      continue;
+    Command command;
+    command.kind = Command::Decode;
+    command.step = step;
+    command.count = static_cast<int64_t>(rows.size());
+    std::vector<int64_t> payload;
+    for (const tooling::Generator::Row &row : rows)
+      payload.insert(payload.end(), {row.slot, row.token, row.position});
+    auto start = std::chrono::steady_clock::now();
+    watchdog.arm(step, scheduler.active());
+    std::string error;
+    std::vector<int64_t> next;
+    bool sent = channel.send(command, payload, error);
+    dtensor_status status = DTENSOR_OK;
+    if (sent)
+      status = model.decode(rows, inject(step), next, error);
+    watchdog.disarm();
+    if (!sent || status != DTENSOR_OK)
+      return failCacheStep(state, scheduler, step, error, sent);
+    record(rows.size(), start, scheduler.decoded(rows, next));
+    ++step;
+  }
+
+  std::string error;
+  Command shutdown;
+  shutdown.kind = Command::Shutdown;
+  if (!channel.send(shutdown, {}, error)) {
+    logError("cannot tell the ranks to shut down: " + error);
+    return LoopEnd::ChannelBroken;
+  }
+  return LoopEnd::Shutdown;
+}
+
+LoopEnd followCacheSteps(Model &model, const Options &options,
+                         CommandChannel &channel) {
+  Command command;
+  std::vector<int64_t> payload, out;
+  for (;;) {
+    std::string error;
+    if (!channel.receive(command, payload, error)) {
+      logError(error);
+      return LoopEnd::ChannelBroken;
+    }
+    if (command.kind == Command::Shutdown)
+      return LoopEnd::Shutdown;
+    bool inject =
+        injectHere(options, model.rank(), model.worldSize(), command.step);
+    if (inject && options.failKind == FailureKind::Hang)
+      hang(command.step);
+    if (inject)
+      logError("--fail-at-step " + std::to_string(command.step) +
+               ": passing a wrong shape to dtensor_program_set");
+    dtensor_status status = DTENSOR_OK;
+    if (command.kind == Command::Prefill) {
+      std::vector<int64_t> prompt(payload.begin(),
+                                  payload.begin() + command.count);
+      status = model.prefill(command.slot, prompt, inject, out, error);
+    } else if (command.kind == Command::Decode) {
+      std::vector<tooling::Generator::Row> rows;
+      for (int64_t i = 0; i < command.count; ++i)
+        rows.push_back({payload[3 * i], payload[3 * i + 1],
+                        payload[3 * i + 2]});
+      status = model.decode(rows, inject, out, error);
+    } else {
+      logError("rank 0 sent a recompute step to a KV-cache server");
+      return LoopEnd::ChannelBroken;
+    }
+    if (status != DTENSOR_OK) {
       logError("step " + std::to_string(command.step) + " failed: " + error);
       return LoopEnd::Failed;
     }

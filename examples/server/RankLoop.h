@@ -35,6 +35,17 @@ LoopEnd leadSteps(Model &model, const ModelSpec &spec, const Options &options,
 LoopEnd followSteps(Model &model, const ModelSpec &spec, const Options &options,
                     CommandChannel &channel);
 
+/// Rank 0 with a KV-cache artifact: between decode steps, queued jobs take
+/// free slots and are prefilled; each decode step advances every active job
+/// by one token (SlotScheduler).
+LoopEnd leadCacheSteps(Model &model, const ModelSpec &spec,
+                       const Options &options, CommandChannel &channel,
+                       ServerState &state, StepWatchdog &watchdog);
+
+/// Every other rank with a KV-cache artifact.
+LoopEnd followCacheSteps(Model &model, const Options &options,
+                         CommandChannel &channel);
+
 } // namespace dtensor::server
 
 #endif // DTENSOR_EXAMPLES_SERVER_RANKLOOP_H

@@ -29,6 +29,10 @@ struct ServerState {
   Limits limits;
   int64_t batch = 0;
   int ranks = 1;
+  /// The name /v1/models and completions report.
+  std::string modelName;
+  /// Numbers the completions ("cmpl-<n>").
+  std::atomic<int64_t> completions{0};
   /// Starts a graceful shutdown (SIGTERM, POST /admin/shutdown).
   std::function<void(const std::string &reason)> requestShutdown;
 };

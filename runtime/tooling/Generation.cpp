@@ -260,7 +260,10 @@ bool Generator::runStep(const StepShape &step,
 }
 
 bool Generator::prefill(int64_t slot, const std::vector<int64_t> &prompt,
-                        int64_t &next, std::string &error) {
+                        int64_t &next, std::string &error,
+                        std::vector<int64_t> *all) {
+  if (all)
+    all->clear();
   if (slot < 0 || slot >= slots) {
     error = "slot " + std::to_string(slot) + " is outside the cache's " +
             std::to_string(slots) + " slots";
@@ -284,6 +287,8 @@ bool Generator::prefill(int64_t slot, const std::vector<int64_t> &prompt,
     if (!runStep(step, tokens, slotIds, starts, out, error))
       return false;
     next = out[chunk.length - 1];
+    if (all)
+      all->insert(all->end(), out.begin(), out.begin() + chunk.length);
   }
   return true;
 }

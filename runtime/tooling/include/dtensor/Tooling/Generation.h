@@ -68,9 +68,11 @@ public:
   const std::vector<StepShape> &getSteps() const { return steps; }
 
   /// Prefills `prompt` into `slot` (positions 0 .. size-1) and returns the
-  /// token after it in `next`.
+  /// token after it in `next`; with `all`, the greedy next token after each
+  /// of the prompt's tokens.
   bool prefill(int64_t slot, const std::vector<int64_t> &prompt,
-               int64_t &next, std::string &error);
+               int64_t &next, std::string &error,
+               std::vector<int64_t> *all = nullptr);
 
   /// One token for each row: `token` at `position` of `slot`.
   struct Row {
