@@ -153,11 +153,17 @@ std::optional<int> parseOptions(int argc, char **argv, Options &options) {
       ->type_name("error|hang")
       ->transform(dtensor::tooling::oneOf({"error", "hang"}))
       ->group(aids);
+  app.add_option("--step-delay-ms", options.stepDelayMs,
+                 "rank 0 sleeps M ms before each step (a slow\n"
+                 "model, so that tests can act between steps)")
+      ->type_name("M")
+      ->transform(integerAtLeast(0, kIntMax))
+      ->group(aids);
 
-  app.footer("Endpoints: POST /v1/next_token, POST /v1/generate, GET /health,\n"
-             "GET /metrics, POST /admin/shutdown (loopback clients only). "
-             "SIGINT or\n"
-             "SIGTERM on rank 0 drains the queue and shuts every rank down.");
+  app.footer("Endpoints: POST /v1/next_token, POST /v1/generate, POST\n"
+             "/v1/completions, GET /v1/models, GET /health, GET /metrics, "
+             "POST\n/admin/shutdown (loopback clients only). SIGINT or "
+             "SIGTERM on rank 0\ndrains the queue and shuts every rank down.");
 
   if (std::optional<int> status = cli.parse(argc, argv, 2))
     return status;

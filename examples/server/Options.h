@@ -45,6 +45,7 @@ struct Options {
   std::optional<int64_t> failAtStep;
   int failRank = -1; // -1: the last rank
   FailureKind failKind = FailureKind::Error;
+  int stepDelayMs = 0;
 };
 
 /// Parses argv into `options`. std::nullopt to go on; otherwise the status

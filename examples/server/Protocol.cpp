@@ -42,6 +42,14 @@ std::string lengthName(const Limits &limits) {
   return limits.cache ? "the positions of a cache slot" : "its sequence length";
 }
 
+/// "the sequence length 16", or with a KV cache "the 64 positions of a
+/// cache slot".
+std::string lengthBound(const Limits &limits) {
+  return limits.cache ? "the " + std::to_string(limits.seqLen) +
+                            " positions of a cache slot"
+                      : "the sequence length " + std::to_string(limits.seqLen);
+}
+
 /// A non-empty array of ids in [0, vocab), at most seqLen of them.
 bool readTokens(const json &tokens, const std::string &name,
                 const Limits &limits, std::vector<int64_t> &ids,
@@ -160,8 +168,7 @@ bool parseRequest(JobKind kind, const std::string &body, const Limits &limits,
       return refuse(error, 422,
                     "'tokens' (" + std::to_string(request.tokens.size()) +
                         ") + 'max_new_tokens' (" + count->dump() +
-                        ") exceeds " + lengthName(limits) + ", " +
-                        std::to_string(limits.seqLen));
+                        ") exceeds " + lengthBound(limits));
     request.maxNewTokens = static_cast<int64_t>(wanted);
   } else if (auto logits = document.find("logits"); logits != document.end()) {
     if (!logits->is_boolean())
@@ -238,8 +245,7 @@ bool parseCompletion(const std::string &body, const Limits &limits,
     return refuse(error, 422,
                   "the prompt (" + std::to_string(request.tokens.size()) +
                       " tokens) + 'max_tokens' (" + wantedText +
-                      ") exceeds " + lengthName(limits) + ", " +
-                      std::to_string(limits.seqLen));
+                      ") exceeds " + lengthBound(limits));
   request.maxNewTokens = static_cast<int64_t>(wanted);
   if (auto stream = document.find("stream"); stream != document.end()) {
     if (!stream->is_boolean())

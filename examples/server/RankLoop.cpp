@@ -28,6 +28,12 @@ bool injectHere(const Options &options, int rank, int worldSize, int64_t step) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
 }
 
+/// --step-delay-ms: rank 0 waits before a step.
+void delayStep(const Options &options) {
+  if (options.stepDelayMs > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(options.stepDelayMs));
+}
+
 /// Answers everything still queued with 503 (after a failure).
 void failQueued(RequestQueue &queue, const std::string &message) {
   queue.close();
@@ -64,6 +70,7 @@ LoopEnd leadSteps(Model &model, const ModelSpec &spec, const Options &options,
     command.step = step;
     command.fetchLogits = batcher.wantsLogits();
     std::vector<int64_t> tokens = batcher.pack();
+    delayStep(options);
     size_t rows = batcher.active().size();
     auto start = std::chrono::steady_clock::now();
     watchdog.arm(step, batcher.active());
@@ -205,6 +212,7 @@ LoopEnd leadCacheSteps(Model &model, const ModelSpec &spec,
       command.step = step;
       command.slot = slot;
       command.count = static_cast<int64_t>(job->prompt.size());
+      delayStep(options);
       auto start = std::chrono::steady_clock::now();
       watchdog.arm(step, scheduler.active());
       std::string error;
@@ -230,6 +238,7 @@ LoopEnd leadCacheSteps(Model &model, const ModelSpec &spec,
     std::vector<int64_t> payload;
     for (const tooling::Generator::Row &row : rows)
       payload.insert(payload.end(), {row.slot, row.token, row.position});
+    delayStep(options);
     auto start = std::chrono::steady_clock::now();
     watchdog.arm(step, scheduler.active());
     std::string error;
