@@ -7,6 +7,7 @@ server down (POST /admin/shutdown), then SIGTERM, then SIGKILL to mpirun and
 every process below it, so no test leaves a rank behind.
 """
 
+import http.client
 import json
 import os
 import shlex
@@ -67,6 +68,47 @@ def run_bounded(command, timeout):
                 pass
         output, _ = process.communicate()
         return None, output
+
+
+def stream(server, body, stop_after=None):
+    """POSTs a streamed completion; returns (token ids, finish reason, error
+    event or None). With `stop_after`, closes the connection after that many
+    token events."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port,
+                                            timeout=60)
+    connection.request("POST", "/v1/completions",
+                       json.dumps(dict(body, stream=True)),
+                       {"Content-Type": "application/json"})
+    response = connection.getresponse()
+    if response.status != 200:
+        fail(f"stream {body}: {response.status} {response.read()}")
+    if response.getheader("Content-Type", "").split(";")[0] != \
+            "text/event-stream":
+        fail(f"stream: Content-Type {response.getheader('Content-Type')}")
+    tokens, finish, error, done = [], None, None, False
+    for raw in response:
+        line = raw.decode().rstrip("\n")
+        if not line.startswith("data: "):
+            continue
+        data = line[len("data: "):]
+        if data == "[DONE]":
+            done = True
+            break
+        event = json.loads(data)
+        if "error" in event:
+            error = event["error"]
+            break
+        choice = event["choices"][0]
+        tokens += choice["token_ids"]
+        if choice["finish_reason"] is not None:
+            finish = choice["finish_reason"]
+        if stop_after is not None and len(tokens) >= stop_after:
+            connection.close()
+            return tokens, "disconnected", None
+    connection.close()
+    if error is None and not done:
+        fail(f"stream {body}: ended without [DONE]")
+    return tokens, finish, error
 
 
 class Response:
