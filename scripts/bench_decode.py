@@ -697,32 +697,39 @@ def add_options(p, prefix=""):
                    help=f"prompts decoded together (1 .. {SLOTS}; default 1)")
     p.add_argument(f"--{prefix}no-recompute", action="store_true",
                    help="skip the recompute column")
+    p.add_argument(f"--{prefix}no-torch", action="store_true",
+                   help="skip the torch-cache column")
     p.add_argument(f"--{prefix}no-max-seq-probe", action="store_true",
                    help="skip the max-seq probe")
 
 
 def configure(a, prefix=""):
-    """Fills in the derived settings; returns an error message or None."""
+    """Fills in the derived settings; returns an error message or None.
+    `prefix`: that of add_options, with '_' for '-'."""
+    dash, prefix = prefix.replace("_", "-"), prefix.replace("-", "_")
     get = lambda name: getattr(a, prefix + name)  # noqa: E731
     try:
         a.context_list = ([int(c) for c in get("contexts").split(",")]
                           if get("contexts") else
                           QUICK_CONTEXTS if a.quick else CONTEXTS)
     except ValueError:
-        return f"--{prefix}contexts {get('contexts')}: expected numbers"
+        return f"--{dash}contexts {get('contexts')}: expected numbers"
     models = QUICK_MODELS if a.quick else list(MODELS)
     a.model_list = [m for m in models if re.search(get("models"), m)]
     a.tokens = get("tokens") or (4 if a.quick else 16)
     a.batch = get("batch")
     a.no_recompute = get("no_recompute")
+    a.no_torch = get("no_torch")
     a.no_max_seq_probe = get("no_max_seq_probe")
     a.cores = os.cpu_count() or 1
     if a.tokens < 2:
-        return "--tokens must be at least 2 (one decode step)"
+        return f"--{dash}tokens must be at least 2 (one decode step)"
     if not 1 <= a.batch <= SLOTS:
-        return f"--batch must be in [1, {SLOTS}]"
+        return f"--{dash}batch must be in [1, {SLOTS}]"
     if min(a.context_list) <= a.tokens:
-        return f"every context must exceed --tokens {a.tokens}"
+        return f"every context must exceed --{dash}tokens {a.tokens}"
+    if not a.model_list:
+        return f"--{dash}models {get('models')}: no model matches"
     return None
 
 
@@ -749,9 +756,9 @@ def main(argv=None):
     p.add_argument("--budget", type=float, default=3.0,
                    help="seconds of timed recompute steps per measurement")
     p.add_argument("--case-timeout", type=float, default=900)
-    p.add_argument("--torch-python", metavar="PYTHON")
-    p.add_argument("--no-torch", action="store_true",
-                   help="skip the torch-cache column")
+    p.add_argument("--torch-python", metavar="PYTHON",
+                   help="the PyTorch 2 interpreter of torch-cache (default: "
+                   "scripts/torch-env.sh --python)")
     p.add_argument("--openblas-coretype", default="runtime",
                    help="as bench.py's")
     add_options(p)
