@@ -10,6 +10,9 @@ machine's ceilings.
       [--compile-timeout SECONDS] [--no-self-check] [--case-timeout SECONDS]
       [--no-dtensor-peers] [--no-dtensor-compile] [--torch-python PYTHON]
       [--openblas-coretype runtime|inherit|FAMILY]
+      [--no-decode | --decode-only] [--decode-contexts 128,512,2048]
+      [--decode-models REGEX] [--decode-tokens K] [--decode-batch B]
+      [--decode-no-recompute] [--decode-no-torch] [--decode-no-max-seq-probe]
 
 Steps, each printed as it starts:
 
@@ -55,7 +58,16 @@ Steps, each printed as it starts:
    ms / ours ms. A peer faster than ours is profiled (torch.profiler) and
    listed with the reasons the measurements give (kernel families, our
    products alone against its step, its step's breakdown);
-4. compile time: `dtensor-compile` (default -O3, --no-reference) of the
+4. decode (scripts/bench_decode.py; --no-decode skips it, --decode-only
+   runs the ceilings and it alone): the decode step with the KV cache
+   (`dtensor-run --generate`) of the llama_tiny shapes and a GQA model of
+   dim 2048 at contexts --decode-contexts, on --ranks, side by side with
+   the stateless plan recomputing the whole sequence and with PyTorch eager
+   generating with a KV cache (scripts/torch_generate.py --time), the
+   KV-cache bytes per rank and the roofline of a step (its weight shards
+   and the context's cache rows over the memory bandwidth per rank); a
+   table of its own in results.md and `decode` in results.json;
+5. compile time: `dtensor-compile` (default -O3, --no-reference) of the
    32-layer 7B-shaped plan (gen-model-plan.py --preset 7b --plan tp --mesh 2):
    wall time and peak resident memory.
 
@@ -167,6 +179,18 @@ def load_make_test_tensors():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def load_bench_decode():
+    """scripts/bench_decode.py as a module (the decode table)."""
+    spec = importlib.util.spec_from_file_location(
+        "bench_decode", os.path.join(SCRIPTS, "bench_decode.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench_decode = load_bench_decode()
 
 
 # --- ceilings --------------------------------------------------------------------------
@@ -1045,6 +1069,12 @@ def markdown(results):
               f"(as shipped): {summary['speedup_vs_torch']}",
               f"- 32-layer plan compiled in ≤ {TARGET_COMPILE_S:.0f} s: "
               f"{summary['compile_time']}"]
+    if "decode" in summary:
+        lines.append(
+            "- decode with the KV cache (below): flat in the context, ≥ "
+            f"{bench_decode.TARGET_RECOMPUTE:.0f}× faster than recomputation "
+            f"and ≥ {bench_decode.TARGET_TORCH:.0f}× faster than PyTorch with "
+            f"a cache at the largest context: {summary['decode']}")
     lines += ["", "## Definitions", "",
               "- ours: `dtensor-run -n R` median step time (rank 0) after "
               "warm-up steps. GEMMs alone: the step's matrix products (its "
@@ -1158,6 +1188,8 @@ def summarise(results):
                                 "failed" if not ct["ok"] else
                                 f"{ct['wall_s']:.1f} s: " +
                                 ("met" if ct["target_met"] else "missed"))}
+    if "decode" in results:
+        summary["decode"] = bench_decode.summary(results["decode"])
     results["summary"] = summary
 
 
@@ -1268,6 +1300,12 @@ def parse_args(argv):
                    "(the environment's OPENBLAS_CORETYPE, as found) or a "
                    "family name (e.g. Haswell); the roofline uses the "
                    "family they ran in every case")
+    p.add_argument("--no-decode", action="store_true",
+                   help="skip the decode table (scripts/bench_decode.py)")
+    p.add_argument("--decode-only", action="store_true",
+                   help="the ceilings and the decode table only (no "
+                   "self-check, cases or compile time)")
+    bench_decode.add_options(p, "decode-")
     a = p.parse_args(argv)
     a.bin_dir = os.path.join(a.build_dir, "bin")
     if a.budget is None:
@@ -1280,6 +1318,14 @@ def parse_args(argv):
         a.rank_list = [int(r) for r in a.ranks.split(",")]
     except ValueError:
         p.error(f"--ranks {a.ranks}: expected numbers like 1,2")
+    if a.decode_only:
+        if a.no_decode:
+            p.error("--decode-only and --no-decode exclude each other")
+        a.no_self_check = a.no_compile_time = True
+    error = bench_decode.configure(a, "decode_")
+    if error and not a.no_decode:
+        p.error(error)
+    a.blas_env = lambda: blas_env(a)
     for tool in ("dtensor-compile", "dtensor-run", "dtensor-bench-ceilings"):
         if not os.access(os.path.join(a.bin_dir, tool), os.X_OK):
             p.error(f"{a.bin_dir}/{tool} not found: build it first "
@@ -1472,6 +1518,8 @@ def write_outputs(a, results):
     with open(os.path.join(a.out, "results.json"), "w") as f:
         json.dump(results, f, indent=2)
     text = markdown(results)
+    if "decode" in results:
+        text += "\n" + bench_decode.markdown(results["decode"])
     with open(os.path.join(a.out, "results.md"), "w") as f:
         f.write(text)
     plotted = plot(results, os.path.join(a.out, "results.png"))
@@ -1538,7 +1586,10 @@ def main(argv=None):
     }
     if not a.no_self_check:
         results["self_check"] = self_check(a, work)
-    run_cases(a, results, work, tuned, runtime_core)
+    if not a.decode_only:
+        run_cases(a, results, work, tuned, runtime_core)
+    if not a.no_decode:
+        results["decode"] = bench_decode.measure(a, log)
     if not a.no_compile_time:
         results["compile_time"] = compile_time(a, work)
     # The ceilings again: other processes only ever lower a measurement, so
@@ -1553,6 +1604,8 @@ def main(argv=None):
     for case in results["cases"]:
         if "error" not in case:
             analyse(case, results["ceilings_per_rank"][str(case["ranks"])])
+    if "decode" in results:
+        bench_decode.analyse(results["decode"], results["ceilings_per_rank"])
     results["kernel_families"] = families_used(results)
     results["settings"]["load_average_at_end"] = os.getloadavg()
     summarise(results)
