@@ -7,7 +7,7 @@ step recomputes a [B, S] window) on the same model and weights, in one run.
   bench_server.py [--quick] [--out DIR] [--build-dir DIR] [--models tiny,gqa]
       [--ranks 1,2] [--concurrency 1,8,32] [--max-tokens N]
       [--prompt-min L] [--prompt-max L] [--requests-per-client K]
-      [--recompute-batch B] [--no-recompute] [--seed N]
+      [--recompute-batch B] [--slots N] [--no-recompute] [--seed N]
 
 For each model, rank count and number of concurrent clients it starts
 `mpirun -n R dtensor-server` on the KV-cache artifact (gen-model-plan.py
@@ -351,7 +351,7 @@ def prepare(args, model, work):
     """Plans, weights and artifacts of one model: {(kind, ranks): path}."""
     os.makedirs(work, exist_ok=True)
     gen = [sys.executable, os.path.join(ROOT, "scripts", "gen-model-plan.py")]
-    slots = max(args.concurrency)
+    slots = args.slots or max(args.concurrency)
     # A chunked prefill pads its last chunk to an entry's length: the prompt
     # rounds up to a multiple of 16 (the smallest prefill); then the tokens.
     rounded = -(-args.prompt_max // 16) * 16
@@ -558,6 +558,10 @@ def main():
                              "first of the same prompts (default 1)")
     parser.add_argument("--recompute-batch", type=int, default=8,
                         help="the stateless plan's batch B (default 8)")
+    parser.add_argument("--slots", type=int, default=0,
+                        help="the KV cache's slots (default: the largest "
+                             "concurrency; fewer: the other requests wait "
+                             "in the server's queue for a free slot)")
     parser.add_argument("--no-recompute", action="store_true",
                         help="the KV-cache server only")
     parser.add_argument("--http-threads", type=int, default=0,
