@@ -33,7 +33,7 @@ load averages, the commands) and DIR/results.md (the table). Models:
 - tiny: llama_tiny's sizes (2 layers, dim 64, 4 heads, vocab 256);
 - gqa: 2 layers, dim 512, 8 heads, 2 KV heads (grouped-query attention, 4
   query heads per KV head), ffn 1536, vocab 2048. Dim 512 keeps the
-  recompute server's [8, 544] step near a second on 2 cores; a 2048-dim
+  recompute server's [8, 528] step under a second on 2 cores; a 2048-dim
   model's would take about 15 s per generated token.
 
 --quick: the tiny model on 2 ranks, 1 and 4 clients, prompts of 16-64
