@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Creates (or checks) the virtual environment with a current PyTorch that the
-# oracle tests (test/Oracle) and the benchmark's peer columns use: exactly
-# the packages of scripts/torch-requirements.txt, installed with --no-deps.
+# oracle tests (test/Oracle) and the benchmark's peer columns use, with the
+# OpenAI client of test/Server/openai-client.test: exactly the packages of
+# scripts/torch-requirements.txt, installed with --no-deps.
 # Safe to run again: an environment whose stamp matches the requirements and
 # that imports is kept. A test and benchmark dependency only; the compiler
 # and runtime never use it.
