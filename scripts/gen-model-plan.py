@@ -6,7 +6,8 @@ torchtitan-like tensor-parallel plan.
   gen-model-plan.py [--preset tiny|7b] [--layers N] [--dim D] [--heads H]
       [--kv-heads N] [--ffn F] [--vocab V] [--batch B] [--seq S] [--dtype f32|f16|bf16]
       [--plan none|tp|tp-sp|dp-tp] [--mesh 2 | 2x2] [--model llama|block|mlp]
-      [--loss] [--kv-cache [--slots N] [--max-seq M] [--prefill L,L,...]]
+      [--loss] [--kv-cache [--slots N] [--max-seq M] [--prefill L,L,...]
+      [--decode-rows N,N,...]]
       [--name NAME] [-o FILE]
 
 --model llama: tok_embeddings -> N decoder blocks -> norm -> output (the LM
@@ -23,7 +24,8 @@ fc1 (linear with bias, D -> ffn) -> act (gelu, tanh approximation) -> fc2
 (`layers.<i>.attention.cache_k` and `cache_v`, [--slots, --max-seq,
 kv_heads, head_dim]), written at each step and read for attention, and the
 dims B (rows) and T (tokens per row) with the entries `decode` (B = --slots,
-T = 1) and `prefill_<N>` (B = 1, T = N) for each --prefill length. Inputs
+T = 1), `decode_<N>` (B = N, T = 1) for each --decode-rows N, and
+`prefill_<N>` (B = 1, T = N) for each --prefill length. Inputs
 `tokens[B, T]`, `slots[B]` (each row's cache slot) and `start[B]` (the
 position of each row's first token); output `next_token[B, T]`.
 
@@ -229,6 +231,8 @@ def build_model(a):
              "outputs": outputs}
     if a.kv_cache:
         entries = [{"name": "decode", "dims": {"B": a.slots, "T": 1}}]
+        entries += [{"name": f"decode_{n}", "dims": {"B": n, "T": 1}}
+                    for n in a.decode_rows]
         entries += [{"name": f"prefill_{n}", "dims": {"B": 1, "T": n}}
                     for n in a.prefill]
         model = {"name": model["name"], "dims": ["B", "T"],
@@ -332,6 +336,10 @@ def check_shapes(a):
             errors.append("--slots and --max-seq must be positive")
         if not a.prefill or any(n < 1 or n > a.max_seq for n in a.prefill):
             errors.append(f"--prefill lengths must be in [1, {a.max_seq}]")
+        if any(n < 1 or n >= a.slots for n in a.decode_rows) or \
+                len(set(a.decode_rows)) != len(a.decode_rows):
+            errors.append(f"--decode-rows must be distinct, in [1, "
+                          f"{a.slots - 1}]")
     if errors:
         sys.exit("gen-model-plan: " + "; ".join(errors))
 
@@ -365,6 +373,10 @@ def main(argv=None):
     p.add_argument("--prefill", default="16,64,256",
                    help="--kv-cache: the prefill lengths, comma-separated "
                    "(default 16,64,256)")
+    p.add_argument("--decode-rows", default="",
+                   help="--kv-cache: narrower decode entries decode_<N>, "
+                   "comma-separated N < --slots (a step of few active "
+                   "sequences then costs N rows, not --slots)")
     p.add_argument("--theta", type=float, default=10000.0)
     p.add_argument("--eps", type=float, default=1e-5)
     p.add_argument("--name", help="the model's name (entry function)")
@@ -377,9 +389,10 @@ def main(argv=None):
         a.kv_heads = a.heads
     try:
         a.prefill = [int(n) for n in a.prefill.split(",")]
+        a.decode_rows = [int(n) for n in a.decode_rows.split(",") if n]
     except ValueError:
-        sys.exit(f"gen-model-plan: --prefill {a.prefill}: expected lengths "
-                 "like 16,64,256")
+        sys.exit(f"gen-model-plan: --prefill {a.prefill} or --decode-rows "
+                 f"{a.decode_rows}: expected numbers like 16,64,256")
     check_shapes(a)
     mesh = parse_mesh(a.mesh or ("2x2" if a.plan == "dp-tp" else "2"), a.plan)
 

@@ -66,13 +66,20 @@ dtensor::tooling::planPrefill(const std::vector<StepShape> &steps,
   return chunks;
 }
 
-int64_t dtensor::tooling::pickDecodeStep(const std::vector<StepShape> &steps) {
-  int64_t best = -1;
-  for (size_t i = 0; i < steps.size(); ++i)
-    if (steps[i].tokens == 1 && steps[i].rows >= 1 &&
-        (best < 0 || steps[i].rows > steps[best].rows))
-      best = static_cast<int64_t>(i);
-  return best;
+int64_t dtensor::tooling::pickDecodeStep(const std::vector<StepShape> &steps,
+                                         size_t active) {
+  int64_t holds = -1, widest = -1;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const StepShape &step = steps[i];
+    if (step.tokens != 1 || step.rows < 1)
+      continue;
+    if (widest < 0 || step.rows > steps[widest].rows)
+      widest = static_cast<int64_t>(i);
+    if (static_cast<size_t>(step.rows) >= active &&
+        (holds < 0 || step.rows < steps[holds].rows))
+      holds = static_cast<int64_t>(i);
+  }
+  return holds >= 0 ? holds : widest;
 }
 
 namespace {
@@ -210,7 +217,7 @@ std::unique_ptr<Generator> Generator::create(dtensor_program *program,
             (skipped.empty() ? std::string() : "; it has: " + skipped);
     return nullptr;
   }
-  if (pickDecodeStep(generator->steps) < 0) {
+  if (pickDecodeStep(generator->steps, 1) < 0) {
     error = "no generation step of one token per row (T = 1) to decode with";
     return nullptr;
   }
@@ -295,7 +302,7 @@ bool Generator::prefill(int64_t slot, const std::vector<int64_t> &prompt,
 
 bool Generator::decode(const std::vector<Row> &rows,
                        std::vector<int64_t> &next, std::string &error) {
-  const StepShape &step = steps[pickDecodeStep(steps)];
+  const StepShape &step = steps[pickDecodeStep(steps, rows.size())];
   next.clear();
   for (size_t first = 0; first < rows.size(); first += step.rows) {
     std::vector<int64_t> tokens(step.rows, 0), slotIds(step.rows, -1),

@@ -74,10 +74,16 @@ TEST(GenerationTest, PromptsThatCannotBePrefilled) {
                    "positions");
 }
 
-TEST(GenerationTest, DecodeUsesTheWidestOneTokenStep) {
-  EXPECT_EQ(pickDecodeStep(ladder()), 0);
-  EXPECT_EQ(pickDecodeStep({{"a", 2, 1}, {"b", 8, 1}, {"c", 16, 2}}), 1);
-  EXPECT_EQ(pickDecodeStep({{"prefill", 1, 16}}), -1);
+TEST(GenerationTest, DecodeUsesTheNarrowestOneTokenStepThatHoldsTheRows) {
+  EXPECT_EQ(pickDecodeStep(ladder(), 3), 0);
+  std::vector<StepShape> steps = {
+      {"decode_8", 8, 1}, {"decode_2", 2, 1}, {"wide", 16, 2}};
+  EXPECT_EQ(pickDecodeStep(steps, 1), 1);
+  EXPECT_EQ(pickDecodeStep(steps, 2), 1);
+  EXPECT_EQ(pickDecodeStep(steps, 3), 0);
+  // More rows than any step: the widest, run as many times as it takes.
+  EXPECT_EQ(pickDecodeStep(steps, 20), 0);
+  EXPECT_EQ(pickDecodeStep({{"prefill", 1, 16}}, 1), -1);
 }
 
 } // namespace

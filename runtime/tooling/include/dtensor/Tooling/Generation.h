@@ -52,8 +52,9 @@ std::vector<PrefillChunk> planPrefill(const std::vector<StepShape> &steps,
                                       std::string &error);
 
 /// The step to decode `active` rows with: among the steps of one token per
-/// row, the one of the most rows; -1 when there is none.
-int64_t pickDecodeStep(const std::vector<StepShape> &steps);
+/// row, the one of the fewest rows that holds them all, else the one of the
+/// most rows (run as many times as it takes); -1 when there is none.
+int64_t pickDecodeStep(const std::vector<StepShape> &steps, size_t active);
 
 class Generator {
 public:
