@@ -121,7 +121,7 @@ class Server:
     POST /admin/shutdown, then signals to mpirun and what is below it."""
 
     def __init__(self, mpirun, ranks, binary, artifact, weights, work, name,
-                 http_threads):
+                 http_threads, extra=()):
         self.port_file = os.path.join(work, name + ".port")
         self.log_path = os.path.join(work, name + ".log")
         if os.path.exists(self.port_file):
@@ -129,7 +129,7 @@ class Server:
         self.command = (shlex.split(mpirun) + ["-n", str(ranks), binary,
                         artifact, "--weights", weights, "--port", "0",
                         "--port-file", self.port_file, "--http-threads",
-                        str(http_threads)])
+                        str(http_threads)] + list(extra))
         self.process = None
         self.port = None
 
@@ -403,7 +403,7 @@ def bench_server(args, model, kind, ranks, artifact, weights, work):
     threads = args.http_threads or max(args.concurrency) + 8
     name = f"{model}-{kind}-{ranks}"
     with Server(args.mpirun, ranks, binary, artifact, weights, work, name,
-                threads) as server:
+                threads, args.server_arg) as server:
         # Warm-up: page in the weights, the first steps of each entry.
         warm = prompts_for(args, model, 0, 2)
         run_load(server.port, warm, min(args.max_tokens, 4), 2,
@@ -568,6 +568,10 @@ def main():
                         help="the server's --http-threads (default: the "
                              "largest concurrency + 8: a streaming client "
                              "holds a thread)")
+    parser.add_argument("--server-arg", action="append", default=[],
+                        metavar="ARG",
+                        help="one more argument for every dtensor-server "
+                             "(repeatable), e.g. --server-arg=--max-prefills=1")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=600,
                         help="seconds a client waits on a socket")

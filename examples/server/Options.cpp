@@ -118,6 +118,14 @@ std::optional<int> parseOptions(int argc, char **argv, Options &options) {
       ->type_name("M")
       ->transform(integerAtLeast(0, kIntMax))
       ->group(batching);
+  app.add_option("--max-prefills", options.maxPrefills,
+                 "with a KV cache: while requests decode, admit\n"
+                 "at most N new ones (each a prefill) between two\n"
+                 "decode steps (default 0: as many as slots are\n"
+                 "free)")
+      ->type_name("N")
+      ->transform(integerAtLeast(0, kIntMax))
+      ->group(batching);
   app.add_option("--step-timeout-s", options.stepTimeoutS,
                  "a step that takes longer than T seconds\n"
                  "means a stuck rank: answer 503 and abort the\n"

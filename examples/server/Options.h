@@ -37,6 +37,9 @@ struct Options {
   /// directory name without ".dtc").
   std::string modelName;
   int maxBatchWaitMs = 5;
+  /// KV cache: prefills between two decode steps while requests decode
+  /// (0: every free slot's).
+  int maxPrefills = 0;
   double stepTimeoutS = 60;
   int httpThreads = 16;
   size_t maxBodyBytes = 64 * 1024;

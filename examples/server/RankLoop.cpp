@@ -6,6 +6,7 @@
 #include "Log.h"
 #include "SlotScheduler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -194,8 +195,14 @@ LoopEnd leadCacheSteps(Model &model, const ModelSpec &spec,
     // Clients gone: their slots are free for this round.
     scheduler.dropCancelled();
     bool idle = scheduler.idle();
+    // --max-prefills: while requests are decoding, admit (and prefill) at
+    // most that many before the next decode step, so that a burst of
+    // arrivals does not stall every token in flight.
+    size_t room = scheduler.freeSlots();
+    if (options.maxPrefills > 0 && !scheduler.decodeRows().empty())
+      room = std::min(room, static_cast<size_t>(options.maxPrefills));
     std::vector<int64_t> admitted = scheduler.admit(state.queue.take(
-        scheduler.freeSlots(), idle ? batchWait : std::chrono::milliseconds(0),
+        room, idle ? batchWait : std::chrono::milliseconds(0),
         /*block=*/idle));
     state.activeRows = scheduler.active().size();
     if (scheduler.idle())

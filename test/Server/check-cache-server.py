@@ -12,7 +12,7 @@ prompt's tokens alone). Checks: (a) completions, streamed or not, and
 (b) bad requests are refused and never run a step; (c) a load test of
 completions and streams from concurrent clients, every answer checked;
 (d) a client that disconnects mid-stream frees its slot for the next
-request. Prints one line per check for FileCheck; exits non-zero on the
+request; (e) with --max-prefills 1 the answers are the same. Prints one line per check for FileCheck; exits non-zero on the
 first mismatch.
 """
 
@@ -118,7 +118,7 @@ def check_bad(server):
     print(f"bad requests: {len(BAD)} refused, no step run")
 
 
-def check_load(server, reference, requests, concurrency):
+def check_load(server, reference, requests, concurrency, label="load"):
     rng = random.Random(5)
     cases = []
     for _ in range(requests):
@@ -163,8 +163,10 @@ def check_load(server, reference, requests, concurrency):
     latencies.sort()
     pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
     streams = sum(1 for c in cases if c[2])
-    print(f"load: {requests} requests ({streams} streamed), {concurrency} "
+    print(f"{label}: {requests} requests ({streams} streamed), {concurrency} "
           f"concurrent, 0 errors, every answer equal to the reference")
+    if label != "load":
+        return
     tokens = after["dtensor_server_tokens_total"] - before["dtensor_server_tokens_total"]
     count = lambda m, name: m[name + "_count"]
     ttft = (after["dtensor_server_time_to_first_token_seconds_sum"] -
@@ -239,6 +241,12 @@ def main():
         check_answers(server, reference)
         check_bad(server)
         check_load(server, reference, args.requests, args.concurrency)
+    # At most one prefill between two decode steps: the same answers.
+    with ServerProcess(args.mpirun, 2, args.server, args.artifact,
+                       common + ["--max-prefills", "1"], args.work,
+                       name="budget") as server:
+        check_load(server, reference, 300, args.concurrency,
+                   label="load with --max-prefills 1")
     # Slow steps, so that the disconnect lands mid-stream.
     with ServerProcess(args.mpirun, 2, args.server, args.artifact,
                        common + ["--step-delay-ms", "20"], args.work,
