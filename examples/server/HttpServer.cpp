@@ -143,9 +143,11 @@ void HttpServer::routes() {
           JobResult result;
           bool done =
               job->next(*seen, tokens, result, std::chrono::milliseconds(100));
+          // One event per token, as OpenAI's streams do, however many
+          // tokens arrived since the last call.
           std::string events;
-          if (!tokens.empty())
-            events += completionEvent(meta, tokens, "");
+          for (int64_t token : tokens)
+            events += completionEvent(meta, {token}, "");
           if (done) {
             if (result.status != 200)
               events += streamErrorEvent(result.status, result.error);
