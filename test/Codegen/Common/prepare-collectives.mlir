@@ -32,6 +32,17 @@ func.func @even_chunk(%x: tensor<8x6xf32>) -> tensor<2x6xf32> {
   return %c : tensor<2x6xf32>
 }
 
+// A tensor with a dim of size 0: nothing to slice, an empty tensor (the
+// slice's verifier refuses offset 0 in a dim of size 0).
+// CHECK-LABEL: func.func @zero_size_chunk
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<0x2xf32>
+// CHECK: return %[[E]]
+func.func @zero_size_chunk(%x: tensor<0x8xf32>) -> tensor<0x2xf32> {
+  %c = dtensor.chunk %x on @tp mesh_dims [0] dim 1 : tensor<0x8xf32> -> tensor<0x2xf32>
+  return %c : tensor<0x2xf32>
+}
+
 // 10 rows over a 2x2 mesh, nested: the size is computed at run time.
 // CHECK-LABEL: func.func @nested_uneven_chunk
 // CHECK: dtensor.mesh_coord on @m mesh_dims [0, 1] : index, index

@@ -163,6 +163,15 @@ LogicalResult lowerChunks(func::FuncOp func) {
     sizes[dim] = extent.staticSize != ShapedType::kDynamic
                      ? OpFoldResult(builder.getIndexAttr(extent.staticSize))
                      : OpFoldResult(extent.size);
+    // A tensor with a dim of size 0 holds nothing to slice (and the slice's
+    // verifier refuses offset 0 in a dim of size 0): an empty tensor.
+    if (llvm::is_contained(inputType.getShape(), 0)) {
+      auto empty = tensor::EmptyOp::create(builder, loc, sizes,
+                                           inputType.getElementType());
+      chunk.replaceAllUsesWith(empty.getResult());
+      chunk.erase();
+      continue;
+    }
     auto slice = tensor::ExtractSliceOp::create(builder, loc, chunk.getType(),
                                                 chunk.getInput(), offsets,
                                                 sizes, strides);
