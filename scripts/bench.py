@@ -172,25 +172,22 @@ def run(cmd, timeout=None, env=None, check=True):
     return result
 
 
+def load_script(name, filename):
+    """scripts/<filename> as a module named `name`."""
+    spec = importlib.util.spec_from_file_location(
+        name, os.path.join(SCRIPTS, filename))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def load_make_test_tensors():
     """scripts/make-test-tensors.py as a module (its shape inference)."""
-    spec = importlib.util.spec_from_file_location(
-        "make_test_tensors", os.path.join(SCRIPTS, "make-test-tensors.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("make_test_tensors", "make-test-tensors.py")
 
 
-def load_bench_decode():
-    """scripts/bench_decode.py as a module (the decode table)."""
-    spec = importlib.util.spec_from_file_location(
-        "bench_decode", os.path.join(SCRIPTS, "bench_decode.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench_decode = load_bench_decode()
+# The decode table.
+bench_decode = load_script("bench_decode", "bench_decode.py")
 
 
 # --- ceilings --------------------------------------------------------------------------

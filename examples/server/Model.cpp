@@ -130,6 +130,46 @@ dtensor_status Model::open(const Options &options, std::string &error) {
   return DTENSOR_OK;
 }
 
+/// The vocabulary: the flag, else the logits' last dim (`logits` may be
+/// null), else the embedding weight's first dim. A flag larger than the
+/// embedding would let ids past its end reach the gather.
+static bool findVocab(const Options &options,
+                      const std::vector<TensorInfo> &tensors,
+                      const TensorInfo *logits, ModelSpec &spec,
+                      std::string &error) {
+  auto embedding =
+      std::find_if(tensors.begin(), tensors.end(), [&](const TensorInfo &t) {
+        return t.role == DTENSOR_WEIGHT && t.name == options.embeddingName;
+      });
+  bool haveEmbedding = embedding != tensors.end() && !embedding->shape.empty();
+  if (options.vocab) {
+    spec.vocab = *options.vocab;
+    spec.vocabSource = "--vocab";
+    if (haveEmbedding && spec.vocab > embedding->shape[0]) {
+      error = "--vocab " + std::to_string(spec.vocab) + " exceeds the " +
+              std::to_string(embedding->shape[0]) + " rows of '" +
+              embedding->name + "'";
+      return false;
+    }
+  } else if (logits) {
+    spec.vocab = logits->shape[2];
+    spec.vocabSource = "the last dim of '" + logits->name + "'";
+  } else if (haveEmbedding) {
+    spec.vocab = embedding->shape[0];
+    spec.vocabSource = "the first dim of '" + embedding->name + "'";
+  } else {
+    error = "cannot tell the vocabulary size: the artifact has no logits "
+            "output and no weight '" +
+            options.embeddingName + "'; give --vocab V or --embedding NAME";
+    return false;
+  }
+  if (spec.vocab < 1) {
+    error = "the vocabulary is empty (" + spec.vocabSource + ")";
+    return false;
+  }
+  return true;
+}
+
 bool Model::describe(const Options &options, ModelSpec &spec,
                      std::string &error) {
   std::vector<TensorInfo> tensors = listTensors(program_);
@@ -143,35 +183,7 @@ bool Model::describe(const Options &options, ModelSpec &spec,
     spec.cache = true;
     spec.batch = generator_->numSlots();
     spec.seqLen = generator_->maxPositions();
-    auto embedding =
-        std::find_if(tensors.begin(), tensors.end(), [&](const TensorInfo &t) {
-          return t.role == DTENSOR_WEIGHT && t.name == options.embeddingName;
-        });
-    if (embedding == tensors.end() || embedding->shape.empty()) {
-      if (!options.vocab) {
-        error = "cannot tell the vocabulary size: the artifact has no weight "
-                "'" + options.embeddingName +
-                "'; give --vocab V or --embedding NAME";
-        return false;
-      }
-    }
-    if (options.vocab) {
-      spec.vocab = *options.vocab;
-      spec.vocabSource = "--vocab";
-      if (embedding != tensors.end() && !embedding->shape.empty() &&
-          spec.vocab > embedding->shape[0]) {
-        error = "--vocab " + std::to_string(spec.vocab) + " exceeds the " +
-                std::to_string(embedding->shape[0]) + " rows of '" +
-                embedding->name + "'";
-        return false;
-      }
-    } else {
-      spec.vocab = embedding->shape[0];
-      spec.vocabSource = "the first dim of '" + embedding->name + "'";
-    }
-    return spec.vocab >= 1 ||
-           (error = "the vocabulary is empty (" + spec.vocabSource + ")",
-            false);
+    return findVocab(options, tensors, nullptr, spec, error);
   }
   const TensorInfo *tokens = pick(
       tensors, options.tokensName, DTENSOR_INPUT,
@@ -234,40 +246,7 @@ bool Model::describe(const Options &options, ModelSpec &spec,
     spec.logitsDtype = logits->dtype;
   }
 
-  // The vocabulary: the flag, else the logits' last dim, else the embedding
-  // weight's first dim. A flag larger than the embedding would let ids past
-  // its end reach the gather.
-  auto embedding =
-      std::find_if(tensors.begin(), tensors.end(), [&](const TensorInfo &t) {
-        return t.role == DTENSOR_WEIGHT && t.name == options.embeddingName;
-      });
-  bool haveEmbedding = embedding != tensors.end() && !embedding->shape.empty();
-  if (options.vocab) {
-    spec.vocab = *options.vocab;
-    spec.vocabSource = "--vocab";
-    if (haveEmbedding && spec.vocab > embedding->shape[0]) {
-      error = "--vocab " + std::to_string(spec.vocab) + " exceeds the " +
-              std::to_string(embedding->shape[0]) + " rows of '" +
-              embedding->name + "'";
-      return false;
-    }
-  } else if (logits) {
-    spec.vocab = logits->shape[2];
-    spec.vocabSource = "the last dim of '" + logits->name + "'";
-  } else if (haveEmbedding) {
-    spec.vocab = embedding->shape[0];
-    spec.vocabSource = "the first dim of '" + embedding->name + "'";
-  } else {
-    error = "cannot tell the vocabulary size: the artifact has no logits "
-            "output and no weight '" +
-            options.embeddingName + "'; give --vocab V or --embedding NAME";
-    return false;
-  }
-  if (spec.vocab < 1) {
-    error = "the vocabulary is empty (" + spec.vocabSource + ")";
-    return false;
-  }
-  return true;
+  return findVocab(options, tensors, logits, spec, error);
 }
 
 dtensor_status Model::step(const ModelSpec &spec,

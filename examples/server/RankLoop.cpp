@@ -14,19 +14,25 @@ namespace dtensor::server {
 
 namespace {
 
-/// --fail-at-step on this rank?
-bool injectHere(const Options &options, int rank, int worldSize, int64_t step) {
-  int failRank = options.failRank >= 0 ? options.failRank : worldSize - 1;
-  return options.failAtStep && *options.failAtStep == step && rank == failRank;
-}
-
-/// --fail-kind hang: stop answering, as a deadlocked or wedged rank would.
-/// Only MPI_Abort (or a signal) ends this process now.
-[[noreturn]] void hang(int64_t step) {
+/// --fail-at-step K on this rank at step K: with --fail-kind hang it stops
+/// answering, as a deadlocked or wedged rank would (only MPI_Abort or a
+/// signal ends the process then); with error it returns true, and the step
+/// passes a wrong shape to dtensor_program_set.
+bool injectFailure(const Options &options, const Model &model, int64_t step) {
+  int failRank =
+      options.failRank >= 0 ? options.failRank : model.worldSize() - 1;
+  if (!options.failAtStep || *options.failAtStep != step ||
+      model.rank() != failRank)
+    return false;
+  if (options.failKind == FailureKind::Hang) {
+    logError("--fail-at-step " + std::to_string(step) +
+             " --fail-kind hang: this rank stops answering");
+    for (;;)
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
   logError("--fail-at-step " + std::to_string(step) +
-           " --fail-kind hang: this rank stops answering");
-  for (;;)
-    std::this_thread::sleep_for(std::chrono::seconds(1));
+           ": passing a wrong shape to dtensor_program_set");
+  return true;
 }
 
 /// --step-delay-ms: rank 0 waits before a step.
@@ -44,6 +50,22 @@ void failQueued(RequestQueue &queue, const std::string &message) {
     result.error = message;
     job->finish(std::move(result));
   }
+}
+
+/// After a failed step: the jobs in progress (a Batcher's rows or a
+/// SlotScheduler's slots) and the queued ones get 503 (a stream: an error
+/// event), and the server turns unhealthy.
+template <typename InProgress>
+LoopEnd failStep(ServerState &state, InProgress &inProgress, int64_t step,
+                 const std::string &error, bool sent) {
+  std::string message = "step " + std::to_string(step) + " failed: " + error;
+  logError(message);
+  state.metrics->countStepFailure();
+  state.health.fail(message);
+  inProgress.failAll(503, message);
+  failQueued(state.queue, message);
+  state.activeRows = 0;
+  return sent ? LoopEnd::Failed : LoopEnd::ChannelBroken;
 }
 
 } // namespace
@@ -78,28 +100,13 @@ LoopEnd leadSteps(Model &model, const ModelSpec &spec, const Options &options,
     std::string error;
     dtensor_status status = DTENSOR_OK;
     bool sent = channel.send(command, tokens, error);
-    if (sent) {
-      bool inject = injectHere(options, model.rank(), model.worldSize(), step);
-      if (inject && options.failKind == FailureKind::Hang)
-        hang(step);
-      if (inject)
-        logError("--fail-at-step " + std::to_string(step) +
-                 ": passing a wrong shape to dtensor_program_set");
-      status = model.step(spec, tokens, command.fetchLogits, inject, next,
-                          logits, error);
-    }
+    if (sent)
+      status = model.step(spec, tokens, command.fetchLogits,
+                          injectFailure(options, model, step), next, logits,
+                          error);
     watchdog.disarm();
-    if (status != DTENSOR_OK) {
-      std::string message =
-          "step " + std::to_string(step) + " failed: " + error;
-      logError(message);
-      state.metrics->countStepFailure();
-      state.health.fail(message);
-      batcher.failAll(503, message);
-      failQueued(state.queue, message);
-      state.activeRows = 0;
-      return sent ? LoopEnd::Failed : LoopEnd::ChannelBroken;
-    }
+    if (!sent || status != DTENSOR_OK)
+      return failStep(state, batcher, step, error, sent);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
@@ -131,13 +138,7 @@ LoopEnd followSteps(Model &model, const ModelSpec &spec, const Options &options,
     }
     if (command.kind == Command::Shutdown)
       return LoopEnd::Shutdown;
-    bool inject =
-        injectHere(options, model.rank(), model.worldSize(), command.step);
-    if (inject && options.failKind == FailureKind::Hang)
-      hang(command.step);
-    if (inject)
-      logError("--fail-at-step " + std::to_string(command.step) +
-               ": passing a wrong shape to dtensor_program_set");
+    bool inject = injectFailure(options, model, command.step);
     if (model.step(spec, tokens, command.fetchLogits, inject, next, logits,
                    error) != DTENSOR_OK) {
       logError("step " + std::to_string(command.step) + " failed: " + error);
@@ -145,24 +146,6 @@ LoopEnd followSteps(Model &model, const ModelSpec &spec, const Options &options,
     }
   }
 }
-
-namespace {
-
-/// Fails everything after a failed step of the cache loop: the jobs in
-/// slots and the queued ones get 503 (a stream: an error event).
-LoopEnd failCacheStep(ServerState &state, SlotScheduler &scheduler,
-                      int64_t step, const std::string &error, bool sent) {
-  std::string message = "step " + std::to_string(step) + " failed: " + error;
-  logError(message);
-  state.metrics->countStepFailure();
-  state.health.fail(message);
-  scheduler.failAll(503, message);
-  failQueued(state.queue, message);
-  state.activeRows = 0;
-  return sent ? LoopEnd::Failed : LoopEnd::ChannelBroken;
-}
-
-} // namespace
 
 LoopEnd leadCacheSteps(Model &model, const ModelSpec &spec,
                        const Options &options, CommandChannel &channel,
@@ -181,15 +164,6 @@ LoopEnd leadCacheSteps(Model &model, const ModelSpec &spec,
     scheduler.firstTokenSeconds.clear();
     scheduler.interTokenSeconds.clear();
     state.activeRows = scheduler.active().size();
-  };
-  auto inject = [&](int64_t at) {
-    bool here = injectHere(options, model.rank(), model.worldSize(), at);
-    if (here && options.failKind == FailureKind::Hang)
-      hang(at);
-    if (here)
-      logError("--fail-at-step " + std::to_string(at) +
-               ": passing a wrong shape to dtensor_program_set");
-    return here;
   };
   for (;;) {
     // Clients gone: their slots are free for this round.
@@ -227,10 +201,11 @@ LoopEnd leadCacheSteps(Model &model, const ModelSpec &spec,
       bool sent = channel.send(command, job->prompt, error);
       dtensor_status status = DTENSOR_OK;
       if (sent)
-        status = model.prefill(slot, job->prompt, inject(step), all, error);
+        status = model.prefill(slot, job->prompt,
+                               injectFailure(options, model, step), all, error);
       watchdog.disarm();
       if (!sent || status != DTENSOR_OK)
-        return failCacheStep(state, scheduler, step, error, sent);
+        return failStep(state, scheduler, step, error, sent);
       record(1, start, scheduler.prefilled(slot, all));
       ++step;
     }
@@ -253,10 +228,11 @@ LoopEnd leadCacheSteps(Model &model, const ModelSpec &spec,
     bool sent = channel.send(command, payload, error);
     dtensor_status status = DTENSOR_OK;
     if (sent)
-      status = model.decode(rows, inject(step), next, error);
+      status = model.decode(rows, injectFailure(options, model, step), next,
+                            error);
     watchdog.disarm();
     if (!sent || status != DTENSOR_OK)
-      return failCacheStep(state, scheduler, step, error, sent);
+      return failStep(state, scheduler, step, error, sent);
     record(rows.size(), start, scheduler.decoded(rows, next));
     ++step;
   }
@@ -283,13 +259,7 @@ LoopEnd followCacheSteps(Model &model, const Options &options,
     }
     if (command.kind == Command::Shutdown)
       return LoopEnd::Shutdown;
-    bool inject =
-        injectHere(options, model.rank(), model.worldSize(), command.step);
-    if (inject && options.failKind == FailureKind::Hang)
-      hang(command.step);
-    if (inject)
-      logError("--fail-at-step " + std::to_string(command.step) +
-               ": passing a wrong shape to dtensor_program_set");
+    bool inject = injectFailure(options, model, command.step);
     dtensor_status status = DTENSOR_OK;
     if (command.kind == Command::Prefill) {
       std::vector<int64_t> prompt(payload.begin(),

@@ -452,6 +452,32 @@ bool writeTraces(dtensor_program *program, const Options &options) {
   return ok;
 }
 
+/// COLLECTIVE. The global value of `tensor` (Partial dims reduced) into
+/// `data` on rank 0; the other ranks take part and get nothing.
+dtensor_status fetchGlobal(dtensor_program *program, const TensorView &tensor,
+                           std::vector<uint8_t> &data) {
+  if (rank == 0)
+    data.resize(tensor.bytes());
+  return dtensor_program_get(program, tensor.name.c_str(), DTENSOR_GLOBAL, 0,
+                             rank == 0 ? data.data() : nullptr,
+                             rank == 0 ? data.size() : 0);
+}
+
+/// Rank 0 alone: a context on MPI_COMM_SELF and the artifact's
+/// single-device reference program in it, for --check.
+dtensor_status loadReference(const Options &options, dtensor_context **single,
+                             dtensor_program **reference) {
+  MPI_Comm self = MPI_COMM_SELF;
+  dtensor_context_options selfOptions{sizeof(dtensor_context_options), &self,
+                                      options.threads};
+  dtensor_load_options loadOptions{sizeof(dtensor_load_options), 1};
+  dtensor_status status = dtensor_context_create(&selfOptions, single);
+  if (!status)
+    status = dtensor_program_load(*single, options.artifact.c_str(),
+                                  &loadOptions, reference);
+  return status;
+}
+
 /// --generate: greedy generation after each prompt on the ranks, printed by
 /// rank 0; with --check also on the single-device reference program (on
 /// rank 0, with the ranks' weights), token for token. Returns the exit
@@ -501,28 +527,17 @@ int runGeneration(dtensor_program *program, const Options &options,
   for (const TensorView &tensor : tensors) {
     if (tensor.role != DTENSOR_WEIGHT)
       continue;
-    std::vector<uint8_t> &data = weights[tensor.name];
-    if (rank == 0)
-      data.resize(tensor.bytes());
-    if (dtensor_status status = dtensor_program_get(
-            program, tensor.name.c_str(), DTENSOR_GLOBAL, 0,
-            rank == 0 ? data.data() : nullptr, rank == 0 ? data.size() : 0)) {
+    if (dtensor_status status =
+            fetchGlobal(program, tensor, weights[tensor.name])) {
       report(dtensor_last_error(), status);
       return 1;
     }
   }
   bool checkFailed = false;
   if (rank == 0) {
-    MPI_Comm self = MPI_COMM_SELF;
-    dtensor_context_options selfOptions{sizeof(dtensor_context_options), &self,
-                                        options.threads};
-    dtensor_load_options loadOptions{sizeof(dtensor_load_options), 1};
     dtensor_context *single = nullptr;
     dtensor_program *reference = nullptr;
-    dtensor_status status = dtensor_context_create(&selfOptions, &single);
-    if (!status)
-      status = dtensor_program_load(single, options.artifact.c_str(),
-                                    &loadOptions, &reference);
+    dtensor_status status = loadReference(options, &single, &reference);
     for (const TensorView &tensor : tensors) {
       if (status || tensor.role != DTENSOR_WEIGHT)
         continue;
@@ -748,12 +763,8 @@ int runRank(const Options &options) {
   for (const TensorView &tensor : tensors) {
     if (!options.check || tensor.role != DTENSOR_STATE)
       continue;
-    std::vector<uint8_t> &data = initialState[tensor.name];
-    if (rank == 0)
-      data.resize(tensor.bytes());
-    if (dtensor_status status = dtensor_program_get(
-            program, tensor.name.c_str(), DTENSOR_GLOBAL, 0,
-            rank == 0 ? data.data() : nullptr, rank == 0 ? data.size() : 0))
+    if (dtensor_status status =
+            fetchGlobal(program, tensor, initialState[tensor.name]))
       return finish(fail(status));
   }
 
@@ -822,12 +833,8 @@ int runRank(const Options &options) {
                    options.outputs.count(tensor.name));
     if (!wanted)
       continue;
-    std::vector<uint8_t> &data = globals[tensor.name];
-    if (rank == 0)
-      data.resize(tensor.bytes());
-    if (dtensor_status status = dtensor_program_get(
-            program, tensor.name.c_str(), DTENSOR_GLOBAL, 0,
-            rank == 0 ? data.data() : nullptr, rank == 0 ? data.size() : 0))
+    if (dtensor_status status =
+            fetchGlobal(program, tensor, globals[tensor.name]))
       return finish(fail(status));
   }
 
@@ -867,16 +874,9 @@ int runRank(const Options &options) {
   bool checkFailed = false;
   if (options.check && rank == 0) {
     // The single-device program on this rank alone.
-    MPI_Comm self = MPI_COMM_SELF;
-    dtensor_context_options selfOptions{sizeof(dtensor_context_options), &self,
-                                        options.threads};
-    dtensor_load_options loadOptions{sizeof(dtensor_load_options), 1};
     dtensor_context *single = nullptr;
     dtensor_program *reference = nullptr;
-    dtensor_status status = dtensor_context_create(&selfOptions, &single);
-    if (!status)
-      status = dtensor_program_load(single, options.artifact.c_str(),
-                                    &loadOptions, &reference);
+    dtensor_status status = loadReference(options, &single, &reference);
     if (!status && !options.entry.empty())
       status = dtensor_program_select_entry(reference, options.entry.c_str());
     for (const TensorView &tensor : tensors) {

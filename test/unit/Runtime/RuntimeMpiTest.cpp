@@ -32,6 +32,17 @@ int rank = 0, size = 1;
 constexpr int64_t kWorld = 0;
 constexpr int64_t kFirst2D = 1; // 2x2 groups follow when size == 4
 
+/// A manifest for this world: one mesh "world" of every rank.
+Manifest worldManifest() {
+  Manifest manifest;
+  manifest.worldSize = size;
+  std::vector<int64_t> ids(size);
+  for (int i = 0; i < size; ++i)
+    ids[i] = i;
+  manifest.meshes.push_back({"world", {size}, {}, ids});
+  return manifest;
+}
+
 class MpiEnvironment : public ::testing::Environment {
 public:
   void SetUp() override {
@@ -41,12 +52,7 @@ public:
     if (rank == 0)
       ASSERT_NE(mkdtemp(dir), nullptr);
     MPI_Bcast(dir, sizeof(dir), MPI_CHAR, 0, MPI_COMM_WORLD);
-    Manifest manifest;
-    manifest.worldSize = size;
-    std::vector<int64_t> ids(size);
-    for (int i = 0; i < size; ++i)
-      ids[i] = i;
-    manifest.meshes.push_back({"world", {size}, {}, ids});
+    Manifest manifest = worldManifest();
     manifest.groups.push_back({0, {0}});
     if (size == 4) {
       manifest.meshes.push_back({"grid", {2, 2}, {"dp", "tp"}, {3, 1, 0, 2}});
@@ -460,12 +466,7 @@ TEST(RuntimeMpi, RowWritesOutsideTheCacheOnOneRankAreRefusedOnAll) {
   // The test program's "write_rows" entry: values [2, 2, 3] into the state
   // cache [4, 8, 3], sharded on its last dim, at replicated slots and
   // positions.
-  Manifest manifest;
-  manifest.worldSize = size;
-  std::vector<int64_t> ids(size);
-  for (int i = 0; i < size; ++i)
-    ids[i] = i;
-  manifest.meshes.push_back({"world", {size}, {}, ids});
+  Manifest manifest = worldManifest();
   manifest.entry = "write_rows";
   manifest.tensors = {
       tensor("values", TensorRole::Input, {2, 2, 3}, {"S(2)"}),
