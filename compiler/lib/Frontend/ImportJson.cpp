@@ -146,6 +146,7 @@ private:
                                     llvm::StringRef name, Value value);
   /// True when the (colwise/rowwise) module's op is an embedding.
   bool holdsEmbedding(const StyledModule &styled) const;
+  bool isShardableLeaf(const OpDecl &op) const;
   /// The styled modules `name` leaves, innermost first.
   SmallVector<const StyledModule *> getOutputChain(llvm::StringRef name) const;
   LogicalResult emitOp(const OpDecl &op);
@@ -260,9 +261,26 @@ FailureOr<Value> Importer::claimThenRedistribute(
   return redistribute(value, given, *desiredLayout, loc);
 }
 
-/// The op kinds whose weights colwise/rowwise shard.
-static bool isShardableLeaf(const OpDecl &op) {
-  return op.definition->name == "linear" || op.definition->name == "embedding";
+/// Whether `op` is a matmul by a 2-D parameter `[in, out]`: a linear layer
+/// stored transposed, as Hugging Face's Conv1D (GPT-2) does.
+static bool isParameterMatmul(const OpDecl &op,
+                              const llvm::StringSet<> &parameterNames,
+                              const std::vector<TensorDecl> &parameters) {
+  if (op.definition->name != "matmul" || op.inputs.size() != 2 ||
+      !parameterNames.contains(op.inputs[1]))
+    return false;
+  for (const TensorDecl &decl : parameters)
+    if (decl.name == op.inputs[1])
+      return decl.type.getRank() == 2;
+  return false;
+}
+
+/// The ops whose weights colwise/rowwise shard: linear, embedding, and a
+/// matmul by a 2-D parameter.
+bool Importer::isShardableLeaf(const OpDecl &op) const {
+  return op.definition->name == "linear" ||
+         op.definition->name == "embedding" ||
+         isParameterMatmul(op, parameterNames, plan.parameters);
 }
 
 bool Importer::holdsEmbedding(const StyledModule &styled) const {
@@ -297,7 +315,8 @@ LogicalResult Importer::checkStyledModules() {
     if (leaves != 1)
       return locator.emitError(*style.node)
              << stringifyStyleKind(style.kind) << " applies to a module with "
-             << "one linear or embedding op; module '" << styled.path
+             << "one linear, embedding or matmul-by-a-parameter op; module '"
+             << styled.path
              << "' has " << leaves;
   }
   return success();
@@ -359,6 +378,15 @@ Importer::computeParameterLayouts(llvm::StringMap<ParameterLayout> &layouts) {
       if (!isShardableLeaf(op))
         continue;
       bool linear = op.definition->name == "linear";
+      if (op.definition->name == "matmul") {
+        // x @ weight[in, out]: colwise shards `out`, rowwise `in`.
+        PlacementAttr placement =
+            replicate ? PlacementAttr(ReplicateAttr::get(context))
+                      : PlacementAttr(ShardAttr::get(context, colwise ? 1 : 0));
+        if (failed(setLayout(op.inputs[1], style.meshDim, placement, styled)))
+          return failure();
+        continue;
+      }
       for (size_t i = 1; i < op.inputs.size(); ++i) {
         if (!parameterNames.contains(op.inputs[i]))
           return locator.emitError(*op.inputNodes[i])
