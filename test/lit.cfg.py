@@ -56,15 +56,18 @@ if os.access(torch_python, os.X_OK) and os.path.exists(
                      "dtensor-stamp")):
     config.available_features.add("torch-dtensor")
     config.substitutions.append(("%torch_python", torch_python))
-    # The OpenAI Python client (in the same requirements since the server's
-    # /v1/completions): test/Server/openai-client.test. An environment made
-    # from older requirements lacks it; find_spec does not import it.
-    if subprocess.run([torch_python, "-c",
-                       "import importlib.util, sys; "
-                       "sys.exit(importlib.util.find_spec('openai') is None)"],
-                      stdout=subprocess.DEVNULL,
-                      stderr=subprocess.DEVNULL).returncode == 0:
-        config.available_features.add("openai")
+    # Packages added to the same requirements later, each a feature of its
+    # own: an environment made from older requirements lacks them
+    # (find_spec does not import them). openai: the server's /v1/completions
+    # driven by the real client (test/Server/openai-client.test);
+    # transformers: Hugging Face models for the exporter (test/Export).
+    for package in ("openai", "transformers"):
+        if subprocess.run([torch_python, "-c",
+                           "import importlib.util, sys; sys.exit("
+                           f"importlib.util.find_spec('{package}') is None)"],
+                          stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            config.available_features.add(package)
 config.substitutions.append(("%dtensor_tools_dir", config.dtensor_tools_dir))
 
 # The inference server (examples/server) is built only when cpp-httplib was

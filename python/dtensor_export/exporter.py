@@ -1,0 +1,252 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""export(): torch.export's graph of a module, lowered op by op to the JSON
+model plan, with the module's parallelize_plan as the plan's styles."""
+
+import dataclasses
+import fnmatch
+import json
+import os
+import tempfile
+
+import torch
+import torch.utils._pytree as pytree
+
+from . import constants
+from .builder import Builder, describe, plan_dtype
+from .errors import ExportError
+from .lowering import LOWERINGS
+from .styles import convert_style
+
+
+@dataclasses.dataclass
+class ExportResult:
+    """The plan (a JSON-ready dict), the weights (name -> tensor, the
+    module's own parameter names plus folded constants), and the example
+    inputs and the module's outputs on them, by plan name."""
+    plan: dict
+    weights: dict
+    inputs: dict
+    outputs: dict
+
+
+def _output_names(tree_spec, count):
+    """Names of the flattened outputs from their pytree paths: `logits` for
+    a Hugging Face output's field, `output` for a single tensor."""
+    leaves = pytree.tree_unflatten(list(range(count)), tree_spec)
+    paths, _ = pytree.tree_flatten_with_path(leaves)
+    names = []
+    for path, _ in paths:
+        parts = []
+        for key in path:
+            for attr in ("key", "name", "idx"):
+                if hasattr(key, attr):
+                    parts.append(str(getattr(key, attr)))
+                    break
+        names.append(".".join(parts) or "output")
+    return names
+
+
+def _pattern_matches(pattern, path):
+    segments, parts = pattern.split("."), path.split(".")
+    return len(segments) == len(parts) and all(
+        fnmatch.fnmatchcase(p, s) for s, p in zip(segments, parts))
+
+
+def _rename(plan_ops, old, new):
+    for op in plan_ops:
+        op["inputs"] = [new if i == old else i for i in op["inputs"]]
+        if op.get("output") == old:
+            op["output"] = new
+        if "outputs" in op:
+            op["outputs"] = [new if o == old else o for o in op["outputs"]]
+
+
+def _check_plan_keys(parallelize_plan, modules):
+    for pattern in parallelize_plan:
+        if not any(_pattern_matches(pattern, m) for m in modules):
+            raise ExportError(f"parallelize_plan[{pattern!r}] matches no "
+                              "module of the model")
+
+
+def export(module, example_args=(), mesh_shape=(1,), parallelize_plan=None,
+           *, example_kwargs=None, mesh_names=None, plan_path=None,
+           weights_path=None, name=None, next_token=False, strict=False):
+    """Exports `module` called on `example_args` / `example_kwargs` (shapes
+    are fixed to theirs) for a mesh of `mesh_shape` (names `mesh_names`,
+    default `tp` for 1-D), with `parallelize_plan` (module FQN pattern ->
+    ColwiseParallel(...), RowwiseParallel(...), SequenceParallel(...),
+    PrepareModuleInput(...), PrepareModuleOutput(...), or a Hugging Face
+    tp_plan string). Writes `plan_path` and `weights_path` when given, both
+    or neither written. Raises ExportError naming the op, the module and the
+    source line of anything it cannot translate. `next_token` adds an output
+    `next_token`, the argmax of the output `logits` over its last dim (what
+    dtensor-server reads)."""
+    example_kwargs = dict(example_kwargs or {})
+    parallelize_plan = dict(parallelize_plan or {})
+    mesh_shape = [int(d) for d in mesh_shape]
+    if mesh_names is None:
+        mesh_names = ["tp"] if len(mesh_shape) == 1 else [
+            f"d{i}" for i in range(len(mesh_shape))]
+    was_training = module.training
+    module.eval()
+    try:
+        with torch.no_grad():
+            program = torch.export.export(module, tuple(example_args),
+                                          example_kwargs, strict=strict)
+            reference = module(*example_args, **example_kwargs)
+    finally:
+        module.train(was_training)
+    flat_reference, _ = pytree.tree_flatten(reference)
+
+    builder = Builder(program)
+    signature = program.graph_signature
+    state = program.state_dict
+    tensor_constants = program.constants
+    user_inputs = {}
+    flat_args, _ = pytree.tree_flatten((tuple(example_args), example_kwargs))
+    user_input_names = list(signature.user_inputs)
+    arg_values = dict(zip(user_input_names, flat_args))
+    for node in program.graph.nodes:
+        if node.op != "placeholder":
+            continue
+        target = node.target
+        if target in signature.inputs_to_parameters:
+            fqn = signature.inputs_to_parameters[target]
+            builder.param_nodes[node] = (fqn, state[fqn])
+        elif target in signature.inputs_to_buffers:
+            fqn = signature.inputs_to_buffers[target]
+            value = state[fqn] if fqn in state else tensor_constants[fqn]
+            builder.constants[node] = value
+            node._dtensor_fqn = fqn
+        elif target in getattr(signature, "inputs_to_lifted_tensor_constants",
+                               {}):
+            fqn = signature.inputs_to_lifted_tensor_constants[target]
+            builder.constants[node] = tensor_constants[fqn]
+        else:
+            val = node.meta.get("val")
+            if not isinstance(val, torch.Tensor):
+                continue  # a Python value, fixed by the export
+            dtype = plan_dtype(val.dtype, f"input '{node.name}'")
+            builder.inputs.append({"name": node.name, "shape": list(val.shape),
+                                   "dtype": dtype})
+            builder.define(node.name, val.shape, dtype)
+            builder.names[node] = node.name
+            user_inputs[node.name] = arg_values.get(node.name)
+
+    output_node = next(n for n in program.graph.nodes if n.op == "output")
+    for node in program.graph.nodes:
+        if node.op != "call_function":
+            continue
+        if constants.is_assert(node):
+            continue
+        if constants.is_constant_node(node, builder.constants):
+            try:
+                builder.constants[node] = constants.fold(node,
+                                                         builder.constants)
+            except Exception as error:  # noqa: BLE001 - reported with node
+                raise builder.attach_traceback(node, error) from error
+            continue
+        lower = LOWERINGS.get(node.target)
+        if lower is None:
+            raise ExportError(f"{describe(node)}: no lowering to the model "
+                              "plan (docs/from-pytorch.md lists the "
+                              "supported ops)")
+        try:
+            builder.names[node] = lower(builder, node)
+        except ExportError:
+            raise
+        except Exception as error:  # noqa: BLE001 - reported with node
+            raise builder.attach_traceback(node, error) from error
+
+    # Outputs, named by their place in the module's result.
+    results = pytree.tree_leaves(output_node.args[0])
+    user_outputs = results[len(results) - len(signature.user_outputs):]
+    names = _output_names(program.call_spec.out_spec, len(user_outputs))
+    outputs, output_values = [], {}
+    for node, wanted, value in zip(user_outputs, names, flat_reference):
+        if not isinstance(node, torch.fx.Node):
+            continue
+        current = builder.value(node, output_node)
+        produced = any(op.get("output") == current for op in builder.ops)
+        if produced and wanted not in builder.used and \
+                current not in outputs:
+            _rename(builder.ops, current, wanted)
+            builder.define(wanted, builder.shape(current),
+                           builder.dtype(current))
+            current = wanted
+        outputs.append(current)
+        output_values[current] = value
+    if not builder.ops:
+        raise ExportError("the module computes nothing from its inputs")
+    if next_token:
+        if "logits" not in outputs:
+            raise ExportError("next_token needs an output named 'logits'; "
+                              f"the module's outputs are {outputs}")
+        shape = builder.shape("logits")[:-1]
+        builder.emit("argmax", ["logits"], output_node, shape, "i64",
+                     out_name="next_token", dim=-1)
+        outputs.append("next_token")
+        output_values["next_token"] = output_values["logits"].argmax(-1)
+
+    modules = sorted({op.get("module", "") for op in builder.ops})
+    holds_embedding = {
+        pattern: any(op["op"] == "embedding" and
+                     _pattern_matches(pattern, op.get("module", ""))
+                     for op in builder.ops)
+        for pattern in parallelize_plan}
+    _check_plan_keys(parallelize_plan, modules)
+    styles = {}
+    for pattern, style in parallelize_plan.items():
+        converted = convert_style(pattern, style, holds_embedding.get)
+        if converted is not None:
+            styles[pattern] = (converted["style"] if len(converted) == 1
+                               else converted)
+
+    model = {"inputs": builder.inputs, "parameters": builder.parameters,
+             "ops": builder.ops, "outputs": outputs}
+    if name:
+        model = {"name": name, **model}
+    plan = {"format": "dtensor.model_plan", "version": 1,
+            "mesh": {"shape": mesh_shape, "names": list(mesh_names)},
+            "model": model}
+    if styles:
+        plan["plan"] = {"styles": styles}
+    result = ExportResult(plan=plan, weights=builder.weights,
+                          inputs=user_inputs, outputs=output_values)
+    if plan_path or weights_path:
+        write(result, plan_path, weights_path)
+    return result
+
+
+def write(result, plan_path, weights_path):
+    """Writes the plan and the weights: both, or on failure neither (each
+    goes to a temporary file first, renamed into place at the end)."""
+    from safetensors.torch import save_file
+
+    if not plan_path or not weights_path:
+        raise ExportError("give both a plan path and a weights path")
+    temporaries = []
+    try:
+        for path, writer in ((weights_path, lambda p: save_file(
+                {k: v.detach().clone().contiguous()
+                 for k, v in result.weights.items()}, p)),
+                             (plan_path, lambda p: _write_json(result.plan,
+                                                               p))):
+            folder = os.path.dirname(os.path.abspath(path))
+            handle, temporary = tempfile.mkstemp(dir=folder,
+                                                 prefix=".dtensor-export-")
+            os.close(handle)
+            temporaries.append((temporary, path))
+            writer(temporary)
+        for temporary, path in temporaries:
+            os.replace(temporary, path)
+    finally:
+        for temporary, _ in temporaries:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+
+
+def _write_json(plan, path):
+    with open(path, "w") as f:
+        json.dump(plan, f, indent=1)
+        f.write("\n")
