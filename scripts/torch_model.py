@@ -163,6 +163,38 @@ def tanh(ins, a):
     return torch.tanh(ins[0])
 
 
+@op("sqrt")
+def sqrt(ins, a):
+    return torch.sqrt(ins[0])
+
+
+@op("rsqrt")
+def rsqrt(ins, a):
+    return torch.rsqrt(ins[0])
+
+
+@op("sigmoid")
+def sigmoid(ins, a):
+    return torch.sigmoid(ins[0])
+
+
+@op("cos")
+def cos(ins, a):
+    return torch.cos(ins[0])
+
+
+@op("sin")
+def sin(ins, a):
+    return torch.sin(ins[0])
+
+
+@op("pow", attrs=("exponent",))
+def pow_(ins, a):
+    if not ins[0].is_floating_point():
+        raise PlanError(f"{a.where}: pow needs a floating-point tensor")
+    return torch.pow(ins[0], a.require("exponent"))
+
+
 @op("relu")
 def relu(ins, a):
     return F.relu(ins[0])

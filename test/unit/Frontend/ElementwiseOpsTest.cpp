@@ -194,6 +194,96 @@ TEST_F(ElementwiseOpsTest, ReluPropagatesNan) {
              {3}, {NAN, 0, 2}, 0);
 }
 
+TEST_F(ElementwiseOpsTest, MathOps) {
+  Tensor x = ramp(Dtype::F32, {2, 5}, 0.45, 0.1);
+  Tensor signed_ = ramp(Dtype::F32, {2, 5}, 0.9, -4.4);
+  struct Case {
+    const char *op;
+    const Tensor &input;
+    std::function<double(double)> fn;
+  };
+  for (const Case &c : std::initializer_list<Case>{
+           {R"({"op": "sqrt", "inputs": ["x"], "output": "y"})", x,
+            [](double v) { return std::sqrt(v); }},
+           {R"({"op": "rsqrt", "inputs": ["x"], "output": "y"})", x,
+            [](double v) { return 1 / std::sqrt(v); }},
+           {R"({"op": "sigmoid", "inputs": ["x"], "output": "y"})", signed_,
+            [](double v) { return 1 / (1 + std::exp(-v)); }},
+           {R"({"op": "cos", "inputs": ["x"], "output": "y"})", signed_,
+            [](double v) { return std::cos(v); }},
+           {R"({"op": "sin", "inputs": ["x"], "output": "y"})", signed_,
+            [](double v) { return std::sin(v); }}}) {
+    SCOPED_TRACE(c.op);
+    expectNear(runOne(c.op, {c.input}), {2, 5}, mapValues(c.input, c.fn), 2e-6);
+  }
+  // Outside the f32 range of exp(-x): 0 and 1, never NaN.
+  Tensor extreme = tensor(Dtype::F32, {4}, {-200, -90, 90, 200});
+  expectNear(
+      runOne(R"({"op": "sigmoid", "inputs": ["x"], "output": "y"})", {extreme}),
+      {4}, {0, 1 / (1 + std::exp(90.0)), 1, 1}, 1e-6);
+  // Negative values: NaN, as torch.sqrt.
+  expectNear(runOne(R"({"op": "sqrt", "inputs": ["x"], "output": "y"})",
+                    {tensor(Dtype::F32, {2}, {-1, 4})}),
+             {2}, {NAN, 2}, 0);
+}
+
+TEST_F(ElementwiseOpsTest, MathOpsHalfPrecision) {
+  Tensor x = ramp(Dtype::BF16, {6}, 0.75, -2);
+  Tensor y = runOne(R"({"op": "sin", "inputs": ["x"], "output": "y"})", {x});
+  EXPECT_EQ(y.dtype, Dtype::BF16);
+  expectNear(
+      y, {6},
+      roundTo(Dtype::BF16, mapValues(x, [](double v) { return std::sin(v); })),
+      8e-3);
+  Tensor h = ramp(Dtype::F16, {6}, 0.5, 0.25);
+  expectNear(
+      runOne(R"({"op": "pow", "inputs": ["x"], "output": "y", "exponent": 2})",
+             {h}),
+      {6}, roundTo(Dtype::F16, mapValues(h, [](double v) { return v * v; })),
+      1e-3);
+}
+
+TEST_F(ElementwiseOpsTest, Pow) {
+  Tensor x = tensor(Dtype::F32, {6}, {-2.5, -1, -0.5, 0.25, 1.5, 3});
+  for (double exponent : {2.0, 3.0, -2.0, -1.0, 1.0, 1.5, -0.75, 4.0, 0.0}) {
+    SCOPED_TRACE(exponent);
+    std::string op =
+        R"({"op": "pow", "inputs": ["x"], "output": "y", "exponent": )" +
+        std::to_string(exponent) + "}";
+    // std::pow: NaN for a negative base and a non-integer exponent, as
+    // torch.pow.
+    expectNear(runOne(op, {x}), {6},
+               mapValues(x, [&](double v) { return std::pow(v, exponent); }),
+               2e-6);
+  }
+  // sqrt and rsqrt for 0.5 and -0.5 (PyTorch's forms): NaN below 0.
+  Tensor positive = tensor(Dtype::F32, {3}, {-4, 0.25, 9});
+  expectNear(runOne(R"({"op": "pow", "inputs": ["x"], "output": "y",
+                        "exponent": 0.5})",
+                    {positive}),
+             {3}, {NAN, 0.5, 3}, 1e-7);
+  expectNear(runOne(R"({"op": "pow", "inputs": ["x"], "output": "y",
+                        "exponent": -0.5})",
+                    {positive}),
+             {3}, {NAN, 2, 1.0 / 3}, 1e-6);
+  // Exponent 0 gives 1 everywhere, NaN and infinity included.
+  expectNear(runOne(R"({"op": "pow", "inputs": ["x"], "output": "y",
+                        "exponent": 0})",
+                    {tensor(Dtype::F32, {3}, {NAN, INFINITY, -2})}),
+             {3}, {1, 1, 1}, 0);
+}
+
+TEST_F(ElementwiseOpsTest, PowErrors) {
+  EXPECT_EQ(buildError(R"({"op": "pow", "inputs": ["x"], "output": "y"})",
+                       {ramp(Dtype::F32, {2}, 1)}),
+            "$.model.ops[0] (pow): missing attribute 'exponent'");
+  EXPECT_EQ(buildError(R"({"op": "pow", "inputs": ["x"], "output": "y",
+                           "exponent": 2})",
+                       {ramp(Dtype::I32, {2}, 1)}),
+            "$.model.ops[0].inputs[0] (pow): input 'x' has dtype i32; pow "
+            "needs a floating-point tensor (f32, f16 or bf16)");
+}
+
 TEST_F(ElementwiseOpsTest, UnaryErrors) {
   EXPECT_EQ(buildError(R"({"op": "tanh", "inputs": ["t"], "output": "y"})",
                        {ramp(Dtype::I64, {2}, 1)}),

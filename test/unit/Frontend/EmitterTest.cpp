@@ -23,7 +23,7 @@ TEST(OpDefinitionsTest, SortedAndFound) {
     EXPECT_EQ(lookupOpDefinition(definition.name), &definition);
     EXPECT_LE(definition.minInputs, definition.maxInputs);
   }
-  EXPECT_EQ(definitions.size(), 33u);
+  EXPECT_EQ(definitions.size(), 39u);
 }
 
 TEST(OpDefinitionsTest, Aliases) {

@@ -199,6 +199,87 @@ EmitResult ops::emitTanh(OpEmitter &emitter) {
                    });
 }
 
+EmitResult ops::emitSqrt(OpEmitter &emitter) {
+  return emitUnary(emitter, /*floatOnly=*/true,
+                   [](OpBuilder &b, Location loc, Value x) -> Value {
+                     return math::SqrtOp::create(b, loc, x);
+                   });
+}
+
+EmitResult ops::emitRsqrt(OpEmitter &emitter) {
+  return emitUnary(emitter, /*floatOnly=*/true,
+                   [](OpBuilder &b, Location loc, Value x) -> Value {
+                     return math::RsqrtOp::create(b, loc, x);
+                   });
+}
+
+EmitResult ops::emitSigmoid(OpEmitter &emitter) {
+  // 1 / (1 + exp(-x)): 0 where exp(-x) overflows, as torch.sigmoid.
+  return emitUnary(emitter, /*floatOnly=*/true,
+                   [](OpBuilder &b, Location loc, Value x) -> Value {
+                     Value negated = arith::NegFOp::create(b, loc, x);
+                     Value exp = math::ExpOp::create(b, loc, negated);
+                     Value one = floatConstant(b, loc, x.getType(), 1);
+                     Value denominator =
+                         arith::AddFOp::create(b, loc, one, exp);
+                     return arith::DivFOp::create(b, loc, one, denominator);
+                   });
+}
+
+EmitResult ops::emitCos(OpEmitter &emitter) {
+  return emitUnary(emitter, /*floatOnly=*/true,
+                   [](OpBuilder &b, Location loc, Value x) -> Value {
+                     return math::CosOp::create(b, loc, x);
+                   });
+}
+
+EmitResult ops::emitSin(OpEmitter &emitter) {
+  return emitUnary(emitter, /*floatOnly=*/true,
+                   [](OpBuilder &b, Location loc, Value x) -> Value {
+                     return math::SinOp::create(b, loc, x);
+                   });
+}
+
+EmitResult ops::emitPow(OpEmitter &emitter) {
+  if (failed(checkFloatInput(emitter, 0)))
+    return failure();
+  FailureOr<double> exponent = emitter.getNumber("exponent");
+  if (failed(exponent))
+    return failure();
+  // PyTorch's pow of a tensor and a scalar: 1 for exponent 0 (NaN
+  // included), a copy for 1, products for 2, 3 and -2, sqrt, rsqrt and the
+  // reciprocal for 0.5, -0.5 and -1, std::pow otherwise (NaN for a negative
+  // base and a non-integer exponent).
+  if (*exponent == 1)
+    return SmallVector<Value>{emitter.input(0)};
+  double e = *exponent;
+  return emitUnary(
+      emitter, /*floatOnly=*/true,
+      [&](OpBuilder &b, Location loc, Value x) -> Value {
+        Type type = x.getType();
+        auto reciprocal = [&](Value value) -> Value {
+          return arith::DivFOp::create(b, loc, floatConstant(b, loc, type, 1),
+                                       value);
+        };
+        if (e == 0)
+          return floatConstant(b, loc, type, 1);
+        if (e == 2)
+          return arith::MulFOp::create(b, loc, x, x);
+        if (e == 3)
+          return arith::MulFOp::create(b, loc,
+                                       arith::MulFOp::create(b, loc, x, x), x);
+        if (e == -2)
+          return reciprocal(arith::MulFOp::create(b, loc, x, x));
+        if (e == 0.5)
+          return math::SqrtOp::create(b, loc, x);
+        if (e == -0.5)
+          return math::RsqrtOp::create(b, loc, x);
+        if (e == -1)
+          return reciprocal(x);
+        return math::PowFOp::create(b, loc, x, floatConstant(b, loc, type, e));
+      });
+}
+
 EmitResult ops::emitRelu(OpEmitter &emitter) {
   // max(x, 0); the float max propagates NaN, as torch.relu does.
   return emitUnary(emitter, /*floatOnly=*/false,

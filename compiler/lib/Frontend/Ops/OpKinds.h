@@ -28,6 +28,12 @@ EmitResult emitTanh(OpEmitter &emitter);
 EmitResult emitRelu(OpEmitter &emitter);
 EmitResult emitSilu(OpEmitter &emitter);
 EmitResult emitGelu(OpEmitter &emitter);
+EmitResult emitSqrt(OpEmitter &emitter);
+EmitResult emitRsqrt(OpEmitter &emitter);
+EmitResult emitSigmoid(OpEmitter &emitter);
+EmitResult emitCos(OpEmitter &emitter);
+EmitResult emitSin(OpEmitter &emitter);
+EmitResult emitPow(OpEmitter &emitter);
 
 // NormOps.cpp
 EmitResult emitLayerNorm(OpEmitter &emitter);
