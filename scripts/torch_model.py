@@ -213,6 +213,11 @@ def gelu(ins, a):
     return F.gelu(ins[0], approximate=approximate)
 
 
+@op("cast", "to", attrs=("dtype",), float_compute=False)
+def cast(ins, a):
+    return ins[0].to(DTYPES[a.require("dtype")])
+
+
 @op("softmax", attrs=("dim",))
 def softmax(ins, a):
     return F.softmax(ins[0], dim=a.get("dim", -1))

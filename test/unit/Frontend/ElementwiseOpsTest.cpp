@@ -284,6 +284,72 @@ TEST_F(ElementwiseOpsTest, PowErrors) {
             "needs a floating-point tensor (f32, f16 or bf16)");
 }
 
+TEST_F(ElementwiseOpsTest, Cast) {
+  // Floats to integers truncate toward zero, as Tensor.to.
+  Tensor x = tensor(Dtype::F32, {6}, {-2.75, -1.5, -0.25, 0.5, 1.99, 7});
+  Tensor y = runOne(R"({"op": "cast", "inputs": ["x"], "output": "y",
+                        "dtype": "i64"})",
+                    {x});
+  EXPECT_EQ(y.dtype, Dtype::I64);
+  expectNear(y, {6}, {-2, -1, 0, 0, 1, 7}, 0);
+  Tensor i = runOne(R"({"op": "to", "inputs": ["x"], "output": "y",
+                        "dtype": "i32"})",
+                    {x});
+  EXPECT_EQ(i.dtype, Dtype::I32);
+  expectNear(i, {6}, {-2, -1, 0, 0, 1, 7}, 0);
+
+  // Integers to floats: exact, or rounded to nearest (2^24 + 1 in f32).
+  Tensor ids = tensor(Dtype::I64, {3}, {-5, 16777217, 123456789012});
+  Tensor f = runOne(R"({"op": "to", "inputs": ["x"], "output": "y",
+                        "dtype": "f32"})",
+                    {ids});
+  EXPECT_EQ(f.dtype, Dtype::F32);
+  expectNear(f, {3}, roundTo(Dtype::F32, {-5, 16777217, 123456789012}), 0);
+
+  // f32 to f16 and bf16 rounds to nearest; f16 to bf16 through f32.
+  Tensor fine = tensor(Dtype::F32, {3}, {1.0009765625 + 1e-6, 65504, 0.1});
+  Tensor h = runOne(R"({"op": "cast", "inputs": ["x"], "output": "y",
+                        "dtype": "f16"})",
+                    {fine});
+  EXPECT_EQ(h.dtype, Dtype::F16);
+  expectNear(h, {3}, roundTo(Dtype::F16, fine.values), 0);
+  Tensor bf = runOne(R"({"op": "cast", "inputs": ["x"], "output": "y",
+                         "dtype": "bf16"})",
+                     {h});
+  EXPECT_EQ(bf.dtype, Dtype::BF16);
+  expectNear(bf, {3}, roundTo(Dtype::BF16, h.values), 0);
+  Tensor wide = runOne(R"({"op": "cast", "inputs": ["x"], "output": "y",
+                           "dtype": "f32"})",
+                       {h});
+  expectNear(wide, {3}, h.values, 0);
+
+  // Integers narrow by wrapping and widen by sign extension.
+  Tensor big = tensor(Dtype::I64, {3}, {4294967297.0, -1, 2147483648.0});
+  Tensor narrow = runOne(R"({"op": "cast", "inputs": ["x"], "output": "y",
+                             "dtype": "i32"})",
+                         {big});
+  EXPECT_EQ(narrow.dtype, Dtype::I32);
+  expectNear(narrow, {3}, {1, -1, -2147483648.0}, 0);
+  Tensor back = runOne(R"({"op": "cast", "inputs": ["x"], "output": "y",
+                           "dtype": "i64"})",
+                       {narrow});
+  EXPECT_EQ(back.dtype, Dtype::I64);
+  expectNear(back, {3}, {1, -1, -2147483648.0}, 0);
+}
+
+TEST_F(ElementwiseOpsTest, CastToItsOwnDtypeIsTheInput) {
+  ASSERT_TRUE(build(R"({"op": "cast", "inputs": ["x"], "output": "y",
+                        "dtype": "bf16"})",
+                    {ramp(Dtype::BF16, {2}, 1)}));
+  EXPECT_EQ(printModule().find("linalg.generic"), std::string::npos)
+      << printModule();
+  EXPECT_EQ(buildError(R"({"op": "cast", "inputs": ["x"], "output": "y",
+                           "dtype": "f64"})",
+                       {ramp(Dtype::F32, {2}, 1)}),
+            "$.model.ops[0].dtype: expected one of \"f32\", \"f16\", "
+            "\"bf16\", \"i32\", \"i64\"; got the string \"f64\"");
+}
+
 TEST_F(ElementwiseOpsTest, UnaryErrors) {
   EXPECT_EQ(buildError(R"({"op": "tanh", "inputs": ["t"], "output": "y"})",
                        {ramp(Dtype::I64, {2}, 1)}),

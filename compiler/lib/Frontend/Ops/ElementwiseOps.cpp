@@ -340,3 +340,24 @@ EmitResult ops::emitGelu(OpEmitter &emitter) {
         return arith::MulFOp::create(b, loc, halfX, factor);
       });
 }
+
+//===----------------------------------------------------------------------===//
+// cast
+//===----------------------------------------------------------------------===//
+
+EmitResult ops::emitCast(OpEmitter &emitter) {
+  FailureOr<Type> dtype = getDtypeAttr(emitter, "dtype");
+  if (failed(dtype))
+    return failure();
+  RankedTensorType type = emitter.inputType(0);
+  if (type.getElementType() == *dtype)
+    return SmallVector<Value>{emitter.input(0)};
+  OpBuilder &b = emitter.builder;
+  Value result = createMap(
+      b, emitter.loc, type.getShape(), *dtype, emitter.input(0),
+      identityMap(b.getContext(), type.getRank()),
+      [&](OpBuilder &nested, Location loc, ValueRange args) {
+        return SmallVector<Value>{convertElement(nested, loc, args[0], *dtype)};
+      });
+  return SmallVector<Value>{result};
+}

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include <limits>
 
@@ -75,6 +76,21 @@ LogicalResult ops::checkShape(OpEmitter &emitter, unsigned i,
          << " " << why;
 }
 
+FailureOr<Type> ops::getDtypeAttr(OpEmitter &emitter, StringRef key,
+                                  std::optional<StringRef> defaultValue) {
+  FailureOr<std::string> name =
+      emitter.getEnum(key, {"f32", "f16", "bf16", "i32", "i64"}, defaultValue);
+  if (failed(name))
+    return failure();
+  Builder b(emitter.builder.getContext());
+  return llvm::StringSwitch<Type>(*name)
+      .Case("f32", b.getF32Type())
+      .Case("f16", b.getF16Type())
+      .Case("bf16", b.getBF16Type())
+      .Case("i32", b.getI32Type())
+      .Default(b.getI64Type());
+}
+
 //===----------------------------------------------------------------------===//
 // Element types and scalars in bodies
 //===----------------------------------------------------------------------===//
@@ -100,6 +116,32 @@ Value ops::round(OpBuilder &b, Location loc, Value value, Type element) {
 
 Value ops::floatConstant(OpBuilder &b, Location loc, Type type, double value) {
   return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
+}
+
+Value ops::convertElement(OpBuilder &b, Location loc, Value value,
+                          Type element) {
+  Type source = value.getType();
+  if (source == element)
+    return value;
+  unsigned from = source.getIntOrFloatBitWidth();
+  unsigned to = element.getIntOrFloatBitWidth();
+  if (isa<FloatType>(source) && isa<FloatType>(element)) {
+    if (to > from)
+      return arith::ExtFOp::create(b, loc, element, value);
+    // f16 and bf16 have one width but neither holds the other.
+    return round(b, loc, extend(b, loc, value), element);
+  }
+  if (isa<FloatType>(element)) {
+    // PyTorch converts integers to f16 and bf16 through float.
+    Type compute = getComputeType(element);
+    Value converted = arith::SIToFPOp::create(b, loc, compute, value);
+    return round(b, loc, converted, element);
+  }
+  if (isa<FloatType>(source))
+    return arith::FPToSIOp::create(b, loc, element, extend(b, loc, value));
+  if (to > from)
+    return arith::ExtSIOp::create(b, loc, element, value);
+  return arith::TruncIOp::create(b, loc, element, value);
 }
 
 //===----------------------------------------------------------------------===//

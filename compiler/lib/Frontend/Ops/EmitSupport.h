@@ -46,6 +46,12 @@ mlir::LogicalResult checkShape(OpEmitter &emitter, unsigned i,
                                llvm::ArrayRef<int64_t> shape,
                                llvm::StringRef why);
 
+/// The dtype attribute `key` (`f32`, `f16`, `bf16`, `i32` or `i64`) as an
+/// element type; absent: `defaultValue`, or an error when there is none.
+mlir::FailureOr<mlir::Type>
+getDtypeAttr(OpEmitter &emitter, llvm::StringRef key,
+             std::optional<llvm::StringRef> defaultValue = {});
+
 //===----------------------------------------------------------------------===//
 // Element types and scalars in bodies
 //===----------------------------------------------------------------------===//
@@ -60,6 +66,11 @@ mlir::Value round(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
 /// A float constant of `type`.
 mlir::Value floatConstant(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Type type, double value);
+/// `value` converted to `element` as PyTorch's `Tensor.to`: floats rounded
+/// to nearest, floats to integers truncated toward zero, integers
+/// sign-extended or wrapped; f16 and bf16 convert through f32.
+mlir::Value convertElement(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value value, mlir::Type element);
 
 //===----------------------------------------------------------------------===//
 // Tensors and generics

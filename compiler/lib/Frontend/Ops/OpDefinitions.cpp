@@ -16,6 +16,7 @@ const OpDefinition kDefinitions[] = {
     {"argmax", 1, 1, 1, emitArgmax},
     {"bmm", 2, 2, 1, emitBmm},
     {"cache_write", 4, 4, 1, emitCacheWrite},
+    {"cast", 1, 1, 1, emitCast},
     {"concat", 1, kAnyNumber, 1, emitConcat},
     {"cos", 1, 1, 1, emitCos},
     {"cross_entropy", 2, 2, 1, emitCrossEntropy},
@@ -55,6 +56,7 @@ const OpDefinition kDefinitions[] = {
 
 /// Other names of op kinds (PyTorch spells some two ways).
 const std::pair<llvm::StringRef, llvm::StringRef> kAliases[] = {
+    {"to", "cast"},
     {"view", "reshape"},
 };
 } // namespace

@@ -34,6 +34,7 @@ EmitResult emitSigmoid(OpEmitter &emitter);
 EmitResult emitCos(OpEmitter &emitter);
 EmitResult emitSin(OpEmitter &emitter);
 EmitResult emitPow(OpEmitter &emitter);
+EmitResult emitCast(OpEmitter &emitter);
 
 // NormOps.cpp
 EmitResult emitLayerNorm(OpEmitter &emitter);
