@@ -79,6 +79,8 @@ def infer_shapes(model):
             out = x[:-1] + [ins[1][-1]]
         elif kind in ("add", "sub", "mul", "div"):
             out = x if len(ins) == 1 else broadcast(ins[0], ins[1])
+        elif kind == "where":
+            out = broadcast(broadcast(ins[0], ins[1]), ins[2])
         elif kind == "embedding":
             out = x + [ins[1][1]]
         elif kind == "index_select":

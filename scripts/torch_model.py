@@ -218,6 +218,26 @@ def cast(ins, a):
     return ins[0].to(DTYPES[a.require("dtype")])
 
 
+@op("where", inputs=(3, 3), float_compute=False)
+def where(ins, a):
+    # No bool dtype: a condition is true where it is nonzero.
+    cond, x, y = ins
+    if x.dtype != y.dtype:
+        raise PlanError(f"{a.where}: dtypes differ: {x.dtype}, {y.dtype}")
+    return torch.where(cond != 0, x, y)
+
+
+@op("masked_fill", attrs=("value",), inputs=(2, 2), float_compute=False)
+def masked_fill(ins, a):
+    x, mask = ins
+    value = a.require("value")
+    if not x.is_floating_point() and float(value) != int(value):
+        raise PlanError(f"{a.where}: 'value' must be an integer for {x.dtype}")
+    if torch.broadcast_shapes(mask.shape, x.shape) != x.shape:
+        raise PlanError(f"{a.where}: the mask does not broadcast to x")
+    return x.masked_fill(mask != 0, value)
+
+
 @op("softmax", attrs=("dim",))
 def softmax(ins, a):
     return F.softmax(ins[0], dim=a.get("dim", -1))

@@ -350,6 +350,108 @@ TEST_F(ElementwiseOpsTest, CastToItsOwnDtypeIsTheInput) {
             "\"bf16\", \"i32\", \"i64\"; got the string \"f64\"");
 }
 
+TEST_F(ElementwiseOpsTest, Where) {
+  // cond [2, 1, 3] (i32), a [4, 1] and b [3] (f32) -> [2, 4, 3].
+  Tensor cond = tensor(Dtype::I32, {2, 1, 3}, {1, 0, -2, 0, 5, 0});
+  Tensor a = ramp(Dtype::F32, {4, 1}, 1, 1), b = ramp(Dtype::F32, {3}, -10);
+  Tensor y = runOne(R"({"op": "where", "inputs": ["c", "a", "b"],
+                        "output": "y"})",
+                    {cond, a, b});
+  EXPECT_EQ(y.dtype, Dtype::F32);
+  std::vector<double> expected;
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 4; ++j)
+      for (int64_t k = 0; k < 3; ++k)
+        expected.push_back(cond.at({i, 0, k}) != 0 ? a.at({j, 0}) : b.at({k}));
+  expectNear(y, {2, 4, 3}, expected, 0);
+
+  // Integer branches, a float condition (NaN is true, as bool(NaN)).
+  Tensor fcond = tensor(Dtype::F32, {4}, {0, -0.0, NAN, 0.25});
+  Tensor ia = ramp(Dtype::I64, {4}, 1, 1), ib = ramp(Dtype::I64, {4}, -1);
+  Tensor iy = runOne(R"({"op": "where", "inputs": ["c", "a", "b"],
+                         "output": "y"})",
+                     {fcond, ia, ib});
+  EXPECT_EQ(iy.dtype, Dtype::I64);
+  expectNear(iy, {4}, {0, -1, 3, 4}, 0);
+}
+
+TEST_F(ElementwiseOpsTest, WhereKeepsNonFiniteValuesOfTheOtherBranchOut) {
+  Tensor cond = tensor(Dtype::I64, {4}, {1, 0, 1, 0});
+  Tensor a = tensor(Dtype::F32, {4}, {1, NAN, 2, INFINITY});
+  Tensor b = tensor(Dtype::F32, {4}, {-INFINITY, 3, NAN, 4});
+  expectNear(runOne(R"({"op": "where", "inputs": ["c", "a", "b"],
+                        "output": "y"})",
+                    {cond, a, b}),
+             {4}, {1, 3, 2, 4}, 0);
+}
+
+TEST_F(ElementwiseOpsTest, MaskedFill) {
+  // A [2, 1, 4] i64 mask over x [3, 2, 3, 4] (f32): -inf where nonzero.
+  Tensor x = noise(Dtype::F32, {3, 2, 3, 4});
+  Tensor mask = tensor(Dtype::I64, {2, 1, 4}, {0, 1, 0, 1, 1, 1, 0, 0});
+  Tensor y = runOne(R"({"op": "masked_fill", "inputs": ["x", "m"],
+                        "output": "y", "value": -1e30})",
+                    {x, mask});
+  std::vector<double> expected;
+  for (int64_t b = 0; b < 3; ++b)
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 3; ++j)
+        for (int64_t k = 0; k < 4; ++k)
+          expected.push_back(mask.at({i, 0, k}) != 0 ? -1e30
+                                                     : x.at({b, i, j, k}));
+  expectNear(y, {3, 2, 3, 4}, roundTo(Dtype::F32, expected), 0);
+
+  // Integer x, a float mask; bf16 x takes the value rounded to bf16.
+  Tensor ix = ramp(Dtype::I32, {2, 3}, 1);
+  Tensor fmask = tensor(Dtype::F32, {3}, {0.5, 0, -1});
+  Tensor iy = runOne(R"({"op": "masked_fill", "inputs": ["x", "m"],
+                         "output": "y", "value": -7})",
+                     {ix, fmask});
+  EXPECT_EQ(iy.dtype, Dtype::I32);
+  expectNear(iy, {2, 3}, {-7, 1, -7, -7, 4, -7}, 0);
+  Tensor hx = ramp(Dtype::BF16, {3}, 1);
+  Tensor hy = runOne(R"({"op": "masked_fill", "inputs": ["x", "m"],
+                         "output": "y", "value": 0.1})",
+                     {hx, fmask});
+  EXPECT_EQ(hy.dtype, Dtype::BF16);
+  expectNear(hy, {3}, roundTo(Dtype::BF16, {0.1, 1, 0.1}), 0);
+}
+
+TEST_F(ElementwiseOpsTest, WhereAndMaskedFillErrors) {
+  EXPECT_EQ(buildError(R"({"op": "where", "inputs": ["c", "a", "b"],
+                           "output": "y"})",
+                       {ramp(Dtype::I32, {2, 1}, 1), noise(Dtype::F32, {3}),
+                        noise(Dtype::F32, {4, 1})}),
+            "$.model.ops[0] (where): inputs 'c' [2, 1] and 'b' [4, 1] "
+            "cannot be broadcast together: dim -2 is 2 vs 4");
+  EXPECT_EQ(buildError(R"({"op": "where", "inputs": ["c", "a", "b"],
+                           "output": "y"})",
+                       {ramp(Dtype::I32, {3}, 1), noise(Dtype::F32, {3}),
+                        noise(Dtype::F16, {3})}),
+            "$.model.ops[0].inputs[2] (where): input 'b' has dtype f16 but 'a' "
+            "has f32; dtypes must be equal (there is no type promotion)");
+  EXPECT_EQ(buildError(R"({"op": "masked_fill", "inputs": ["x", "m"],
+                           "output": "y", "value": 0})",
+                       {noise(Dtype::F32, {3}), ramp(Dtype::I64, {2, 3}, 1)}),
+            "$.model.ops[0].inputs[1] (masked_fill): mask 'm' [2, 3] does not "
+            "broadcast to the shape [3] of input 'x'");
+  EXPECT_EQ(buildError(R"({"op": "masked_fill", "inputs": ["x", "m"],
+                           "output": "y", "value": 2.5})",
+                       {ramp(Dtype::I64, {3}, 1), ramp(Dtype::I64, {3}, 1)}),
+            "$.model.ops[0].value (masked_fill): input 'x' has dtype i64, so "
+            "'value' must be an integer, not 2.5 (a float would promote the "
+            "result to float; there is no type promotion)");
+  EXPECT_EQ(buildError(R"({"op": "masked_fill", "inputs": ["x", "m"],
+                           "output": "y", "value": 70000})",
+                       {noise(Dtype::F16, {3}), ramp(Dtype::I64, {3}, 1)}),
+            "$.model.ops[0].value (masked_fill): value 70000 does not fit the "
+            "dtype f16 of input 'x' (it would overflow to infinity)");
+  EXPECT_EQ(buildError(R"({"op": "masked_fill", "inputs": ["x", "m"],
+                           "output": "y"})",
+                       {noise(Dtype::F16, {3}), ramp(Dtype::I64, {3}, 1)}),
+            "$.model.ops[0] (masked_fill): missing attribute 'value'");
+}
+
 TEST_F(ElementwiseOpsTest, UnaryErrors) {
   EXPECT_EQ(buildError(R"({"op": "tanh", "inputs": ["t"], "output": "y"})",
                        {ramp(Dtype::I64, {2}, 1)}),

@@ -23,7 +23,7 @@ TEST(OpDefinitionsTest, SortedAndFound) {
     EXPECT_EQ(lookupOpDefinition(definition.name), &definition);
     EXPECT_LE(definition.minInputs, definition.maxInputs);
   }
-  EXPECT_EQ(definitions.size(), 40u);
+  EXPECT_EQ(definitions.size(), 42u);
 }
 
 TEST(OpDefinitionsTest, Aliases) {

@@ -7,6 +7,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -89,6 +90,44 @@ FailureOr<Type> ops::getDtypeAttr(OpEmitter &emitter, StringRef key,
       .Case("bf16", b.getBF16Type())
       .Case("i32", b.getI32Type())
       .Default(b.getI64Type());
+}
+
+FailureOr<TypedAttr> ops::getScalarAttr(OpEmitter &emitter, StringRef key,
+                                        Type element, bool inComputeType,
+                                        StringRef owner,
+                                        StringRef integerReason,
+                                        std::optional<double> defaultValue) {
+  FailureOr<double> value = emitter.getNumber(key, defaultValue);
+  if (failed(value))
+    return failure();
+  Builder b(element.getContext());
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    if (inComputeType)
+      return TypedAttr(b.getFloatAttr(getComputeType(element), *value));
+    llvm::APFloat converted(*value);
+    bool losesInfo = false;
+    llvm::APFloat::opStatus status =
+        converted.convert(floatType.getFloatSemantics(),
+                          llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    if (status & llvm::APFloat::opOverflow)
+      return emitter.emitAttrError(key)
+             << key << " " << formatNumber(*value) << " does not fit the dtype "
+             << formatDtype(element) << " of " << owner
+             << " (it would overflow to infinity)";
+    return TypedAttr(b.getFloatAttr(element, converted));
+  }
+  if (std::trunc(*value) != *value)
+    return emitter.emitAttrError(key)
+           << owner << " has dtype " << formatDtype(element) << ", so '" << key
+           << "' must be an integer, not " << formatNumber(*value) << " ("
+           << integerReason << ")";
+  unsigned width = element.getIntOrFloatBitWidth();
+  double limit = std::ldexp(1.0, width - 1);
+  if (*value < -limit || *value >= limit)
+    return emitter.emitAttrError(key)
+           << key << " " << formatNumber(*value) << " does not fit the dtype "
+           << formatDtype(element) << " of " << owner;
+  return TypedAttr(b.getIntegerAttr(element, static_cast<int64_t>(*value)));
 }
 
 //===----------------------------------------------------------------------===//

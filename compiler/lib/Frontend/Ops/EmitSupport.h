@@ -52,6 +52,19 @@ mlir::FailureOr<mlir::Type>
 getDtypeAttr(OpEmitter &emitter, llvm::StringRef key,
              std::optional<llvm::StringRef> defaultValue = {});
 
+/// The number attribute `key` as a constant for a tensor of dtype
+/// `element`, which `owner` has ("input 'x'", "the result"). An integer
+/// dtype needs an integer that fits (otherwise an error that gives
+/// `integerReason`). A float is a constant of the compute type with
+/// `inComputeType` (a scalar operand of arithmetic), else of `element`
+/// itself, which must hold it without overflow (a value stored into the
+/// tensor, as PyTorch's fills check).
+mlir::FailureOr<mlir::TypedAttr>
+getScalarAttr(OpEmitter &emitter, llvm::StringRef key, mlir::Type element,
+              bool inComputeType, llvm::StringRef owner,
+              llvm::StringRef integerReason,
+              std::optional<double> defaultValue = {});
+
 //===----------------------------------------------------------------------===//
 // Element types and scalars in bodies
 //===----------------------------------------------------------------------===//

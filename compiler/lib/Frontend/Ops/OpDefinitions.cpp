@@ -28,6 +28,7 @@ const OpDefinition kDefinitions[] = {
     {"layer_norm", 1, 3, 1, emitLayerNorm},
     {"linear", 2, 3, 1, emitLinear},
     {"log_softmax", 1, 1, 1, emitLogSoftmax},
+    {"masked_fill", 2, 2, 1, emitMaskedFill},
     {"matmul", 2, 2, 1, emitMatmul},
     {"max", 1, 1, 1, emitMax},
     {"mean", 1, 1, 1, emitMean},
@@ -52,6 +53,7 @@ const OpDefinition kDefinitions[] = {
     {"sum", 1, 1, 1, emitSum},
     {"tanh", 1, 1, 1, emitTanh},
     {"transpose", 1, 1, 1, emitTranspose},
+    {"where", 3, 3, 1, emitWhere},
 };
 
 /// Other names of op kinds (PyTorch spells some two ways).

@@ -35,6 +35,8 @@ EmitResult emitCos(OpEmitter &emitter);
 EmitResult emitSin(OpEmitter &emitter);
 EmitResult emitPow(OpEmitter &emitter);
 EmitResult emitCast(OpEmitter &emitter);
+EmitResult emitWhere(OpEmitter &emitter);
+EmitResult emitMaskedFill(OpEmitter &emitter);
 
 // NormOps.cpp
 EmitResult emitLayerNorm(OpEmitter &emitter);
