@@ -342,7 +342,31 @@ def reshape(ins, a):
     return ins[0].reshape(a.require("shape"))
 
 
-@op("concat", attrs=("dim",), inputs=(1, None), float_compute=False)
+@op("unsqueeze", attrs=("dim",), float_compute=False)
+def unsqueeze(ins, a):
+    return torch.unsqueeze(ins[0], a.require("dim"))
+
+
+@op("squeeze", attrs=("dim",), float_compute=False)
+def squeeze(ins, a):
+    dim = a.get("dim")
+    if dim is None:
+        return ins[0].squeeze()
+    return ins[0].squeeze(tuple(dim) if isinstance(dim, list) else dim)
+
+
+@op("expand", attrs=("shape",), float_compute=False)
+def expand(ins, a):
+    return ins[0].expand(*a.require("shape"))
+
+
+@op("repeat_interleave", attrs=("repeats", "dim"), float_compute=False)
+def repeat_interleave(ins, a):
+    return torch.repeat_interleave(ins[0], a.require("repeats"),
+                                   dim=a.require("dim"))
+
+
+@op("concat", "cat", attrs=("dim",), inputs=(1, None), float_compute=False)
 def concat(ins, a):
     return torch.cat(ins, dim=a.get("dim", 0))
 
