@@ -163,6 +163,38 @@ def tanh(ins, a):
     return torch.tanh(ins[0])
 
 
+@op("sqrt")
+def sqrt(ins, a):
+    return torch.sqrt(ins[0])
+
+
+@op("rsqrt")
+def rsqrt(ins, a):
+    return torch.rsqrt(ins[0])
+
+
+@op("sigmoid")
+def sigmoid(ins, a):
+    return torch.sigmoid(ins[0])
+
+
+@op("cos")
+def cos(ins, a):
+    return torch.cos(ins[0])
+
+
+@op("sin")
+def sin(ins, a):
+    return torch.sin(ins[0])
+
+
+@op("pow", attrs=("exponent",))
+def pow_(ins, a):
+    if not ins[0].is_floating_point():
+        raise PlanError(f"{a.where}: pow needs a floating-point tensor")
+    return torch.pow(ins[0], a.require("exponent"))
+
+
 @op("relu")
 def relu(ins, a):
     return F.relu(ins[0])
@@ -179,6 +211,31 @@ def gelu(ins, a):
     if approximate not in ("none", "tanh"):
         raise PlanError(f"{a.where}: approximate must be 'none' or 'tanh'")
     return F.gelu(ins[0], approximate=approximate)
+
+
+@op("cast", "to", attrs=("dtype",), float_compute=False)
+def cast(ins, a):
+    return ins[0].to(DTYPES[a.require("dtype")])
+
+
+@op("where", inputs=(3, 3), float_compute=False)
+def where(ins, a):
+    # No bool dtype: a condition is true where it is nonzero.
+    cond, x, y = ins
+    if x.dtype != y.dtype:
+        raise PlanError(f"{a.where}: dtypes differ: {x.dtype}, {y.dtype}")
+    return torch.where(cond != 0, x, y)
+
+
+@op("masked_fill", attrs=("value",), inputs=(2, 2), float_compute=False)
+def masked_fill(ins, a):
+    x, mask = ins
+    value = a.require("value")
+    if not x.is_floating_point() and float(value) != int(value):
+        raise PlanError(f"{a.where}: 'value' must be an integer for {x.dtype}")
+    if torch.broadcast_shapes(mask.shape, x.shape) != x.shape:
+        raise PlanError(f"{a.where}: the mask does not broadcast to x")
+    return x.masked_fill(mask != 0, value)
 
 
 @op("softmax", attrs=("dim",))
@@ -285,7 +342,31 @@ def reshape(ins, a):
     return ins[0].reshape(a.require("shape"))
 
 
-@op("concat", attrs=("dim",), inputs=(1, None), float_compute=False)
+@op("unsqueeze", attrs=("dim",), float_compute=False)
+def unsqueeze(ins, a):
+    return torch.unsqueeze(ins[0], a.require("dim"))
+
+
+@op("squeeze", attrs=("dim",), float_compute=False)
+def squeeze(ins, a):
+    dim = a.get("dim")
+    if dim is None:
+        return ins[0].squeeze()
+    return ins[0].squeeze(tuple(dim) if isinstance(dim, list) else dim)
+
+
+@op("expand", attrs=("shape",), float_compute=False)
+def expand(ins, a):
+    return ins[0].expand(*a.require("shape"))
+
+
+@op("repeat_interleave", attrs=("repeats", "dim"), float_compute=False)
+def repeat_interleave(ins, a):
+    return torch.repeat_interleave(ins[0], a.require("repeats"),
+                                   dim=a.require("dim"))
+
+
+@op("concat", "cat", attrs=("dim",), inputs=(1, None), float_compute=False)
 def concat(ins, a):
     return torch.cat(ins, dim=a.get("dim", 0))
 

@@ -43,25 +43,43 @@ static Value createBinary(OpBuilder &b, Location loc, BinaryKind kind,
   llvm_unreachable("unknown binary kind");
 }
 
-/// The NumPy broadcast of the shapes of inputs 0 and 1, or an error.
-static FailureOr<SmallVector<int64_t>> broadcastShapes(OpEmitter &emitter) {
-  ArrayRef<int64_t> lhs = emitter.inputType(0).getShape();
-  ArrayRef<int64_t> rhs = emitter.inputType(1).getShape();
-  size_t rank = std::max(lhs.size(), rhs.size());
-  SmallVector<int64_t> shape(rank);
-  for (size_t fromEnd = 1; fromEnd <= rank; ++fromEnd) {
-    int64_t l = fromEnd <= lhs.size() ? lhs[lhs.size() - fromEnd] : 1;
-    int64_t r = fromEnd <= rhs.size() ? rhs[rhs.size() - fromEnd] : 1;
-    if (l != r && l != 1 && r != 1)
+/// The NumPy broadcast of the shapes of `inputs`, or an error naming the
+/// first input that does not fit and the one that set the size it misses.
+static FailureOr<SmallVector<int64_t>>
+broadcastShapes(OpEmitter &emitter, ArrayRef<unsigned> inputs) {
+  size_t rank = 0;
+  for (unsigned i : inputs)
+    rank = std::max<size_t>(rank, emitter.inputType(i).getRank());
+  // Each dim's size so far, and the input that set it (none while 1).
+  SmallVector<int64_t> shape(rank, 1);
+  SmallVector<std::optional<unsigned>> setBy(rank);
+  for (unsigned i : inputs) {
+    ArrayRef<int64_t> sizes = emitter.inputType(i).getShape();
+    for (size_t fromEnd = 1; fromEnd <= sizes.size(); ++fromEnd) {
+      int64_t size = sizes[sizes.size() - fromEnd];
+      int64_t &result = shape[rank - fromEnd];
+      if (size == 1 || size == result)
+        continue;
+      if (result == 1) {
+        result = size;
+        setBy[rank - fromEnd] = i;
+        continue;
+      }
+      unsigned other = *setBy[rank - fromEnd];
       return emitter.emitError()
-             << "inputs '" << emitter.inputName(0) << "' " << formatShape(lhs)
-             << " and '" << emitter.inputName(1) << "' " << formatShape(rhs)
-             << " cannot be broadcast together: dim -" << fromEnd << " is " << l
-             << " vs " << r;
-    shape[rank - fromEnd] = l == 1 ? r : l;
+             << "inputs '" << emitter.inputName(other) << "' "
+             << formatShape(emitter.inputType(other).getShape()) << " and '"
+             << emitter.inputName(i) << "' " << formatShape(sizes)
+             << " cannot be broadcast together: dim -" << fromEnd << " is "
+             << result << " vs " << size;
+    }
   }
   return shape;
 }
+
+/// Why a scalar combined with an integer tensor must be an integer.
+static constexpr llvm::StringLiteral kPromotionReason =
+    "a float would promote the result to float; there is no type promotion";
 
 /// `a kind b` with broadcasting, or `a kind scalar`.
 static EmitResult emitBinary(OpEmitter &emitter, BinaryKind kind) {
@@ -83,7 +101,7 @@ static EmitResult emitBinary(OpEmitter &emitter, BinaryKind kind) {
              << "takes either a second input or 'scalar', not both";
     if (failed(checkSameDtype(emitter, 1, 0)))
       return failure();
-    FailureOr<SmallVector<int64_t>> shape = broadcastShapes(emitter);
+    FailureOr<SmallVector<int64_t>> shape = broadcastShapes(emitter, {0, 1});
     if (failed(shape))
       return failure();
     RankedTensorType rhs = emitter.inputType(1);
@@ -102,35 +120,16 @@ static EmitResult emitBinary(OpEmitter &emitter, BinaryKind kind) {
 
   if (!hasScalar)
     return emitter.emitError() << "takes a second input or 'scalar'";
-  FailureOr<double> scalar = emitter.getNumber("scalar");
-  if (failed(scalar))
+  FailureOr<TypedAttr> scalarAttr = getScalarAttr(
+      emitter, "scalar", element, /*inComputeType=*/true,
+      ("input '" + emitter.inputName(0) + "'").str(), kPromotionReason);
+  if (failed(scalarAttr))
     return failure();
-  Type compute = getComputeType(element);
-  TypedAttr scalarAttr;
-  if (isFloat) {
-    scalarAttr = b.getFloatAttr(compute, *scalar);
-  } else {
-    if (std::trunc(*scalar) != *scalar)
-      return emitter.emitAttrError("scalar")
-             << "input '" << emitter.inputName(0) << "' has dtype "
-             << formatDtype(element) << ", so 'scalar' must be an integer, not "
-             << formatNumber(*scalar)
-             << " (a float would promote the result to float; there is no "
-                "type promotion)";
-    unsigned width = element.getIntOrFloatBitWidth();
-    double limit = std::ldexp(1.0, width - 1);
-    if (*scalar < -limit || *scalar >= limit)
-      return emitter.emitAttrError("scalar")
-             << "scalar " << formatNumber(*scalar) << " does not fit the dtype "
-             << formatDtype(element) << " of input '" << emitter.inputName(0)
-             << "'";
-    scalarAttr = b.getIntegerAttr(element, static_cast<int64_t>(*scalar));
-  }
   AffineMap identity = identityMap(context, lhs.getRank());
   Value result = createMap(
       b, emitter.loc, lhs.getShape(), element, emitter.input(0), identity,
       [&](OpBuilder &nested, Location loc, ValueRange args) {
-        Value constant = arith::ConstantOp::create(nested, loc, scalarAttr);
+        Value constant = arith::ConstantOp::create(nested, loc, *scalarAttr);
         Value value = createBinary(nested, loc, kind,
                                    extend(nested, loc, args[0]), constant);
         return SmallVector<Value>{round(nested, loc, value, element)};
@@ -149,6 +148,100 @@ EmitResult ops::emitMul(OpEmitter &emitter) {
 }
 EmitResult ops::emitDiv(OpEmitter &emitter) {
   return emitBinary(emitter, BinaryKind::Div);
+}
+
+//===----------------------------------------------------------------------===//
+// where, masked_fill
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// What one branch of a selection reads: an input, or a constant.
+struct Choice {
+  std::optional<unsigned> input;
+  TypedAttr constant;
+};
+} // namespace
+
+/// `cond != 0` for an element of any dtype (NaN is true, as bool(NaN)).
+static Value isNonzero(OpBuilder &b, Location loc, Value cond) {
+  Type type = cond.getType();
+  if (isa<FloatType>(type))
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, cond,
+                                 floatConstant(b, loc, type, 0));
+  Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 0));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, cond, zero);
+}
+
+/// One generic over `shape` picking, per element, `onTrue` where input
+/// `cond` is nonzero and `onFalse` elsewhere; inputs are read with NumPy
+/// broadcasting. An arith.select, so the branch not taken never enters the
+/// result (inf or NaN there stay out, unlike a product with the mask).
+static Value createSelect(OpEmitter &emitter, ArrayRef<int64_t> shape,
+                          Type element, unsigned cond, Choice onTrue,
+                          Choice onFalse) {
+  MLIRContext *context = emitter.builder.getContext();
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  auto read = [&](unsigned i) {
+    inputs.push_back(emitter.input(i));
+    maps.push_back(
+        getBroadcastMap(context, emitter.inputType(i).getShape(), shape));
+    return inputs.size() - 1;
+  };
+  read(cond);
+  std::optional<size_t> trueArg, falseArg;
+  if (onTrue.input)
+    trueArg = read(*onTrue.input);
+  if (onFalse.input)
+    falseArg = read(*onFalse.input);
+  return createMap(
+      emitter.builder, emitter.loc, shape, element, inputs, maps,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        auto value = [&](std::optional<size_t> arg,
+                         const Choice &choice) -> Value {
+          if (arg)
+            return args[*arg];
+          return arith::ConstantOp::create(b, loc, choice.constant);
+        };
+        Value nonzero = isNonzero(b, loc, args[0]);
+        Value ifTrue = value(trueArg, onTrue);
+        Value ifFalse = value(falseArg, onFalse);
+        Value picked =
+            arith::SelectOp::create(b, loc, nonzero, ifTrue, ifFalse);
+        return SmallVector<Value>{picked};
+      });
+}
+
+EmitResult ops::emitWhere(OpEmitter &emitter) {
+  if (failed(checkSameDtype(emitter, 2, 1)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> shape = broadcastShapes(emitter, {0, 1, 2});
+  if (failed(shape))
+    return failure();
+  return SmallVector<Value>{createSelect(emitter, *shape,
+                                         emitter.inputType(1).getElementType(),
+                                         0, Choice{1, {}}, Choice{2, {}})};
+}
+
+EmitResult ops::emitMaskedFill(OpEmitter &emitter) {
+  RankedTensorType type = emitter.inputType(0);
+  RankedTensorType mask = emitter.inputType(1);
+  if (!broadcastsTo(mask.getShape(), type.getShape()))
+    return emitter.emitInputError(1)
+           << "mask '" << emitter.inputName(1) << "' "
+           << formatShape(mask.getShape())
+           << " does not broadcast to the shape "
+           << formatShape(type.getShape()) << " of input '"
+           << emitter.inputName(0) << "'";
+  Type element = type.getElementType();
+  FailureOr<TypedAttr> value = getScalarAttr(
+      emitter, "value", element, /*inComputeType=*/false,
+      ("input '" + emitter.inputName(0) + "'").str(), kPromotionReason);
+  if (failed(value))
+    return failure();
+  return SmallVector<Value>{createSelect(emitter, type.getShape(), element, 1,
+                                         Choice{std::nullopt, *value},
+                                         Choice{0, {}})};
 }
 
 //===----------------------------------------------------------------------===//
@@ -197,6 +290,87 @@ EmitResult ops::emitTanh(OpEmitter &emitter) {
                    [](OpBuilder &b, Location loc, Value x) -> Value {
                      return math::TanhOp::create(b, loc, x);
                    });
+}
+
+EmitResult ops::emitSqrt(OpEmitter &emitter) {
+  return emitUnary(emitter, /*floatOnly=*/true,
+                   [](OpBuilder &b, Location loc, Value x) -> Value {
+                     return math::SqrtOp::create(b, loc, x);
+                   });
+}
+
+EmitResult ops::emitRsqrt(OpEmitter &emitter) {
+  return emitUnary(emitter, /*floatOnly=*/true,
+                   [](OpBuilder &b, Location loc, Value x) -> Value {
+                     return math::RsqrtOp::create(b, loc, x);
+                   });
+}
+
+EmitResult ops::emitSigmoid(OpEmitter &emitter) {
+  // 1 / (1 + exp(-x)): 0 where exp(-x) overflows, as torch.sigmoid.
+  return emitUnary(emitter, /*floatOnly=*/true,
+                   [](OpBuilder &b, Location loc, Value x) -> Value {
+                     Value negated = arith::NegFOp::create(b, loc, x);
+                     Value exp = math::ExpOp::create(b, loc, negated);
+                     Value one = floatConstant(b, loc, x.getType(), 1);
+                     Value denominator =
+                         arith::AddFOp::create(b, loc, one, exp);
+                     return arith::DivFOp::create(b, loc, one, denominator);
+                   });
+}
+
+EmitResult ops::emitCos(OpEmitter &emitter) {
+  return emitUnary(emitter, /*floatOnly=*/true,
+                   [](OpBuilder &b, Location loc, Value x) -> Value {
+                     return math::CosOp::create(b, loc, x);
+                   });
+}
+
+EmitResult ops::emitSin(OpEmitter &emitter) {
+  return emitUnary(emitter, /*floatOnly=*/true,
+                   [](OpBuilder &b, Location loc, Value x) -> Value {
+                     return math::SinOp::create(b, loc, x);
+                   });
+}
+
+EmitResult ops::emitPow(OpEmitter &emitter) {
+  if (failed(checkFloatInput(emitter, 0)))
+    return failure();
+  FailureOr<double> exponent = emitter.getNumber("exponent");
+  if (failed(exponent))
+    return failure();
+  // PyTorch's pow of a tensor and a scalar: 1 for exponent 0 (NaN
+  // included), a copy for 1, products for 2, 3 and -2, sqrt, rsqrt and the
+  // reciprocal for 0.5, -0.5 and -1, std::pow otherwise (NaN for a negative
+  // base and a non-integer exponent).
+  if (*exponent == 1)
+    return SmallVector<Value>{emitter.input(0)};
+  double e = *exponent;
+  return emitUnary(
+      emitter, /*floatOnly=*/true,
+      [&](OpBuilder &b, Location loc, Value x) -> Value {
+        Type type = x.getType();
+        auto reciprocal = [&](Value value) -> Value {
+          return arith::DivFOp::create(b, loc, floatConstant(b, loc, type, 1),
+                                       value);
+        };
+        if (e == 0)
+          return floatConstant(b, loc, type, 1);
+        if (e == 2)
+          return arith::MulFOp::create(b, loc, x, x);
+        if (e == 3)
+          return arith::MulFOp::create(b, loc,
+                                       arith::MulFOp::create(b, loc, x, x), x);
+        if (e == -2)
+          return reciprocal(arith::MulFOp::create(b, loc, x, x));
+        if (e == 0.5)
+          return math::SqrtOp::create(b, loc, x);
+        if (e == -0.5)
+          return math::RsqrtOp::create(b, loc, x);
+        if (e == -1)
+          return reciprocal(x);
+        return math::PowFOp::create(b, loc, x, floatConstant(b, loc, type, e));
+      });
 }
 
 EmitResult ops::emitRelu(OpEmitter &emitter) {
@@ -258,4 +432,25 @@ EmitResult ops::emitGelu(OpEmitter &emitter) {
         Value halfX = arith::MulFOp::create(b, loc, half, x);
         return arith::MulFOp::create(b, loc, halfX, factor);
       });
+}
+
+//===----------------------------------------------------------------------===//
+// cast
+//===----------------------------------------------------------------------===//
+
+EmitResult ops::emitCast(OpEmitter &emitter) {
+  FailureOr<Type> dtype = getDtypeAttr(emitter, "dtype");
+  if (failed(dtype))
+    return failure();
+  RankedTensorType type = emitter.inputType(0);
+  if (type.getElementType() == *dtype)
+    return SmallVector<Value>{emitter.input(0)};
+  OpBuilder &b = emitter.builder;
+  Value result = createMap(
+      b, emitter.loc, type.getShape(), *dtype, emitter.input(0),
+      identityMap(b.getContext(), type.getRank()),
+      [&](OpBuilder &nested, Location loc, ValueRange args) {
+        return SmallVector<Value>{convertElement(nested, loc, args[0], *dtype)};
+      });
+  return SmallVector<Value>{result};
 }

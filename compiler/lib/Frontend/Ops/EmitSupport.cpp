@@ -5,7 +5,9 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -75,6 +77,83 @@ LogicalResult ops::checkShape(OpEmitter &emitter, unsigned i,
          << " " << why;
 }
 
+FailureOr<SmallVector<int64_t>> ops::normalizeDims(OpEmitter &emitter,
+                                                   StringRef key,
+                                                   ArrayRef<int64_t> dims,
+                                                   int64_t rank) {
+  SmallVector<int64_t> normalized;
+  for (int64_t dim : dims) {
+    if (dim < -rank || dim >= rank) {
+      InFlightDiagnostic diag = emitter.emitAttrError(key);
+      diag << key << " " << dim << " is out of range for a tensor of rank "
+           << rank;
+      if (rank > 0)
+        diag << " (expected " << -rank << " to " << rank - 1 << ")";
+      return diag;
+    }
+    int64_t value = dim < 0 ? dim + rank : dim;
+    if (llvm::is_contained(normalized, value))
+      return emitter.emitAttrError(key)
+             << key << " " << value << " appears more than once";
+    normalized.push_back(value);
+  }
+  llvm::sort(normalized);
+  return normalized;
+}
+
+FailureOr<Type> ops::getDtypeAttr(OpEmitter &emitter, StringRef key,
+                                  std::optional<StringRef> defaultValue) {
+  FailureOr<std::string> name =
+      emitter.getEnum(key, {"f32", "f16", "bf16", "i32", "i64"}, defaultValue);
+  if (failed(name))
+    return failure();
+  Builder b(emitter.builder.getContext());
+  return llvm::StringSwitch<Type>(*name)
+      .Case("f32", b.getF32Type())
+      .Case("f16", b.getF16Type())
+      .Case("bf16", b.getBF16Type())
+      .Case("i32", b.getI32Type())
+      .Default(b.getI64Type());
+}
+
+FailureOr<TypedAttr> ops::getScalarAttr(OpEmitter &emitter, StringRef key,
+                                        Type element, bool inComputeType,
+                                        StringRef owner,
+                                        StringRef integerReason,
+                                        std::optional<double> defaultValue) {
+  FailureOr<double> value = emitter.getNumber(key, defaultValue);
+  if (failed(value))
+    return failure();
+  Builder b(element.getContext());
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    if (inComputeType)
+      return TypedAttr(b.getFloatAttr(getComputeType(element), *value));
+    llvm::APFloat converted(*value);
+    bool losesInfo = false;
+    llvm::APFloat::opStatus status =
+        converted.convert(floatType.getFloatSemantics(),
+                          llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    if (status & llvm::APFloat::opOverflow)
+      return emitter.emitAttrError(key)
+             << key << " " << formatNumber(*value) << " does not fit the dtype "
+             << formatDtype(element) << " of " << owner
+             << " (it would overflow to infinity)";
+    return TypedAttr(b.getFloatAttr(element, converted));
+  }
+  if (std::trunc(*value) != *value)
+    return emitter.emitAttrError(key)
+           << owner << " has dtype " << formatDtype(element) << ", so '" << key
+           << "' must be an integer, not " << formatNumber(*value) << " ("
+           << integerReason << ")";
+  unsigned width = element.getIntOrFloatBitWidth();
+  double limit = std::ldexp(1.0, width - 1);
+  if (*value < -limit || *value >= limit)
+    return emitter.emitAttrError(key)
+           << key << " " << formatNumber(*value) << " does not fit the dtype "
+           << formatDtype(element) << " of " << owner;
+  return TypedAttr(b.getIntegerAttr(element, static_cast<int64_t>(*value)));
+}
+
 //===----------------------------------------------------------------------===//
 // Element types and scalars in bodies
 //===----------------------------------------------------------------------===//
@@ -100,6 +179,32 @@ Value ops::round(OpBuilder &b, Location loc, Value value, Type element) {
 
 Value ops::floatConstant(OpBuilder &b, Location loc, Type type, double value) {
   return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
+}
+
+Value ops::convertElement(OpBuilder &b, Location loc, Value value,
+                          Type element) {
+  Type source = value.getType();
+  if (source == element)
+    return value;
+  unsigned from = source.getIntOrFloatBitWidth();
+  unsigned to = element.getIntOrFloatBitWidth();
+  if (isa<FloatType>(source) && isa<FloatType>(element)) {
+    if (to > from)
+      return arith::ExtFOp::create(b, loc, element, value);
+    // f16 and bf16 have one width but neither holds the other.
+    return round(b, loc, extend(b, loc, value), element);
+  }
+  if (isa<FloatType>(element)) {
+    // PyTorch converts integers to f16 and bf16 through float.
+    Type compute = getComputeType(element);
+    Value converted = arith::SIToFPOp::create(b, loc, compute, value);
+    return round(b, loc, converted, element);
+  }
+  if (isa<FloatType>(source))
+    return arith::FPToSIOp::create(b, loc, element, extend(b, loc, value));
+  if (to > from)
+    return arith::ExtSIOp::create(b, loc, element, value);
+  return arith::TruncIOp::create(b, loc, element, value);
 }
 
 //===----------------------------------------------------------------------===//

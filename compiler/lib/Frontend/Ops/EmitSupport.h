@@ -46,6 +46,32 @@ mlir::LogicalResult checkShape(OpEmitter &emitter, unsigned i,
                                llvm::ArrayRef<int64_t> shape,
                                llvm::StringRef why);
 
+/// The dims `dims` of attribute `key` for a tensor of rank `rank`, sorted:
+/// negative ones count from the end; one out of range or given twice is an
+/// error at the attribute.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+normalizeDims(OpEmitter &emitter, llvm::StringRef key,
+              llvm::ArrayRef<int64_t> dims, int64_t rank);
+
+/// The dtype attribute `key` (`f32`, `f16`, `bf16`, `i32` or `i64`) as an
+/// element type; absent: `defaultValue`, or an error when there is none.
+mlir::FailureOr<mlir::Type>
+getDtypeAttr(OpEmitter &emitter, llvm::StringRef key,
+             std::optional<llvm::StringRef> defaultValue = {});
+
+/// The number attribute `key` as a constant for a tensor of dtype
+/// `element`, which `owner` has ("input 'x'", "the result"). An integer
+/// dtype needs an integer that fits (otherwise an error that gives
+/// `integerReason`). A float is a constant of the compute type with
+/// `inComputeType` (a scalar operand of arithmetic), else of `element`
+/// itself, which must hold it without overflow (a value stored into the
+/// tensor, as PyTorch's fills check).
+mlir::FailureOr<mlir::TypedAttr>
+getScalarAttr(OpEmitter &emitter, llvm::StringRef key, mlir::Type element,
+              bool inComputeType, llvm::StringRef owner,
+              llvm::StringRef integerReason,
+              std::optional<double> defaultValue = {});
+
 //===----------------------------------------------------------------------===//
 // Element types and scalars in bodies
 //===----------------------------------------------------------------------===//
@@ -60,6 +86,11 @@ mlir::Value round(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
 /// A float constant of `type`.
 mlir::Value floatConstant(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Type type, double value);
+/// `value` converted to `element` as PyTorch's `Tensor.to`: floats rounded
+/// to nearest, floats to integers truncated toward zero, integers
+/// sign-extended or wrapped; f16 and bf16 convert through f32.
+mlir::Value convertElement(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value value, mlir::Type element);
 
 //===----------------------------------------------------------------------===//
 // Tensors and generics

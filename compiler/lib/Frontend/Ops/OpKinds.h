@@ -28,6 +28,15 @@ EmitResult emitTanh(OpEmitter &emitter);
 EmitResult emitRelu(OpEmitter &emitter);
 EmitResult emitSilu(OpEmitter &emitter);
 EmitResult emitGelu(OpEmitter &emitter);
+EmitResult emitSqrt(OpEmitter &emitter);
+EmitResult emitRsqrt(OpEmitter &emitter);
+EmitResult emitSigmoid(OpEmitter &emitter);
+EmitResult emitCos(OpEmitter &emitter);
+EmitResult emitSin(OpEmitter &emitter);
+EmitResult emitPow(OpEmitter &emitter);
+EmitResult emitCast(OpEmitter &emitter);
+EmitResult emitWhere(OpEmitter &emitter);
+EmitResult emitMaskedFill(OpEmitter &emitter);
 
 // NormOps.cpp
 EmitResult emitLayerNorm(OpEmitter &emitter);
@@ -63,6 +72,10 @@ EmitResult emitIndexSelect(OpEmitter &emitter);
 EmitResult emitTranspose(OpEmitter &emitter);
 EmitResult emitPermute(OpEmitter &emitter);
 EmitResult emitReshape(OpEmitter &emitter);
+EmitResult emitUnsqueeze(OpEmitter &emitter);
+EmitResult emitSqueeze(OpEmitter &emitter);
+EmitResult emitExpand(OpEmitter &emitter);
+EmitResult emitRepeatInterleave(OpEmitter &emitter);
 EmitResult emitConcat(OpEmitter &emitter);
 EmitResult emitSplit(OpEmitter &emitter);
 EmitResult emitSlice(OpEmitter &emitter);
