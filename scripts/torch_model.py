@@ -352,7 +352,12 @@ def squeeze(ins, a):
     dim = a.get("dim")
     if dim is None:
         return ins[0].squeeze()
-    return ins[0].squeeze(tuple(dim) if isinstance(dim, list) else dim)
+    # One dim at a time, last first (PyTorch before 2.0 takes no tuple).
+    x = ins[0]
+    dims = dim if isinstance(dim, list) else [dim]
+    for d in sorted({d % x.dim() for d in dims}, reverse=True):
+        x = x.squeeze(d)
+    return x
 
 
 @op("expand", attrs=("shape",), float_compute=False)

@@ -11,7 +11,7 @@ import tempfile
 import torch
 import torch.utils._pytree as pytree
 
-from . import constants
+from . import composites, constants
 from .builder import Builder, describe, plan_dtype
 from .errors import ExportError
 from .lowering import LOWERINGS
@@ -70,7 +70,8 @@ def _check_plan_keys(parallelize_plan, modules):
 
 def export(module, example_args=(), mesh_shape=(1,), parallelize_plan=None,
            *, example_kwargs=None, mesh_names=None, plan_path=None,
-           weights_path=None, name=None, next_token=False, strict=False):
+           weights_path=None, name=None, next_token=False,
+           recognize_composites=True, strict=False):
     """Exports `module` called on `example_args` / `example_kwargs` (shapes
     are fixed to theirs) for a mesh of `mesh_shape` (names `mesh_names`,
     default `tp` for 1-D), with `parallelize_plan` (module FQN pattern ->
@@ -80,7 +81,8 @@ def export(module, example_args=(), mesh_shape=(1,), parallelize_plan=None,
     or neither written. Raises ExportError naming the op, the module and the
     source line of anything it cannot translate. `next_token` adds an output
     `next_token`, the argmax of the output `logits` over its last dim (what
-    dtensor-server reads)."""
+    dtensor-server reads). `recognize_composites` lowers the composites of
+    composites.py (RMSNorm) as one op each; False lowers every op by itself."""
     example_kwargs = dict(example_kwargs or {})
     parallelize_plan = dict(parallelize_plan or {})
     mesh_shape = [int(d) for d in mesh_shape]
@@ -134,10 +136,21 @@ def export(module, example_args=(), mesh_shape=(1,), parallelize_plan=None,
             user_inputs[node.name] = arg_values.get(node.name)
 
     output_node = next(n for n in program.graph.nodes if n.op == "output")
+    found, replaced = (composites.find(program.graph,
+                                       builder.param_nodes.__contains__)
+                       if recognize_composites else ({}, set()))
     for node in program.graph.nodes:
         if node.op != "call_function":
             continue
-        if constants.is_assert(node):
+        if constants.is_assert(node) or node in replaced:
+            continue
+        if node in found:
+            _, x, weight, eps = found[node]
+            shape, dtype = list(node.meta["val"].shape), "f32"
+            builder.names[node] = builder.emit(
+                "rms_norm", [builder.value(x, node),
+                             builder.value(weight, node)], node, shape,
+                dtype, normalized_shape=[shape[-1]], eps=eps)
             continue
         if constants.is_constant_node(node, builder.constants):
             try:

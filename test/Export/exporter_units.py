@@ -139,6 +139,9 @@ def run_plan(result, inputs):
             out = getattr(torch, kind)(x[0])
         elif kind == "mean":
             out = x[0].mean(op["dim"], keepdim=op.get("keepdim", False))
+        elif kind == "rms_norm":
+            out = torch.nn.functional.rms_norm(x[0], op["normalized_shape"],
+                                               x[1], op["eps"])
         elif kind == "linear":
             out = torch.nn.functional.linear(*x)
         elif kind == "cast":
@@ -185,8 +188,36 @@ class LoweringTest(unittest.TestCase):
         self.assertIn("table.weight", names)
         self.assertIn("weight", names)
         self.assertTrue(any(n.startswith("_constants.") for n in names))
+        self.assertIn("rms_norm", kinds)  # the composite, recognised
         got = run_plan(result, {"x": x})["hidden"]
         torch.testing.assert_close(got, module(x)["hidden"])
+        # From its parts, the same values.
+        parts = export(module, (x,), recognize_composites=False)
+        kinds = [op["op"] for op in parts.plan["model"]["ops"]]
+        self.assertNotIn("rms_norm", kinds)
+        self.assertIn("rsqrt", kinds)
+        got = run_plan(parts, {"x": x})["hidden"]
+        torch.testing.assert_close(got, module(x)["hidden"])
+
+    def test_composite_needs_single_uses(self):
+        class Shared(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.weight = torch.nn.Parameter(torch.randn(8))
+
+            def forward(self, x):
+                normed = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True)
+                                         + 1e-6)
+                return self.weight * normed, normed
+
+        x = torch.randn(2, 8)
+        module = Shared()
+        result = export(module, (x,))
+        kinds = [op["op"] for op in result.plan["model"]["ops"]]
+        self.assertNotIn("rms_norm", kinds)
+        got = run_plan(result, {"x": x})
+        for name, want in zip(result.plan["model"]["outputs"], module(x)):
+            torch.testing.assert_close(got[name], want)
 
     def test_files_written_together(self):
         module = Positions()
