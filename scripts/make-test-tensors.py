@@ -42,7 +42,8 @@ SAFETENSORS = {"f32": "F32", "f16": "F16", "bf16": "BF16", "i32": "I32",
                "i64": "I64"}
 # Ops through which an integer tensor keeps its meaning (ids stay ids).
 SHAPE_OPS = {"reshape", "view", "transpose", "permute", "slice", "split",
-             "concat"}
+             "concat", "cat", "unsqueeze", "squeeze", "expand",
+             "repeat_interleave"}
 
 
 def fail(message):
@@ -102,7 +103,24 @@ def infer_shapes(model):
                 for s in x:
                     total *= s
                 out[out.index(-1)] = total // known if known else 0
-        elif kind == "concat":
+        elif kind == "unsqueeze":
+            d = op["dim"]
+            d = d + rank + 1 if d < 0 else d
+            out = x[:d] + [1] + x[d:]
+        elif kind == "squeeze":
+            d = op.get("dim")
+            dims = list(range(rank)) if d is None else (
+                [d] if isinstance(d, int) else list(d))
+            dims = {v % rank for v in dims} if rank else set()
+            out = [s for i, s in enumerate(x) if not (i in dims and s == 1)]
+        elif kind == "expand":
+            shape = list(op["shape"])
+            lead = len(shape) - rank
+            out = [x[i - lead] if s == -1 else s for i, s in enumerate(shape)]
+        elif kind == "repeat_interleave":
+            out = list(x)
+            out[dim("dim")] *= op["repeats"]
+        elif kind in ("concat", "cat"):
             d = dim("dim", 0)
             out = list(x)
             out[d] = sum(s[d] for s in ins)

@@ -342,7 +342,35 @@ def reshape(ins, a):
     return ins[0].reshape(a.require("shape"))
 
 
-@op("concat", attrs=("dim",), inputs=(1, None), float_compute=False)
+@op("unsqueeze", attrs=("dim",), float_compute=False)
+def unsqueeze(ins, a):
+    return torch.unsqueeze(ins[0], a.require("dim"))
+
+
+@op("squeeze", attrs=("dim",), float_compute=False)
+def squeeze(ins, a):
+    x, dim = ins[0], a.get("dim")
+    if dim is None:
+        return x.squeeze()
+    # One dim at a time, the last first (torch < 2.0 takes no tuple).
+    dims = dim if isinstance(dim, list) else [dim]
+    for d in sorted({norm_dim(d, x.dim()) for d in dims}, reverse=True):
+        x = x.squeeze(d)
+    return x
+
+
+@op("expand", attrs=("shape",), float_compute=False)
+def expand(ins, a):
+    return ins[0].expand(*a.require("shape"))
+
+
+@op("repeat_interleave", attrs=("repeats", "dim"), float_compute=False)
+def repeat_interleave(ins, a):
+    return torch.repeat_interleave(ins[0], a.require("repeats"),
+                                   dim=a.require("dim"))
+
+
+@op("concat", "cat", attrs=("dim",), inputs=(1, None), float_compute=False)
 def concat(ins, a):
     return torch.cat(ins, dim=a.get("dim", 0))
 

@@ -23,7 +23,7 @@ TEST(OpDefinitionsTest, SortedAndFound) {
     EXPECT_EQ(lookupOpDefinition(definition.name), &definition);
     EXPECT_LE(definition.minInputs, definition.maxInputs);
   }
-  EXPECT_EQ(definitions.size(), 42u);
+  EXPECT_EQ(definitions.size(), 46u);
 }
 
 TEST(OpDefinitionsTest, Aliases) {
@@ -31,6 +31,7 @@ TEST(OpDefinitionsTest, Aliases) {
   ASSERT_TRUE(view);
   EXPECT_EQ(view->name, "reshape");
   EXPECT_EQ(lookupOpDefinition("to"), lookupOpDefinition("cast"));
+  EXPECT_EQ(lookupOpDefinition("cat"), lookupOpDefinition("concat"));
   EXPECT_EQ(lookupOpDefinition("conv2d"), nullptr);
   EXPECT_EQ(lookupOpDefinition(""), nullptr);
   EXPECT_EQ(lookupOpDefinition("zzz"), nullptr);

@@ -1,4 +1,4 @@
-//===- ShapeOpsTest.cpp - transpose, reshape, concat, split, slice --------===//
+//===- ShapeOpsTest.cpp - transpose, reshape, expand, concat, slice -------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 
 #include "OpHarness.h"
@@ -241,6 +241,171 @@ TEST_F(ShapeOpsTest, SliceErrors) {
                            "step": 0})",
                        {ramp(Dtype::F32, {4}, 1)}),
             "$.model.ops[0].step (slice): step 0 must be at least 1");
+}
+
+TEST_F(ShapeOpsTest, UnsqueezeAndSqueeze) {
+  Tensor x = ramp(Dtype::I64, {2, 3}, 1);
+  // Unsqueezing keeps the values in order; dims count from the end as
+  // torch.unsqueeze's (-1 appends, -3 prepends).
+  for (auto [dim, shape] :
+       std::initializer_list<std::pair<int64_t, std::vector<int64_t>>>{
+           {0, {1, 2, 3}},
+           {1, {2, 1, 3}},
+           {2, {2, 3, 1}},
+           {-1, {2, 3, 1}},
+           {-2, {2, 1, 3}},
+           {-3, {1, 2, 3}}}) {
+    SCOPED_TRACE(dim);
+    std::string op =
+        R"({"op": "unsqueeze", "inputs": ["x"], "output": "y", "dim": )" +
+        std::to_string(dim) + "}";
+    Tensor y = runOne(op, {x});
+    EXPECT_EQ(y.dtype, Dtype::I64);
+    expectNear(y, shape, x.values, 0);
+  }
+
+  Tensor u = ramp(Dtype::F32, {1, 2, 1, 3, 1}, 1);
+  expectNear(
+      runOne(R"({"op": "squeeze", "inputs": ["x"], "output": "y"})", {u}),
+      {2, 3}, u.values, 0);
+  expectNear(runOne(R"({"op": "squeeze", "inputs": ["x"], "output": "y",
+                        "dim": -3})",
+                    {u}),
+             {1, 2, 3, 1}, u.values, 0);
+  // A listed dim whose size is not 1 stays, as torch.squeeze.
+  expectNear(runOne(R"({"op": "squeeze", "inputs": ["x"], "output": "y",
+                        "dim": [-1, 0, 1]})",
+                    {u}),
+             {2, 1, 3}, u.values, 0);
+  expectNear(runOne(R"({"op": "squeeze", "inputs": ["x"], "output": "y",
+                        "dim": 3})",
+                    {u}),
+             {1, 2, 1, 3, 1}, u.values, 0);
+}
+
+TEST_F(ShapeOpsTest, UnsqueezeAndSqueezeErrors) {
+  Tensor x = ramp(Dtype::F32, {2, 1}, 1);
+  EXPECT_EQ(buildError(R"({"op": "unsqueeze", "inputs": ["x"], "output": "y",
+                           "dim": -4})",
+                       {x}),
+            "$.model.ops[0].dim (unsqueeze): dim -4 is out of range for "
+            "unsqueezing a tensor of rank 2 (expected -3 to 2)");
+  EXPECT_EQ(
+      buildError(R"({"op": "unsqueeze", "inputs": ["x"], "output": "y"})", {x}),
+      "$.model.ops[0] (unsqueeze): missing attribute 'dim'");
+  EXPECT_EQ(buildError(R"({"op": "squeeze", "inputs": ["x"], "output": "y",
+                           "dim": [2]})",
+                       {x}),
+            "$.model.ops[0].dim (squeeze): dim 2 is out of range for a tensor "
+            "of rank 2 (expected -2 to 1)");
+  EXPECT_EQ(buildError(R"({"op": "squeeze", "inputs": ["x"], "output": "y",
+                           "dim": [1, -1]})",
+                       {x}),
+            "$.model.ops[0].dim (squeeze): dim 1 appears more than once");
+}
+
+TEST_F(ShapeOpsTest, Expand) {
+  // [3, 1] -> [2, 3, 4]: a new leading dim, -1 keeps dim 0, dim 1
+  // stretches.
+  Tensor x = ramp(Dtype::F32, {3, 1}, 1.5, -1);
+  Tensor y = runOne(R"({"op": "expand", "inputs": ["x"], "output": "y",
+                        "shape": [2, -1, 4]})",
+                    {x});
+  std::vector<double> expected;
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      for (int64_t k = 0; k < 4; ++k)
+        expected.push_back(x.at({j, 0}));
+  expectNear(y, {2, 3, 4}, expected, 0);
+
+  // Integers; the size kept explicitly, two new dims, one of size 0.
+  Tensor ids = ramp(Dtype::I32, {1, 2}, 1, 7);
+  Tensor z = runOne(R"({"op": "expand", "inputs": ["x"], "output": "y",
+                        "shape": [2, 1, 3, 2]})",
+                    {ids});
+  EXPECT_EQ(z.dtype, Dtype::I32);
+  expectNear(z, {2, 1, 3, 2}, {7, 8, 7, 8, 7, 8, 7, 8, 7, 8, 7, 8}, 0);
+  expectNear(runOne(R"({"op": "expand", "inputs": ["x"], "output": "y",
+                        "shape": [0, 5, -1]})",
+                    {ids}),
+             {0, 5, 2}, {}, 0);
+}
+
+TEST_F(ShapeOpsTest, ExpandErrors) {
+  Tensor x = ramp(Dtype::F32, {3, 1}, 1);
+  EXPECT_EQ(buildError(R"({"op": "expand", "inputs": ["x"], "output": "y",
+                           "shape": [4, 4]})",
+                       {x}),
+            "$.model.ops[0].shape (expand): shape [4, 4] asks for size 4 in "
+            "dim 0, but dim 0 of input 'x' [3, 1] has size 3; only size-1 dims "
+            "expand");
+  EXPECT_EQ(buildError(R"({"op": "expand", "inputs": ["x"], "output": "y",
+                           "shape": [-1, 3, 1]})",
+                       {x}),
+            "$.model.ops[0].shape (expand): shape [-1, 3, 1] gives the new "
+            "leading dim 0 size -1; a new dim needs a size (at least 0)");
+  EXPECT_EQ(buildError(R"({"op": "expand", "inputs": ["x"], "output": "y",
+                           "shape": [3, -2]})",
+                       {x}),
+            "$.model.ops[0].shape (expand): shape [3, -2] has a negative size "
+            "-2 (only -1, keep the size, is allowed)");
+  EXPECT_EQ(buildError(R"({"op": "expand", "inputs": ["x"], "output": "y",
+                           "shape": [3]})",
+                       {x}),
+            "$.model.ops[0].shape (expand): shape [3] has fewer dims than "
+            "input 'x' [3, 1]; expand adds leading dims, it cannot remove "
+            "any");
+}
+
+TEST_F(ShapeOpsTest, RepeatInterleave) {
+  // A middle dim: element j of dim 1 is x[:, j / 3, :].
+  Tensor x = ramp(Dtype::F32, {2, 2, 3}, 1);
+  Tensor y = runOne(R"({"op": "repeat_interleave", "inputs": ["x"],
+                        "output": "y", "repeats": 3, "dim": -2})",
+                    {x});
+  std::vector<double> expected;
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 6; ++j)
+      for (int64_t k = 0; k < 3; ++k)
+        expected.push_back(x.at({i, j / 3, k}));
+  expectNear(y, {2, 6, 3}, expected, 0);
+
+  Tensor ids = ramp(Dtype::I64, {3}, 1, 5);
+  Tensor r = runOne(R"({"op": "repeat_interleave", "inputs": ["x"],
+                        "output": "y", "repeats": 2, "dim": 0})",
+                    {ids});
+  EXPECT_EQ(r.dtype, Dtype::I64);
+  expectNear(r, {6}, {5, 5, 6, 6, 7, 7}, 0);
+  expectNear(runOne(R"({"op": "repeat_interleave", "inputs": ["x"],
+                        "output": "y", "repeats": 1, "dim": 0})",
+                    {ids}),
+             {3}, ids.values, 0);
+  expectNear(runOne(R"({"op": "repeat_interleave", "inputs": ["x"],
+                        "output": "y", "repeats": 0, "dim": 1})",
+                    {x}),
+             {2, 0, 3}, {}, 0);
+}
+
+TEST_F(ShapeOpsTest, RepeatInterleaveErrors) {
+  Tensor x = ramp(Dtype::F32, {2, 3}, 1);
+  EXPECT_EQ(buildError(R"({"op": "repeat_interleave", "inputs": ["x"],
+                           "output": "y", "repeats": -1, "dim": 0})",
+                       {x}),
+            "$.model.ops[0].repeats (repeat_interleave): repeats -1 must be at "
+            "least 0");
+  EXPECT_EQ(buildError(R"({"op": "repeat_interleave", "inputs": ["x"],
+                           "output": "y", "repeats": 2, "dim": 2})",
+                       {x}),
+            "$.model.ops[0].dim (repeat_interleave): dim 2 is out of range for "
+            "a tensor of rank 2 (expected -2 to 1)");
+}
+
+TEST_F(ShapeOpsTest, CatIsConcat) {
+  Tensor a = ramp(Dtype::F32, {2, 1}, 1), b = ramp(Dtype::F32, {2, 2}, 1, 10);
+  expectNear(
+      runOne(R"({"op": "cat", "inputs": ["a", "b"], "output": "y", "dim": 1})",
+             {a, b}),
+      {2, 3}, {0, 10, 11, 1, 12, 13}, 0);
 }
 
 } // namespace

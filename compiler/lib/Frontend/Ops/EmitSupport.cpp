@@ -77,6 +77,30 @@ LogicalResult ops::checkShape(OpEmitter &emitter, unsigned i,
          << " " << why;
 }
 
+FailureOr<SmallVector<int64_t>> ops::normalizeDims(OpEmitter &emitter,
+                                                   StringRef key,
+                                                   ArrayRef<int64_t> dims,
+                                                   int64_t rank) {
+  SmallVector<int64_t> normalized;
+  for (int64_t dim : dims) {
+    if (dim < -rank || dim >= rank) {
+      InFlightDiagnostic diag = emitter.emitAttrError(key);
+      diag << key << " " << dim << " is out of range for a tensor of rank "
+           << rank;
+      if (rank > 0)
+        diag << " (expected " << -rank << " to " << rank - 1 << ")";
+      return diag;
+    }
+    int64_t value = dim < 0 ? dim + rank : dim;
+    if (llvm::is_contained(normalized, value))
+      return emitter.emitAttrError(key)
+             << key << " " << value << " appears more than once";
+    normalized.push_back(value);
+  }
+  llvm::sort(normalized);
+  return normalized;
+}
+
 FailureOr<Type> ops::getDtypeAttr(OpEmitter &emitter, StringRef key,
                                   std::optional<StringRef> defaultValue) {
   FailureOr<std::string> name =

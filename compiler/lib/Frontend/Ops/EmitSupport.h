@@ -46,6 +46,13 @@ mlir::LogicalResult checkShape(OpEmitter &emitter, unsigned i,
                                llvm::ArrayRef<int64_t> shape,
                                llvm::StringRef why);
 
+/// The dims `dims` of attribute `key` for a tensor of rank `rank`, sorted:
+/// negative ones count from the end; one out of range or given twice is an
+/// error at the attribute.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+normalizeDims(OpEmitter &emitter, llvm::StringRef key,
+              llvm::ArrayRef<int64_t> dims, int64_t rank);
+
 /// The dtype attribute `key` (`f32`, `f16`, `bf16`, `i32` or `i64`) as an
 /// element type; absent: `defaultValue`, or an error when there is none.
 mlir::FailureOr<mlir::Type>

@@ -23,6 +23,7 @@ const OpDefinition kDefinitions[] = {
     {"div", 1, 2, 1, emitDiv},
     {"embedding", 2, 2, 1, emitEmbedding},
     {"exp", 1, 1, 1, emitExp},
+    {"expand", 1, 1, 1, emitExpand},
     {"gelu", 1, 1, 1, emitGelu},
     {"index_select", 2, 2, 1, emitIndexSelect},
     {"layer_norm", 1, 3, 1, emitLayerNorm},
@@ -37,6 +38,7 @@ const OpDefinition kDefinitions[] = {
     {"permute", 1, 1, 1, emitPermute},
     {"pow", 1, 1, 1, emitPow},
     {"relu", 1, 1, 1, emitRelu},
+    {"repeat_interleave", 1, 1, 1, emitRepeatInterleave},
     {"reshape", 1, 1, 1, emitReshape},
     {"rms_norm", 1, 2, 1, emitRmsNorm},
     {"rotary", 1, 2, 1, emitRotary},
@@ -49,15 +51,18 @@ const OpDefinition kDefinitions[] = {
     {"softmax", 1, 1, 1, emitSoftmax},
     {"split", 1, 1, 0, emitSplit},
     {"sqrt", 1, 1, 1, emitSqrt},
+    {"squeeze", 1, 1, 1, emitSqueeze},
     {"sub", 1, 2, 1, emitSub},
     {"sum", 1, 1, 1, emitSum},
     {"tanh", 1, 1, 1, emitTanh},
     {"transpose", 1, 1, 1, emitTranspose},
+    {"unsqueeze", 1, 1, 1, emitUnsqueeze},
     {"where", 3, 3, 1, emitWhere},
 };
 
 /// Other names of op kinds (PyTorch spells some two ways).
 const std::pair<llvm::StringRef, llvm::StringRef> kAliases[] = {
+    {"cat", "concat"},
     {"to", "cast"},
     {"view", "reshape"},
 };

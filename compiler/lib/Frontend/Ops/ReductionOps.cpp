@@ -23,28 +23,13 @@ static FailureOr<SmallVector<int64_t>> getReducedDims(OpEmitter &emitter,
       emitter.getIntList("dim", /*allowScalar=*/true, ArrayRef<int64_t>());
   if (failed(dims))
     return failure();
-  SmallVector<int64_t> reduced;
   if (dims->empty()) {
+    SmallVector<int64_t> reduced;
     for (int64_t dim = 0; dim < rank; ++dim)
       reduced.push_back(dim);
     return reduced;
   }
-  for (int64_t dim : *dims) {
-    if (dim < -rank || dim >= rank) {
-      InFlightDiagnostic diag = emitter.emitAttrError("dim");
-      diag << "dim " << dim << " is out of range for a tensor of rank " << rank;
-      if (rank > 0)
-        diag << " (expected " << -rank << " to " << rank - 1 << ")";
-      return diag;
-    }
-    int64_t normalized = dim < 0 ? dim + rank : dim;
-    if (llvm::is_contained(reduced, normalized))
-      return emitter.emitAttrError("dim")
-             << "dim " << normalized << " appears more than once";
-    reduced.push_back(normalized);
-  }
-  llvm::sort(reduced);
-  return reduced;
+  return normalizeDims(emitter, "dim", *dims, rank);
 }
 
 /// `value` with unit dims at `reduced` when `keepdim`.

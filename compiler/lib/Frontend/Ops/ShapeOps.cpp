@@ -1,7 +1,8 @@
-//===- ShapeOps.cpp - transpose, permute, reshape, concat, split, slice ---===//
+//===- ShapeOps.cpp - transpose, reshape, expand, concat, split, slice ----===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Data movement as the ops the sharding rules know: linalg.transpose,
-// tensor.collapse_shape / expand_shape, tensor.concat and
+// tensor.collapse_shape / expand_shape (reshape, squeeze, unsqueeze),
+// broadcasting generics (expand, repeat_interleave), tensor.concat and
 // tensor.extract_slice.
 //
 //===----------------------------------------------------------------------===//
@@ -144,6 +145,31 @@ static bool isTrivial(ArrayRef<ReassociationIndices> groups, int64_t rank) {
          });
 }
 
+/// `value` reshaped to `shape` (of as many elements): the finest collapse
+/// of its groups, then their expansion to the new shape.
+static Value createReshape(OpBuilder &b, Location loc, Value value,
+                           ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  ReshapeGroups groups = groupReshape(type.getShape(), shape);
+  Type element = type.getElementType();
+  if (!isTrivial(groups.source, type.getRank())) {
+    SmallVector<int64_t> collapsed;
+    for (const ReassociationIndices &group : groups.source) {
+      int64_t size = 1;
+      for (int64_t dim : group)
+        size *= type.getDimSize(dim);
+      collapsed.push_back(size);
+    }
+    value = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get(collapsed, element), value,
+        groups.source);
+  }
+  if (!isTrivial(groups.target, shape.size()))
+    value = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(shape, element), value, groups.target);
+  return value;
+}
+
 EmitResult ops::emitReshape(OpEmitter &emitter) {
   RankedTensorType type = emitter.inputType(0);
   FailureOr<SmallVector<int64_t>> requested = emitter.getIntList("shape");
@@ -182,28 +208,161 @@ EmitResult ops::emitReshape(OpEmitter &emitter) {
            << formatShape(type.getShape()) << " has " << count;
   }
 
-  // Collapse the groups of the input, then expand them to the new shape.
+  return SmallVector<Value>{
+      createReshape(emitter.builder, emitter.loc, emitter.input(0), shape)};
+}
+
+//===----------------------------------------------------------------------===//
+// unsqueeze, squeeze
+//===----------------------------------------------------------------------===//
+
+EmitResult ops::emitUnsqueeze(OpEmitter &emitter) {
+  RankedTensorType type = emitter.inputType(0);
+  int64_t rank = type.getRank();
+  FailureOr<int64_t> dim = emitter.getInt("dim");
+  if (failed(dim))
+    return failure();
+  // The dim of the result: rank + 1 places.
+  if (*dim < -rank - 1 || *dim > rank)
+    return emitter.emitAttrError("dim")
+           << "dim " << *dim << " is out of range for unsqueezing a tensor of "
+           << "rank " << rank << " (expected " << -rank - 1 << " to " << rank
+           << ")";
+  int64_t position = *dim < 0 ? *dim + rank + 1 : *dim;
+  SmallVector<int64_t> shape(type.getShape());
+  shape.insert(shape.begin() + position, 1);
+  return SmallVector<Value>{
+      createReshape(emitter.builder, emitter.loc, emitter.input(0), shape)};
+}
+
+EmitResult ops::emitSqueeze(OpEmitter &emitter) {
+  RankedTensorType type = emitter.inputType(0);
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> dims;
+  if (emitter.has("dim")) {
+    FailureOr<SmallVector<int64_t>> listed =
+        emitter.getIntList("dim", /*allowScalar=*/true);
+    if (failed(listed))
+      return failure();
+    FailureOr<SmallVector<int64_t>> normalized =
+        normalizeDims(emitter, "dim", *listed, rank);
+    if (failed(normalized))
+      return failure();
+    dims = std::move(*normalized);
+  } else {
+    dims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  }
+  // A listed dim whose size is not 1 stays, as torch.squeeze.
+  SmallVector<int64_t> shape;
+  for (auto [dim, size] : llvm::enumerate(type.getShape()))
+    if (size != 1 || !llvm::is_contained(dims, static_cast<int64_t>(dim)))
+      shape.push_back(size);
+  return SmallVector<Value>{
+      createReshape(emitter.builder, emitter.loc, emitter.input(0), shape)};
+}
+
+//===----------------------------------------------------------------------===//
+// expand, repeat_interleave
+//===----------------------------------------------------------------------===//
+
+/// `input` broadcast to `shape` (NumPy rules, which the caller checked):
+/// one generic reading it through its broadcast map, so the dims that keep
+/// their size keep their sharding.
+static Value createBroadcast(OpBuilder &b, Location loc, Value input,
+                             ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(input.getType());
+  if (type.getShape() == shape)
+    return input;
+  return createMap(b, loc, shape, type.getElementType(), input,
+                   getBroadcastMap(b.getContext(), type.getShape(), shape),
+                   [](OpBuilder &, Location, ValueRange args) {
+                     return SmallVector<Value>{args[0]};
+                   });
+}
+
+EmitResult ops::emitExpand(OpEmitter &emitter) {
+  RankedTensorType type = emitter.inputType(0);
+  ArrayRef<int64_t> old = type.getShape();
+  FailureOr<SmallVector<int64_t>> sizes = emitter.getIntList("shape");
+  if (failed(sizes))
+    return failure();
+  int64_t rank = type.getRank();
+  int64_t count = sizes->size();
+  if (count < rank)
+    return emitter.emitAttrError("shape")
+           << "shape " << formatShape(*sizes) << " has fewer dims than input '"
+           << emitter.inputName(0) << "' " << formatShape(old)
+           << "; expand adds leading dims, it cannot remove any";
+  int64_t added = count - rank;
+  SmallVector<int64_t> shape;
+  for (auto [position, size] : llvm::enumerate(*sizes)) {
+    int64_t at = position;
+    if (at < added) {
+      if (size < 0)
+        return emitter.emitAttrError("shape")
+               << "shape " << formatShape(*sizes) << " gives the new leading "
+               << "dim " << at << " size " << size
+               << "; a new dim needs a size (at least 0)";
+      shape.push_back(size);
+      continue;
+    }
+    int64_t current = old[at - added];
+    if (size == -1) {
+      shape.push_back(current);
+      continue;
+    }
+    if (size < 0)
+      return emitter.emitAttrError("shape")
+             << "shape " << formatShape(*sizes) << " has a negative size "
+             << size << " (only -1, keep the size, is allowed)";
+    if (current != 1 && size != current)
+      return emitter.emitAttrError("shape")
+             << "shape " << formatShape(*sizes) << " asks for size " << size
+             << " in dim " << at << ", but dim " << at - added << " of input '"
+             << emitter.inputName(0) << "' " << formatShape(old) << " has size "
+             << current << "; only size-1 dims expand";
+    shape.push_back(size);
+  }
+  return SmallVector<Value>{
+      createBroadcast(emitter.builder, emitter.loc, emitter.input(0), shape)};
+}
+
+EmitResult ops::emitRepeatInterleave(OpEmitter &emitter) {
+  RankedTensorType type = emitter.inputType(0);
+  FailureOr<int64_t> repeats = emitter.getInt("repeats");
+  if (failed(repeats))
+    return failure();
+  if (*repeats < 0)
+    return emitter.emitAttrError("repeats")
+           << "repeats " << *repeats << " must be at least 0";
+  FailureOr<int64_t> dim = emitter.getDim("dim", type.getRank());
+  if (failed(dim))
+    return failure();
+  if (*repeats == 1)
+    return SmallVector<Value>{emitter.input(0)};
+  // [..., n, ...] -> [..., n, 1, ...] -> [..., n, repeats, ...] ->
+  // [..., n * repeats, ...]: element j of `dim` reads x[j / repeats]. The
+  // reshapes keep n the major dim of its group, so a sharding of `dim`
+  // carries through (Hugging Face's repeat_kv on sharded KV heads).
   OpBuilder &b = emitter.builder;
   Location loc = emitter.loc;
-  ReshapeGroups groups = groupReshape(type.getShape(), shape);
-  Value value = emitter.input(0);
-  Type element = type.getElementType();
-  if (!isTrivial(groups.source, type.getRank())) {
-    SmallVector<int64_t> collapsed;
-    for (const ReassociationIndices &group : groups.source) {
-      int64_t size = 1;
-      for (int64_t dim : group)
-        size *= type.getDimSize(dim);
-      collapsed.push_back(size);
-    }
-    value = tensor::CollapseShapeOp::create(
-        b, loc, RankedTensorType::get(collapsed, element), value,
-        groups.source);
+  Value unit = insertUnitDims(b, loc, emitter.input(0), {*dim + 1});
+  SmallVector<int64_t> repeated(
+      cast<RankedTensorType>(unit.getType()).getShape());
+  repeated[*dim + 1] = *repeats;
+  Value broadcast = createBroadcast(b, loc, unit, repeated);
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    ReassociationIndices group{d < *dim ? d : d + (d > *dim)};
+    if (d == *dim)
+      group.push_back(d + 1);
+    groups.push_back(group);
   }
-  if (!isTrivial(groups.target, shape.size()))
-    value = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get(shape, element), value, groups.target);
-  return SmallVector<Value>{value};
+  SmallVector<int64_t> shape(type.getShape());
+  shape[*dim] *= *repeats;
+  return SmallVector<Value>{tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), broadcast,
+      groups)};
 }
 
 //===----------------------------------------------------------------------===//
