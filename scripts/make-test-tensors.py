@@ -28,6 +28,7 @@ at zero). Standard library and NumPy only; bf16 is rounded from f32 (nearest eve
 
 import argparse
 import json
+import math
 import os
 import re
 import struct
@@ -82,6 +83,11 @@ def infer_shapes(model):
             out = x if len(ins) == 1 else broadcast(ins[0], ins[1])
         elif kind == "where":
             out = broadcast(broadcast(ins[0], ins[1]), ins[2])
+        elif kind == "arange":
+            start, end, step = op.get("start", 0), op["end"], op.get("step", 1)
+            out = [max(0, math.ceil((end - start) / step))]
+        elif kind in ("full", "zeros", "ones"):
+            out = list(op["shape"])
         elif kind == "embedding":
             out = x + [ins[1][1]]
         elif kind == "index_select":

@@ -238,6 +238,31 @@ def masked_fill(ins, a):
     return x.masked_fill(mask != 0, value)
 
 
+@op("arange", attrs=("start", "end", "step", "dtype"), inputs=(0, 0),
+    float_compute=False)
+def arange(ins, a):
+    start, end, step = a.get("start", 0), a.require("end"), a.get("step", 1)
+    integers = all(isinstance(v, int) for v in (start, end, step))
+    dtype = a.get("dtype", "i64" if integers else "f32")
+    return torch.arange(start, end, step, dtype=DTYPES[dtype])
+
+
+@op("full", "zeros", "ones", attrs=("shape", "value", "dtype"), inputs=(0, 0),
+    float_compute=False)
+def full(ins, a):
+    kind = a.op["op"]
+    if kind == "full":
+        value = a.require("value")
+    elif a.has("value"):
+        raise PlanError(f"{a.where}: '{kind}' takes no 'value'")
+    else:
+        value = 0 if kind == "zeros" else 1
+    dtype = DTYPES[a.get("dtype", "f32")]
+    if not dtype.is_floating_point and float(value) != int(value):
+        raise PlanError(f"{a.where}: 'value' must be an integer for {dtype}")
+    return torch.full(a.require("shape"), value, dtype=dtype)
+
+
 @op("softmax", attrs=("dim",))
 def softmax(ins, a):
     return F.softmax(ins[0], dim=a.get("dim", -1))
@@ -349,13 +374,12 @@ def unsqueeze(ins, a):
 
 @op("squeeze", attrs=("dim",), float_compute=False)
 def squeeze(ins, a):
-    dim = a.get("dim")
+    x, dim = ins[0], a.get("dim")
     if dim is None:
-        return ins[0].squeeze()
-    # One dim at a time, last first (PyTorch before 2.0 takes no tuple).
-    x = ins[0]
+        return x.squeeze()
+    # One dim at a time, the last first (torch < 2.0 takes no tuple).
     dims = dim if isinstance(dim, list) else [dim]
-    for d in sorted({d % x.dim() for d in dims}, reverse=True):
+    for d in sorted({norm_dim(d, x.dim()) for d in dims}, reverse=True):
         x = x.squeeze(d)
     return x
 

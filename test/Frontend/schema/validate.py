@@ -76,6 +76,20 @@ BROKEN = {
         p, {"op": "rotary", "inputs": ["y", "t"], "output": "z", "position_offset": 1}),
     "index_select without dim": lambda p: add_op(
         p, {"op": "index_select", "inputs": ["y", "t"], "output": "z"}),
+    "pow without exponent": lambda p: add_op(
+        p, {"op": "pow", "inputs": ["y"], "output": "z"}),
+    "cast to bool": lambda p: add_op(
+        p, {"op": "cast", "inputs": ["y"], "output": "z", "dtype": "bool"}),
+    "where with two inputs": lambda p: add_op(
+        p, {"op": "where", "inputs": ["y", "y"], "output": "z"}),
+    "arange with an input": lambda p: add_op(
+        p, {"op": "arange", "inputs": ["y"], "output": "z", "end": 4}),
+    "arange step 0": lambda p: add_op(
+        p, {"op": "arange", "inputs": [], "output": "z", "end": 4, "step": 0}),
+    "zeros with a value": lambda p: add_op(
+        p, {"op": "zeros", "inputs": [], "output": "z", "shape": [2], "value": 1}),
+    "repeat_interleave without dim": lambda p: add_op(
+        p, {"op": "repeat_interleave", "inputs": ["y"], "output": "z", "repeats": 2}),
     "bad reduction": lambda p: add_op(
         p, {"op": "cross_entropy", "inputs": ["y", "t"], "output": "z",
             "reduction": "avg"}),
@@ -119,6 +133,21 @@ VALID = {
         {"op": "scaled_dot_product_attention", "inputs": ["y", "y", "y", "t"],
          "output": "z2", "is_causal": True, "enable_gqa": True,
          "query_positions": True}]],
+    "ops of exported models": lambda p: [add_op(p, entry) for entry in [
+        {"op": "arange", "inputs": [], "output": "z0", "end": 8},
+        {"op": "full", "inputs": [], "output": "z1", "shape": [2, 8], "value": -1e9},
+        {"op": "zeros", "inputs": [], "output": "z2", "shape": [8], "dtype": "i64"},
+        {"op": "ones", "inputs": [], "output": "z3", "shape": [8]},
+        {"op": "where", "inputs": ["z2", "y", "z3"], "output": "z4"},
+        {"op": "masked_fill", "inputs": ["y", "z2"], "output": "z5", "value": 0},
+        {"op": "to", "inputs": ["z0"], "output": "z6", "dtype": "f32"},
+        {"op": "pow", "inputs": ["y"], "output": "z7", "exponent": 2},
+        {"op": "rsqrt", "inputs": ["y"], "output": "z8"},
+        {"op": "unsqueeze", "inputs": ["y"], "output": "z9", "dim": 0},
+        {"op": "expand", "inputs": ["z9"], "output": "z10", "shape": [3, -1, -1]},
+        {"op": "squeeze", "inputs": ["z9"], "output": "z11", "dim": [0]},
+        {"op": "repeat_interleave", "inputs": ["y"], "output": "z12", "repeats": 2, "dim": 1},
+        {"op": "cat", "inputs": ["y", "y"], "output": "z13", "dim": -1}]],
     "styles with every option": lambda p: p["plan"]["styles"].update(
         fc1={"style": "colwise", "input_layouts": ["R"], "output_layouts": "S(-1)",
              "use_local_output": False, "mesh_dim": "tp"},

@@ -23,7 +23,7 @@ TEST(OpDefinitionsTest, SortedAndFound) {
     EXPECT_EQ(lookupOpDefinition(definition.name), &definition);
     EXPECT_LE(definition.minInputs, definition.maxInputs);
   }
-  EXPECT_EQ(definitions.size(), 46u);
+  EXPECT_EQ(definitions.size(), 50u);
 }
 
 TEST(OpDefinitionsTest, Aliases) {
@@ -45,6 +45,9 @@ TEST(OpDefinitionsTest, Counts) {
   EXPECT_EQ(lookupOpDefinition("cache_write")->minInputs, 4u);
   EXPECT_EQ(lookupOpDefinition("cache_write")->maxInputs, 4u);
   EXPECT_GT(lookupOpDefinition("concat")->maxInputs, 1000u);
+  EXPECT_EQ(lookupOpDefinition("arange")->minInputs, 0u);
+  EXPECT_EQ(lookupOpDefinition("arange")->maxInputs, 0u);
+  EXPECT_EQ(lookupOpDefinition("where")->minInputs, 3u);
 }
 
 TEST_F(EmitterTest, LocatorPrefixesThePath) {

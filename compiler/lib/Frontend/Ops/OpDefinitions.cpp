@@ -13,6 +13,7 @@ constexpr unsigned kAnyNumber = std::numeric_limits<unsigned>::max();
 /// Sorted by name (lookupOpDefinition searches it).
 const OpDefinition kDefinitions[] = {
     {"add", 1, 2, 1, emitAdd},
+    {"arange", 0, 0, 1, emitArange},
     {"argmax", 1, 1, 1, emitArgmax},
     {"bmm", 2, 2, 1, emitBmm},
     {"cache_write", 4, 4, 1, emitCacheWrite},
@@ -24,6 +25,7 @@ const OpDefinition kDefinitions[] = {
     {"embedding", 2, 2, 1, emitEmbedding},
     {"exp", 1, 1, 1, emitExp},
     {"expand", 1, 1, 1, emitExpand},
+    {"full", 0, 0, 1, emitFull},
     {"gelu", 1, 1, 1, emitGelu},
     {"index_select", 2, 2, 1, emitIndexSelect},
     {"layer_norm", 1, 3, 1, emitLayerNorm},
@@ -35,6 +37,7 @@ const OpDefinition kDefinitions[] = {
     {"mean", 1, 1, 1, emitMean},
     {"mul", 1, 2, 1, emitMul},
     {"neg", 1, 1, 1, emitNeg},
+    {"ones", 0, 0, 1, emitOnes},
     {"permute", 1, 1, 1, emitPermute},
     {"pow", 1, 1, 1, emitPow},
     {"relu", 1, 1, 1, emitRelu},
@@ -58,6 +61,7 @@ const OpDefinition kDefinitions[] = {
     {"transpose", 1, 1, 1, emitTranspose},
     {"unsqueeze", 1, 1, 1, emitUnsqueeze},
     {"where", 3, 3, 1, emitWhere},
+    {"zeros", 0, 0, 1, emitZeros},
 };
 
 /// Other names of op kinds (PyTorch spells some two ways).

@@ -85,6 +85,12 @@ mlir::Value createTranspose(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value input,
                             llvm::ArrayRef<int64_t> permutation);
 
+// FactoryOps.cpp
+EmitResult emitArange(OpEmitter &emitter);
+EmitResult emitFull(OpEmitter &emitter);
+EmitResult emitZeros(OpEmitter &emitter);
+EmitResult emitOnes(OpEmitter &emitter);
+
 // AttentionOps.cpp
 EmitResult emitRotary(OpEmitter &emitter);
 EmitResult emitScaledDotProductAttention(OpEmitter &emitter);
