@@ -346,14 +346,21 @@ def lower_index_select(b, node):
 
 # -- shapes -----------------------------------------------------------------
 
-@lowers(aten.view.default, aten.reshape.default, aten._unsafe_view.default,
-        aten.flatten.using_ints)
-def lower_reshape(b, node):
-    shape, _ = result_type(node)
-    x = b.value(node.args[0], node)
-    if b.shape(x) == shape:
-        return x
-    return emit_like(b, "reshape", [x], node, shape=shape)
+def _to_result_shape(kind):
+    """`kind` (reshape, expand) to the node's static result shape; nothing
+    when the input has it already."""
+    def lower(b, node):
+        shape, _ = result_type(node)
+        x = b.value(node.args[0], node)
+        if b.shape(x) == shape:
+            return x
+        return emit_like(b, kind, [x], node, shape=shape)
+    return lower
+
+
+lowers(aten.view.default, aten.reshape.default, aten._unsafe_view.default,
+       aten.flatten.using_ints)(_to_result_shape("reshape"))
+lowers(aten.expand.default)(_to_result_shape("expand"))
 
 
 @lowers(aten.unsqueeze.default)
@@ -369,13 +376,6 @@ def lower_squeeze(b, node):
                      dim=dims)
 
 
-@lowers(aten.expand.default)
-def lower_expand(b, node):
-    shape, _ = result_type(node)
-    x = b.value(node.args[0], node)
-    if b.shape(x) == shape:
-        return x
-    return emit_like(b, "expand", [x], node, shape=shape)
 
 
 @lowers(aten.transpose.int)

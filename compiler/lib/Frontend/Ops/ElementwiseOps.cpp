@@ -267,6 +267,23 @@ static EmitResult emitUnary(OpEmitter &emitter, bool floatOnly, ScalarFn fn) {
   return SmallVector<Value>{result};
 }
 
+/// The math dialect op `OpTy` of every element of a float input.
+template <typename OpTy>
+static EmitResult emitMath(OpEmitter &emitter) {
+  return emitUnary(emitter, /*floatOnly=*/true,
+                   [](OpBuilder &b, Location loc, Value x) -> Value {
+                     return OpTy::create(b, loc, x);
+                   });
+}
+
+/// 1 + exp(-x), the denominator of sigmoid and silu.
+static Value createOnePlusExpNeg(OpBuilder &b, Location loc, Value x) {
+  Value negated = arith::NegFOp::create(b, loc, x);
+  Value exp = math::ExpOp::create(b, loc, negated);
+  return arith::AddFOp::create(b, loc, floatConstant(b, loc, x.getType(), 1),
+                               exp);
+}
+
 EmitResult ops::emitNeg(OpEmitter &emitter) {
   return emitUnary(emitter, /*floatOnly=*/false,
                    [](OpBuilder &b, Location loc, Value x) -> Value {
@@ -279,58 +296,37 @@ EmitResult ops::emitNeg(OpEmitter &emitter) {
 }
 
 EmitResult ops::emitExp(OpEmitter &emitter) {
-  return emitUnary(emitter, /*floatOnly=*/true,
-                   [](OpBuilder &b, Location loc, Value x) -> Value {
-                     return math::ExpOp::create(b, loc, x);
-                   });
+  return emitMath<math::ExpOp>(emitter);
 }
 
 EmitResult ops::emitTanh(OpEmitter &emitter) {
-  return emitUnary(emitter, /*floatOnly=*/true,
-                   [](OpBuilder &b, Location loc, Value x) -> Value {
-                     return math::TanhOp::create(b, loc, x);
-                   });
+  return emitMath<math::TanhOp>(emitter);
 }
 
 EmitResult ops::emitSqrt(OpEmitter &emitter) {
-  return emitUnary(emitter, /*floatOnly=*/true,
-                   [](OpBuilder &b, Location loc, Value x) -> Value {
-                     return math::SqrtOp::create(b, loc, x);
-                   });
+  return emitMath<math::SqrtOp>(emitter);
 }
 
 EmitResult ops::emitRsqrt(OpEmitter &emitter) {
-  return emitUnary(emitter, /*floatOnly=*/true,
-                   [](OpBuilder &b, Location loc, Value x) -> Value {
-                     return math::RsqrtOp::create(b, loc, x);
-                   });
+  return emitMath<math::RsqrtOp>(emitter);
 }
 
 EmitResult ops::emitSigmoid(OpEmitter &emitter) {
   // 1 / (1 + exp(-x)): 0 where exp(-x) overflows, as torch.sigmoid.
   return emitUnary(emitter, /*floatOnly=*/true,
                    [](OpBuilder &b, Location loc, Value x) -> Value {
-                     Value negated = arith::NegFOp::create(b, loc, x);
-                     Value exp = math::ExpOp::create(b, loc, negated);
-                     Value one = floatConstant(b, loc, x.getType(), 1);
-                     Value denominator =
-                         arith::AddFOp::create(b, loc, one, exp);
-                     return arith::DivFOp::create(b, loc, one, denominator);
+                     return arith::DivFOp::create(
+                         b, loc, floatConstant(b, loc, x.getType(), 1),
+                         createOnePlusExpNeg(b, loc, x));
                    });
 }
 
 EmitResult ops::emitCos(OpEmitter &emitter) {
-  return emitUnary(emitter, /*floatOnly=*/true,
-                   [](OpBuilder &b, Location loc, Value x) -> Value {
-                     return math::CosOp::create(b, loc, x);
-                   });
+  return emitMath<math::CosOp>(emitter);
 }
 
 EmitResult ops::emitSin(OpEmitter &emitter) {
-  return emitUnary(emitter, /*floatOnly=*/true,
-                   [](OpBuilder &b, Location loc, Value x) -> Value {
-                     return math::SinOp::create(b, loc, x);
-                   });
+  return emitMath<math::SinOp>(emitter);
 }
 
 EmitResult ops::emitPow(OpEmitter &emitter) {
@@ -390,12 +386,8 @@ EmitResult ops::emitSilu(OpEmitter &emitter) {
   // x * sigmoid(x) = x / (1 + exp(-x)).
   return emitUnary(emitter, /*floatOnly=*/true,
                    [](OpBuilder &b, Location loc, Value x) -> Value {
-                     Value negated = arith::NegFOp::create(b, loc, x);
-                     Value exp = math::ExpOp::create(b, loc, negated);
-                     Value one = floatConstant(b, loc, x.getType(), 1);
-                     Value denominator =
-                         arith::AddFOp::create(b, loc, one, exp);
-                     return arith::DivFOp::create(b, loc, x, denominator);
+                     return arith::DivFOp::create(
+                         b, loc, x, createOnePlusExpNeg(b, loc, x));
                    });
 }
 
