@@ -77,8 +77,7 @@ class Builder:
     """Collects the plan. Values are named by the exported graph's nodes;
     parameters by the module's own parameter names."""
 
-    def __init__(self, program):
-        self.program = program
+    def __init__(self):
         self.ops = []
         self.inputs = []
         self.parameters = []
@@ -141,19 +140,21 @@ class Builder:
         return fqn
 
     # -- ops ------------------------------------------------------------
+    def _append(self, op, node, attrs):
+        """Adds `op` with `node`'s module and the attributes that are set."""
+        module = module_path(node)
+        if module:
+            op["module"] = module
+        op.update({k: v for k, v in attrs.items() if v is not None})
+        self.ops.append(op)
+
     def emit(self, kind, inputs, node, shape, dtype, /, out_name=None,
              **attrs):
         """Appends op `kind`; returns its output's name."""
         output = self.fresh(out_name or node.name)
-        op = {"op": kind, "inputs": list(inputs), "output": output}
-        module = module_path(node)
-        if module:
-            op["module"] = module
-        for key, val in attrs.items():
-            if val is not None:
-                op[key] = val
-        self.ops.append(op)
         self.define(output, shape, dtype)
+        self._append({"op": kind, "inputs": list(inputs), "output": output},
+                     node, attrs)
         return output
 
     def emit_split(self, kind, inputs, node, outputs, **attrs):
@@ -162,12 +163,8 @@ class Builder:
         for name, shape, dtype in outputs:
             names.append(self.fresh(name))
             self.define(names[-1], shape, dtype)
-        op = {"op": kind, "inputs": list(inputs), "outputs": names}
-        module = module_path(node)
-        if module:
-            op["module"] = module
-        op.update({k: v for k, v in attrs.items() if v is not None})
-        self.ops.append(op)
+        self._append({"op": kind, "inputs": list(inputs), "outputs": names},
+                     node, attrs)
         return names
 
     def cast(self, name, dtype, node):

@@ -12,6 +12,8 @@ of five elementwise ops and a reduction."""
 
 import torch
 
+from .lowering import result_type
+
 aten = torch.ops.aten
 _CASTS = (aten.to.dtype, aten.to.dtype_layout, aten._to_copy.default)
 
@@ -82,13 +84,22 @@ def _match_rms_norm(node, is_parameter):
 
 
 def find(graph, is_parameter):
-    """{final node: ("rms_norm", x, weight, eps)} and the set of nodes the
-    composites replace (lowered by none of their own)."""
+    """{final node: (x, weight, eps)} of each RMSNorm, and the set of nodes
+    the composites replace (lowered by none of their own)."""
     found, removed = {}, set()
     for node in graph.nodes:
         match = _match_rms_norm(node, is_parameter)
         if match is not None:
             x, weight, eps, parts = match
-            found[node] = ("rms_norm", x, weight, eps)
+            found[node] = (x, weight, eps)
             removed.update(parts)
     return found, removed
+
+
+def lower(builder, node, match):
+    """The `rms_norm` op of a composite `find` returned for `node`."""
+    x, weight, eps = match
+    shape, dtype = result_type(node)
+    return builder.emit("rms_norm", [builder.value(x, node),
+                                     builder.value(weight, node)], node,
+                        shape, dtype, normalized_shape=[shape[-1]], eps=eps)

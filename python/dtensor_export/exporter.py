@@ -100,7 +100,7 @@ def export(module, example_args=(), mesh_shape=(1,), parallelize_plan=None,
         module.train(was_training)
     flat_reference, _ = pytree.tree_flatten(reference)
 
-    builder = Builder(program)
+    builder = Builder()
     signature = program.graph_signature
     state = program.state_dict
     tensor_constants = program.constants
@@ -145,12 +145,8 @@ def export(module, example_args=(), mesh_shape=(1,), parallelize_plan=None,
         if constants.is_assert(node) or node in replaced:
             continue
         if node in found:
-            _, x, weight, eps = found[node]
-            shape, dtype = list(node.meta["val"].shape), "f32"
-            builder.names[node] = builder.emit(
-                "rms_norm", [builder.value(x, node),
-                             builder.value(weight, node)], node, shape,
-                dtype, normalized_shape=[shape[-1]], eps=eps)
+            builder.names[node] = composites.lower(builder, node,
+                                                   found[node])
             continue
         if constants.is_constant_node(node, builder.constants):
             try:

@@ -331,8 +331,7 @@ def lower_sdpa(b, node):
 
 @lowers(aten.embedding.default)
 def lower_embedding(b, node):
-    if arg(node, 2, "padding_idx", -1) not in (-1, None):
-        pass  # padding_idx only changes gradients
+    # padding_idx, scale_grad_by_freq and sparse only change gradients.
     return emit_like(b, "embedding", [b.value(node.args[1], node),
                                       b.value(node.args[0], node)], node)
 
