@@ -4,6 +4,7 @@
 #include "Context.h"
 #include "CpuBackend.h"
 #include "CudaPlugin.h"
+#include "FaultInjection.h"
 #include "RowBounds.h"
 
 #include "dtensor/Formats/Box.h"
@@ -362,6 +363,7 @@ Status resetState(dtensor_program &program, const char *name, int64_t slot) {
 }
 
 Status runProgram(dtensor_program &program) {
+  countFaultStep();
   // A call that would write rows outside a cache is refused on every rank
   // before any of them starts the step (whose collectives all must join),
   // so it changes nothing anywhere.
