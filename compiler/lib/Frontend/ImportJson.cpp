@@ -17,6 +17,7 @@
 #include "dtensor/Frontend/ImportJson.h"
 
 #include "ModuleTree.h"
+#include "Ops/Formatting.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Frontend/ModelPlan.h"
@@ -612,6 +613,17 @@ LogicalResult Importer::emitOp(const OpDecl &op) {
            << "internal error: '" << op.definition->name << "' made "
            << results->size() << " result(s) for " << op.outputs.size()
            << " output(s)";
+  // A result too large to be addressed (expand, full, a product of large
+  // inputs) is refused here, naming it, rather than by the manifest.
+  for (auto [name, result] : llvm::zip(op.outputs, *results)) {
+    auto type = cast<RankedTensorType>(result.getType());
+    if (!getTensorBytes(type))
+      return locator.emitError(*op.node)
+             << "output '" << name << "' of " << op.definition->name
+             << " has shape " << ops::formatShape(type.getShape())
+             << " and dtype " << ops::formatDtype(type.getElementType())
+             << ": more bytes than an int64 holds";
+  }
   static constexpr llvm::StringLiteral kCommon[] = {"op", "module", "inputs",
                                                     "output", "outputs"};
   for (const auto &[key, value] : op.node->members) {
