@@ -15,6 +15,7 @@
 #include "dtensor/Formats/Random.h"
 #include "dtensor/Formats/Safetensors.h"
 
+#include <algorithm>
 #include <cstring>
 #include <unistd.h>
 
@@ -215,16 +216,13 @@ Status initWeights(dtensor_program &program, uint64_t seed,
   return Status::success();
 }
 
-Status loadWeights(dtensor_program &program, const char *path) {
-  if (!path)
-    return invalidArgument("load_weights: path is NULL");
-  if (access(path, R_OK) != 0)
-    return Status(DTENSOR_ERR_IO,
-                  std::string(path) + ": " + std::strerror(errno));
-  SafetensorsFile file;
-  if (std::string error = file.open(path); !error.empty())
-    return Status(DTENSOR_ERR_WEIGHTS, error);
-  for (Tensor &tensor : program.tensors) {
+namespace {
+
+/// The checks of a load that write nothing: every weight without an
+/// initializer is in the file, with the program's dtype and shape.
+Status checkWeightEntries(const dtensor_program &program,
+                          const SafetensorsFile &file, const char *path) {
+  for (const Tensor &tensor : program.tensors) {
     if (tensor.info.role != TensorRole::Weight)
       continue;
     const SafetensorsEntry *entry = file.find(tensor.info.name);
@@ -242,17 +240,90 @@ Status loadWeights(dtensor_program &program, const char *path) {
                         shapeText(entry->shape) + ", the program expects " +
                         dtypeName(tensor.info.dtype) +
                         shapeText(tensor.info.shape));
-    if (!tensor.held)
+  }
+  return Status::success();
+}
+
+/// COLLECTIVE. Every rank opened the same version of the file: equal sizes,
+/// modification times and header hashes (a file replaced between two
+/// ranks' opens differs in one of them).
+Status agreeOnVersion(Communicator &world, const FileVersion &version,
+                      const char *path) {
+  int64_t local[3] = {static_cast<int64_t>(version.size), version.modifiedNs,
+                      static_cast<int64_t>(version.headerHash)};
+  int64_t lowest[3], highest[3];
+  if (Status s = world.allReduce(local, lowest, 3, DType::I64,
+                                 dtensor::layout::ReduceKind::Min))
+    return s;
+  if (Status s = world.allReduce(local, highest, 3, DType::I64,
+                                 dtensor::layout::ReduceKind::Max))
+    return s;
+  if (std::equal(lowest, lowest + 3, highest))
+    return Status::success();
+  std::string what = lowest[0] != highest[0]
+                         ? std::to_string(lowest[0]) + " to " +
+                               std::to_string(highest[0]) + " bytes"
+                     : lowest[1] != highest[1] ? "different modification times"
+                                               : "different headers";
+  return Status(DTENSOR_ERR_WEIGHTS,
+                std::string(path) + ": the ranks opened different versions of "
+                                    "the file (" +
+                    what +
+                    "): it was replaced or rewritten during the load; "
+                    "nothing was read");
+}
+
+} // namespace
+
+Status loadWeights(dtensor_program &program, const char *path) {
+  Communicator &world = *program.context->world;
+  Status local;
+  if (!path)
+    local = invalidArgument("load_weights: path is NULL");
+  else if (access(path, R_OK) != 0)
+    local = Status(DTENSOR_ERR_IO, std::string(path) + ": " +
+                                       std::strerror(errno));
+  SafetensorsFile file;
+  if (local.ok())
+    if (std::string error = file.open(path); !error.empty())
+      local = Status(DTENSOR_ERR_WEIGHTS, error);
+  if (local.ok())
+    local = checkWeightEntries(program, file, path);
+  // Nothing is written before every rank has the same, whole file.
+  if (Status s = world.agree(local))
+    return s;
+  if (Status s = agreeOnVersion(world, file.version(), path))
+    return s;
+
+  for (Tensor &tensor : program.tensors) {
+    if (tensor.info.role != TensorRole::Weight || !tensor.held)
+      continue;
+    const SafetensorsEntry *entry = file.find(tensor.info.name);
+    if (!entry)
       continue;
     tensor.hostWritten();
     if (std::string error =
             file.readBox(*entry, tensor.localOffset, tensor.localShape,
                          tensor.buffer.data());
         !error.empty())
-      return Status(DTENSOR_ERR_WEIGHTS, error);
+      local = Status(DTENSOR_ERR_WEIGHTS, error);
+    if (!local.ok())
+      break;
     zeroUnlessHolder(program, tensor);
   }
-  return Status::success();
+  // Bytes read while the file was rewritten or truncated may mix versions.
+  if (local.ok())
+    if (std::string error = file.checkUnchanged(); !error.empty())
+      local = Status(DTENSOR_ERR_WEIGHTS,
+                     error + "; the weights read may mix two versions");
+  Status agreed = world.agree(local);
+  // Some ranks' weights are overwritten in part: every rank refuses to run
+  // until a load succeeds (Program.cpp, runProgram).
+  if (agreed.ok())
+    program.weightsIncomplete.reset();
+  else
+    program.weightsIncomplete = std::string(path ? path : "");
+  return agreed;
 }
 
 Status getTensor(dtensor_program &program, const char *name, dtensor_view view,
