@@ -244,27 +244,53 @@ Status checkWeightEntries(const dtensor_program &program,
   return Status::success();
 }
 
-/// COLLECTIVE. Every rank opened the same version of the file: equal sizes,
-/// modification times and header hashes (a file replaced between two
-/// ranks' opens differs in one of them).
-Status agreeOnVersion(Communicator &world, const FileVersion &version,
-                      const char *path) {
-  int64_t local[3] = {static_cast<int64_t>(version.size), version.modifiedNs,
-                      static_cast<int64_t>(version.headerHash)};
-  int64_t lowest[3], highest[3];
-  if (Status s = world.allReduce(local, lowest, 3, DType::I64,
+/// COLLECTIVE. Whether `values` are equal on every member of `group`.
+Status allEqual(Communicator &group, const int64_t *values, size_t count,
+                bool &equal) {
+  std::vector<int64_t> lowest(count), highest(count);
+  if (Status s = group.allReduce(values, lowest.data(), count, DType::I64,
                                  dtensor::layout::ReduceKind::Min))
     return s;
-  if (Status s = world.allReduce(local, highest, 3, DType::I64,
+  if (Status s = group.allReduce(values, highest.data(), count, DType::I64,
                                  dtensor::layout::ReduceKind::Max))
     return s;
-  if (std::equal(lowest, lowest + 3, highest))
+  equal = lowest == highest;
+  return Status::success();
+}
+
+/// COLLECTIVE. Every rank opened the same version of the file: equal sizes
+/// and header hashes everywhere, and equal modification times among the
+/// ranks of one node (a file replaced between two ranks' opens differs in
+/// one of them; copies of the file on different nodes may have different
+/// times).
+Status agreeOnVersion(Communicator &world, const FileVersion &version,
+                      const char *path) {
+  int64_t everywhere[2] = {static_cast<int64_t>(version.size),
+                           static_cast<int64_t>(version.headerHash)};
+  bool same = false, sameTime = false;
+  if (Status s = allEqual(world, everywhere, 2, same))
+    return s;
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  uint32_t color = 2166136261u;
+  for (const char *c = host; *c; ++c)
+    color = (color ^ static_cast<unsigned char>(*c)) * 16777619u;
+  std::unique_ptr<Communicator> node;
+  if (Status s = world.split(static_cast<int>(color & 0x7fffffff),
+                             world.rank(), node))
+    return s;
+  if (Status s = allEqual(*node, &version.modifiedNs, 1, sameTime))
+    return s;
+  // Every rank decides alike: the nodes' answers must all be yes.
+  int64_t nodeAnswer = sameTime ? 1 : 0;
+  bool answersEqual = false;
+  if (Status s = allEqual(world, &nodeAnswer, 1, answersEqual))
+    return s;
+  sameTime = sameTime && answersEqual;
+  if (same && sameTime)
     return Status::success();
-  std::string what = lowest[0] != highest[0]
-                         ? std::to_string(lowest[0]) + " to " +
-                               std::to_string(highest[0]) + " bytes"
-                     : lowest[1] != highest[1] ? "different modification times"
-                                               : "different headers";
+  std::string what = !same ? "different sizes or headers"
+                           : "different modification times on one node";
   return Status(DTENSOR_ERR_WEIGHTS,
                 std::string(path) + ": the ranks opened different versions of "
                                     "the file (" +
