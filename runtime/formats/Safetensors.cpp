@@ -153,6 +153,7 @@ SafetensorsFile &SafetensorsFile::operator=(SafetensorsFile &&other) noexcept {
     filePath = std::move(other.filePath);
     entryList = std::move(other.entryList);
     metadataMap = std::move(other.metadataMap);
+    openedVersion = other.openedVersion;
     other.fd = -1;
   }
   return *this;
@@ -263,10 +264,37 @@ std::string SafetensorsFile::open(const std::string &path) {
     previous = &entry;
   }
 
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char byte : headerText)
+    hash = (hash ^ byte) * 1099511628211ull;
+  openedVersion = {fileSize,
+                   static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 +
+                       info.st_mtim.tv_nsec,
+                   hash};
   fd = file;
   file = -1;
   entryList = std::move(entries);
   metadataMap = std::move(metadata);
+  return "";
+}
+
+std::string SafetensorsFile::checkUnchanged() const {
+  if (fd < 0)
+    return filePath + ": the file is not open";
+  struct stat info;
+  if (::fstat(fd, &info) != 0)
+    return "cannot stat " + filePath + ": " + std::strerror(errno);
+  uint64_t size = static_cast<uint64_t>(info.st_size);
+  int64_t modified =
+      static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000 +
+      info.st_mtim.tv_nsec;
+  if (size != openedVersion.size)
+    return filePath + ": the file changed while it was read (" +
+           std::to_string(openedVersion.size) + " bytes at open, " +
+           std::to_string(size) + " now)";
+  if (modified != openedVersion.modifiedNs)
+    return filePath + ": the file changed while it was read (modified after "
+                      "it was opened)";
   return "";
 }
 

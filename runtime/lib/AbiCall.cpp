@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "AbiCall.h"
 
+#include "FaultInjection.h"
+
+#include <cstring>
 #include <new>
 #include <utility>
 
@@ -28,6 +31,11 @@ void AbiCall::run(const char *op, int32_t dtype,
   } returnQueue{call};
   if (!program->stepError.ok())
     return;
+  if (group >= 0)
+    faultPoint(*program, FaultPoint::Collective, op);
+  else if (std::strncmp(op, "matmul", 6) == 0 ||
+           std::strcmp(op, "gpu_launch") == 0)
+    faultPoint(*program, FaultPoint::Compute, op);
   // A collective takes the site announced for it, traced or not.
   int64_t site = -1;
   if (group >= 0)

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Context.h"
 #include "Blas.h"
+#include "FaultInjection.h"
 #include "Program.h"
 
 #include <algorithm>
@@ -76,6 +77,10 @@ Status createContext(const dtensor_context_options *options,
     return invalidArgument("dtensor_context_create: threads is " +
                            std::to_string(threads));
 
+  // Every rank reads the same environment: they all refuse a malformed
+  // setting, before any collective.
+  if (Status s = loadFaultSetting())
+    return s;
   std::lock_guard<std::mutex> lock(contextsMutex);
   if (Status s = initializeMpi())
     return s;

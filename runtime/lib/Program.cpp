@@ -4,6 +4,7 @@
 #include "Context.h"
 #include "CpuBackend.h"
 #include "CudaPlugin.h"
+#include "FaultInjection.h"
 #include "RowBounds.h"
 
 #include "dtensor/Formats/Box.h"
@@ -362,6 +363,14 @@ Status resetState(dtensor_program &program, const char *name, int64_t slot) {
 }
 
 Status runProgram(dtensor_program &program) {
+  countFaultStep();
+  // Every rank has the flag or none (loadWeights agrees before it sets it).
+  if (program.weightsIncomplete)
+    return Status(DTENSOR_ERR_WEIGHTS,
+                  "the weights are incomplete: loading " +
+                      *program.weightsIncomplete +
+                      " failed after it had started writing them; load them "
+                      "again before running");
   // A call that would write rows outside a cache is refused on every rank
   // before any of them starts the step (whose collectives all must join),
   // so it changes nothing anywhere.

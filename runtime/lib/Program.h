@@ -31,6 +31,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace dtensor::rt {
 
@@ -104,6 +105,10 @@ struct dtensor_program {
   /// tensors in GLOBAL gets.
   std::map<std::pair<int64_t, int64_t>, dtensor::rt::Group> dimGroups;
   std::vector<dtensor::rt::Tensor> tensors;
+  /// Set when a dtensor_program_load_weights failed after it had started
+  /// writing weights (the path): some are then from the file and some not,
+  /// and runs are refused until a load succeeds.
+  std::optional<std::string> weightsIncomplete;
 
   /// State of the step being run: the buffers queued by
   /// dtensor_rt_push_buffer and the first error of an ABI call.

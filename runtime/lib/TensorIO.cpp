@@ -15,6 +15,7 @@
 #include "dtensor/Formats/Random.h"
 #include "dtensor/Formats/Safetensors.h"
 
+#include <algorithm>
 #include <cstring>
 #include <unistd.h>
 
@@ -215,16 +216,13 @@ Status initWeights(dtensor_program &program, uint64_t seed,
   return Status::success();
 }
 
-Status loadWeights(dtensor_program &program, const char *path) {
-  if (!path)
-    return invalidArgument("load_weights: path is NULL");
-  if (access(path, R_OK) != 0)
-    return Status(DTENSOR_ERR_IO,
-                  std::string(path) + ": " + std::strerror(errno));
-  SafetensorsFile file;
-  if (std::string error = file.open(path); !error.empty())
-    return Status(DTENSOR_ERR_WEIGHTS, error);
-  for (Tensor &tensor : program.tensors) {
+namespace {
+
+/// The checks of a load that write nothing: every weight without an
+/// initializer is in the file, with the program's dtype and shape.
+Status checkWeightEntries(const dtensor_program &program,
+                          const SafetensorsFile &file, const char *path) {
+  for (const Tensor &tensor : program.tensors) {
     if (tensor.info.role != TensorRole::Weight)
       continue;
     const SafetensorsEntry *entry = file.find(tensor.info.name);
@@ -242,17 +240,116 @@ Status loadWeights(dtensor_program &program, const char *path) {
                         shapeText(entry->shape) + ", the program expects " +
                         dtypeName(tensor.info.dtype) +
                         shapeText(tensor.info.shape));
-    if (!tensor.held)
+  }
+  return Status::success();
+}
+
+/// COLLECTIVE. Whether `values` are equal on every member of `group`.
+Status allEqual(Communicator &group, const int64_t *values, size_t count,
+                bool &equal) {
+  std::vector<int64_t> lowest(count), highest(count);
+  if (Status s = group.allReduce(values, lowest.data(), count, DType::I64,
+                                 dtensor::layout::ReduceKind::Min))
+    return s;
+  if (Status s = group.allReduce(values, highest.data(), count, DType::I64,
+                                 dtensor::layout::ReduceKind::Max))
+    return s;
+  equal = lowest == highest;
+  return Status::success();
+}
+
+/// COLLECTIVE. Every rank opened the same version of the file: equal sizes
+/// and header hashes everywhere, and equal modification times among the
+/// ranks of one node (a file replaced between two ranks' opens differs in
+/// one of them; copies of the file on different nodes may have different
+/// times).
+Status agreeOnVersion(Communicator &world, const FileVersion &version,
+                      const char *path) {
+  int64_t everywhere[2] = {static_cast<int64_t>(version.size),
+                           static_cast<int64_t>(version.headerHash)};
+  bool same = false, sameTime = false;
+  if (Status s = allEqual(world, everywhere, 2, same))
+    return s;
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  uint32_t color = 2166136261u;
+  for (const char *c = host; *c; ++c)
+    color = (color ^ static_cast<unsigned char>(*c)) * 16777619u;
+  std::unique_ptr<Communicator> node;
+  if (Status s = world.split(static_cast<int>(color & 0x7fffffff),
+                             world.rank(), node))
+    return s;
+  if (Status s = allEqual(*node, &version.modifiedNs, 1, sameTime))
+    return s;
+  // Every rank decides alike: the nodes' answers must all be yes.
+  int64_t nodeAnswer = sameTime ? 1 : 0;
+  bool answersEqual = false;
+  if (Status s = allEqual(world, &nodeAnswer, 1, answersEqual))
+    return s;
+  sameTime = sameTime && answersEqual;
+  if (same && sameTime)
+    return Status::success();
+  std::string what = !same ? "different sizes or headers"
+                           : "different modification times on one node";
+  return Status(DTENSOR_ERR_WEIGHTS,
+                std::string(path) + ": the ranks opened different versions of "
+                                    "the file (" +
+                    what +
+                    "): it was replaced or rewritten during the load; "
+                    "nothing was read");
+}
+
+} // namespace
+
+Status loadWeights(dtensor_program &program, const char *path) {
+  Communicator &world = *program.context->world;
+  Status local;
+  if (!path)
+    local = invalidArgument("load_weights: path is NULL");
+  else if (access(path, R_OK) != 0)
+    local = Status(DTENSOR_ERR_IO, std::string(path) + ": " +
+                                       std::strerror(errno));
+  SafetensorsFile file;
+  if (local.ok())
+    if (std::string error = file.open(path); !error.empty())
+      local = Status(DTENSOR_ERR_WEIGHTS, error);
+  if (local.ok())
+    local = checkWeightEntries(program, file, path);
+  // Nothing is written before every rank has the same, whole file.
+  if (Status s = world.agree(local))
+    return s;
+  if (Status s = agreeOnVersion(world, file.version(), path))
+    return s;
+
+  for (Tensor &tensor : program.tensors) {
+    if (tensor.info.role != TensorRole::Weight || !tensor.held)
+      continue;
+    const SafetensorsEntry *entry = file.find(tensor.info.name);
+    if (!entry)
       continue;
     tensor.hostWritten();
     if (std::string error =
             file.readBox(*entry, tensor.localOffset, tensor.localShape,
                          tensor.buffer.data());
         !error.empty())
-      return Status(DTENSOR_ERR_WEIGHTS, error);
+      local = Status(DTENSOR_ERR_WEIGHTS, error);
+    if (!local.ok())
+      break;
     zeroUnlessHolder(program, tensor);
   }
-  return Status::success();
+  // Bytes read while the file was rewritten or truncated may mix versions.
+  if (local.ok())
+    if (std::string error = file.checkUnchanged(); !error.empty())
+      local = Status(DTENSOR_ERR_WEIGHTS,
+                     error + "; the weights read may mix two versions");
+  Status agreed = world.agree(local);
+  // Some ranks' weights are overwritten in part: every rank refuses to run
+  // until a load succeeds (Program.cpp, runProgram).
+  if (agreed.ok())
+    program.weightsIncomplete.reset();
+  else
+    program.weightsIncomplete = std::string(path ? path : "");
+  return agreed;
 }
 
 Status getTensor(dtensor_program &program, const char *name, dtensor_view view,

@@ -18,6 +18,7 @@
 
 #include "LocalMaps.h"
 #include "ModuleTree.h"
+#include "Ops/Formatting.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Frontend/ModelPlan.h"
@@ -621,6 +622,17 @@ LogicalResult Importer::emitOp(const OpDecl &op) {
            << "internal error: '" << op.definition->name << "' made "
            << results->size() << " result(s) for " << op.outputs.size()
            << " output(s)";
+  // A result too large to be addressed (expand, full, a product of large
+  // inputs) is refused here, naming it, rather than by the manifest.
+  for (auto [name, result] : llvm::zip(op.outputs, *results)) {
+    auto type = cast<RankedTensorType>(result.getType());
+    if (!getTensorBytes(type))
+      return locator.emitError(*op.node)
+             << "output '" << name << "' of " << op.definition->name
+             << " has shape " << ops::formatShape(type.getShape())
+             << " and dtype " << ops::formatDtype(type.getElementType())
+             << ": more bytes than an int64 holds";
+  }
   if (failed(checkUnreadAttributes(op, emitter, locator)))
     return failure();
   for (auto [name, result] : llvm::zip(op.outputs, *results)) {

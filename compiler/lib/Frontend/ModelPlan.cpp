@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Frontend/ModelPlan.h"
 
+#include "Ops/Formatting.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -418,6 +420,10 @@ LogicalResult PlanReader::readTensorDecl(const JsonNode &node, TensorDecl &decl,
                          << "'; expected one of: f32, f16, bf16, i32, i64";
   decl.name = *nameText;
   decl.type = RankedTensorType::get(*sizes, *element);
+  if (!getTensorBytes(decl.type))
+    return error(*shape) << "tensor '" << decl.name << "' of shape "
+                         << ops::formatShape(*sizes) << " and dtype " << *dtypeText
+                         << " has more bytes than an int64 holds";
   if (const JsonNode *init = parameter ? node.get("init") : nullptr) {
     FailureOr<InitAttr> attr = readInit(*init, *element);
     if (failed(attr))
@@ -425,6 +431,14 @@ LogicalResult PlanReader::readTensorDecl(const JsonNode &node, TensorDecl &decl,
     decl.init = *attr;
   }
   return success();
+}
+
+std::optional<int64_t> dtensor::frontend::getTensorBytes(RankedTensorType type) {
+  int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  for (int64_t size : type.getShape())
+    if (size < 0 || __builtin_mul_overflow(bytes, size, &bytes))
+      return std::nullopt;
+  return bytes;
 }
 
 static std::string listOpNames() {

@@ -214,7 +214,11 @@ dtensor_status dtensor_program_has_init(const dtensor_program *program,
  * global tensors; each rank reads only its shard. A weight of another dtype
  * or shape is an error, and so is one missing from the file unless it has
  * an initializer: it then keeps its value (call
- * dtensor_program_init_weights first to give it the initializer's). */
+ * dtensor_program_init_weights first to give it the initializer's). These
+ * errors, a truncated file and ranks that opened different versions of the
+ * file fail before any weight is written. A file that changes while it is
+ * read fails the load after some weights were written: runs then fail until
+ * a load succeeds (docs/runtime.md). */
 dtensor_status dtensor_program_load_weights(dtensor_program *program,
                                             const char *path);
 

@@ -172,3 +172,27 @@ func.func @not_collapsible(%x: memref<2x3x8xf32, strided<[48, 8, 1]>>, %w: memre
   }
   return
 }
+
+// An operand with a dim of size 0 (a shard of no heads, batch dims 0 x ?):
+// the product stays a loop nest of no iterations. Collapsing its batch dims
+// would give a static 0 from a dynamic size, which memref.collapse_shape
+// refuses.
+// CHECK-LABEL: func.func @zero_size
+// CHECK-NOT: memref.collapse_shape
+// CHECK-NOT: dtensor_rt_matmul
+// CHECK: linalg.generic
+// CHECK: return
+#zs_a = affine_map<(b0, b1, m, n, k) -> (b0, b1, m, k)>
+#zs_b = affine_map<(b0, b1, m, n, k) -> (b0, b1, k, n)>
+#zs_c = affine_map<(b0, b1, m, n, k) -> (b0, b1, m, n)>
+func.func @zero_size(%a: memref<0x?x5x4xf32>, %b: memref<0x?x4x5xf32>, %c: memref<0x?x5x5xf32>) {
+  linalg.generic {indexing_maps = [#zs_a, #zs_b, #zs_c],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<0x?x5x4xf32>, memref<0x?x4x5xf32>) outs(%c : memref<0x?x5x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <numeric>
@@ -311,6 +313,43 @@ TEST_F(SafetensorsTest, FileShrunkAfterOpenIsAReadError) {
   std::string error = file.readBox(*file.find("w"), {6, 0}, {2, 8}, out.data());
   EXPECT_TRUE(contains(error, path + ": unexpected end of file at offset "));
   EXPECT_TRUE(contains(error, "(reading tensor \"w\")"));
+}
+
+// A file changed after open() (truncated, or rewritten in place with the
+// same size) is caught by checkUnchanged(), which loads call after their
+// reads: bytes read meanwhile may mix two versions.
+TEST_F(SafetensorsTest, ChangesAfterOpenAreSeen) {
+  std::vector<float> data(64, 2.0f), other(64, 3.0f);
+  ASSERT_EQ(writeSafetensors(path, {{"w", DType::F32, {8, 8}, data.data()}}),
+            "");
+  SafetensorsFile file, again;
+  ASSERT_EQ(file.open(path), "");
+  EXPECT_EQ(file.checkUnchanged(), "");
+  ASSERT_EQ(again.open(path), "");
+  EXPECT_EQ(file.version().size, again.version().size);
+  EXPECT_EQ(file.version().modifiedNs, again.version().modifiedNs);
+  EXPECT_EQ(file.version().headerHash, again.version().headerHash);
+
+  // Rewritten in place (same inode, same size), a second later.
+  std::string bytes = readBytes(path);
+  std::memcpy(bytes.data() + bytes.size() - 256, other.data(), 256);
+  {
+    FILE *out = std::fopen(path.c_str(), "r+");
+    ASSERT_NE(out, nullptr);
+    ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), out), bytes.size());
+    std::fclose(out);
+  }
+  std::filesystem::last_write_time(
+      path, std::filesystem::last_write_time(path) + std::chrono::seconds(1));
+  EXPECT_EQ(file.checkUnchanged(),
+            path + ": the file changed while it was read (modified after it "
+                   "was opened)");
+
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 40);
+  EXPECT_TRUE(contains(file.checkUnchanged(),
+                       path + ": the file changed while it was read (" +
+                           std::to_string(bytes.size()) + " bytes at open, " +
+                           std::to_string(bytes.size() - 40) + " now)"));
 }
 
 TEST_F(SafetensorsTest, EmptyTensorsDoNotOverlap) {

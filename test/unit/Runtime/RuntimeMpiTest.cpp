@@ -12,6 +12,7 @@
 
 #include "dtensor/Formats/DType.h"
 #include "dtensor/Formats/Random.h"
+#include "dtensor/Formats/Safetensors.h"
 #include "dtensor/Layout/LayoutMath.h"
 
 #include <mpi.h>
@@ -537,6 +538,36 @@ TEST(RuntimeMpi, OneRankFailingFailsEveryRank) {
   EXPECT_NE(message.find("shape [3, 10] given, expected [10, 3]"),
             std::string::npos)
       << message;
+}
+
+// Ranks that open different versions of a weights file (one replaced
+// between their opens; here the last rank is given another file) are
+// refused on every rank before any of them reads a weight; the same file
+// everywhere loads.
+TEST(RuntimeMpi, WeightsOfDifferentVersionsAreRefusedOnEveryRank) {
+  if (size < 2)
+    GTEST_SKIP() << "needs two ranks";
+  std::string dir = std::filesystem::path(artifact).parent_path();
+  std::vector<float> q(10, 1.0f);
+  std::string same = dir + "/q.safetensors";
+  std::string other = dir + "/q-" + std::to_string(rank) + ".safetensors";
+  if (rank == 0)
+    ASSERT_EQ(writeSafetensors(same, {{"q", DType::F32, {5, 2}, q.data()}}),
+              "");
+  ASSERT_EQ(writeSafetensors(other, {{"q", DType::F32, {5, 2}, q.data()}},
+                             {{"version", "rank " + std::to_string(rank)}}),
+            "");
+  MPI_Barrier(MPI_COMM_WORLD);
+  const std::string &mine = rank == size - 1 ? other : same;
+  EXPECT_EQ(dtensor_program_load_weights(program, mine.c_str()),
+            DTENSOR_ERR_WEIGHTS);
+  std::string message = dtensor_last_error();
+  EXPECT_NE(message.find("the ranks opened different versions of the file"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("nothing was read"), std::string::npos) << message;
+  EXPECT_EQ(dtensor_program_load_weights(program, same.c_str()), DTENSOR_OK)
+      << dtensor_last_error();
 }
 
 TEST(RuntimeMpi, RowWritesOutsideTheCacheOnOneRankAreRefusedOnAll) {

@@ -500,6 +500,66 @@ TEST(RuntimeProgram, WeightsLoadFromSafetensors) {
   EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
 }
 
+// A weights file truncated or rewritten after a load is read by the next
+// load as what it is now: a complete new version is taken; a truncated or
+// mismatching one is refused before any weight is written, so the program
+// keeps running on the weights it had.
+TEST(RuntimeProgram, NextLoadSeesTheFileAsItIsNow) {
+  dtensor_program *program =
+      load(writeArtifact(workDir, "reload", oneRankManifest("add")));
+  ASSERT_NE(program, nullptr);
+  std::vector<float> w = iota(12, 100), y(12);
+  std::string path = workDir + "/reload.safetensors";
+  ASSERT_EQ(writeSafetensors(path, {{"w", DType::F32, {3, 4}, w.data()}}), "");
+  ASSERT_EQ(dtensor_program_load_weights(program, path.c_str()), DTENSOR_OK)
+      << dtensor_last_error();
+  auto output = [&] {
+    EXPECT_EQ(dtensor_program_run(program), DTENSOR_OK) << dtensor_last_error();
+    EXPECT_EQ(
+        dtensor_program_get(program, "y", DTENSOR_LOCAL, 0, y.data(), 48),
+        DTENSOR_OK);
+    return y;
+  };
+  EXPECT_EQ(output(), w);
+
+  // Truncated in the middle of the data: the header's offsets run past the
+  // end; nothing is read.
+  uintmax_t size = std::filesystem::file_size(path);
+  std::filesystem::resize_file(path, size - 5);
+  EXPECT_EQ(dtensor_program_load_weights(program, path.c_str()),
+            DTENSOR_ERR_WEIGHTS);
+  std::string message = dtensor_last_error();
+  EXPECT_NE(message.find(path + ": tensor \"w\""), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("past the end"), std::string::npos) << message;
+  EXPECT_EQ(output(), w);
+
+  // Truncated to nothing, as a copy in progress leaves it.
+  std::filesystem::resize_file(path, 0);
+  EXPECT_EQ(dtensor_program_load_weights(program, path.c_str()),
+            DTENSOR_ERR_WEIGHTS);
+  EXPECT_NE(std::string(dtensor_last_error()).find("too short"),
+            std::string::npos)
+      << dtensor_last_error();
+  EXPECT_EQ(output(), w);
+
+  // Rewritten with another shape: refused by the checks before the reads.
+  std::vector<float> other = iota(12, -50);
+  ASSERT_EQ(writeSafetensors(path, {{"w", DType::F32, {4, 3}, other.data()}}),
+            "");
+  EXPECT_EQ(dtensor_program_load_weights(program, path.c_str()),
+            DTENSOR_ERR_WEIGHTS);
+  EXPECT_EQ(output(), w);
+
+  // Rewritten whole with new values: the next load takes them.
+  ASSERT_EQ(writeSafetensors(path, {{"w", DType::F32, {3, 4}, other.data()}}),
+            "");
+  ASSERT_EQ(dtensor_program_load_weights(program, path.c_str()), DTENSOR_OK)
+      << dtensor_last_error();
+  EXPECT_EQ(output(), other);
+  EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+}
+
 TEST(RuntimeProgram, WeightsTakeTheirInitializers) {
   Manifest manifest = oneRankManifest("add");
   Initializer init{InitKind::Normal, {1.0, 0.5}};

@@ -30,6 +30,11 @@ struct MeshDecl {
   const JsonNode *node = nullptr;
 };
 
+/// The size in bytes of a tensor of `type` (static shape), or nullopt when
+/// it does not fit an int64: such a tensor cannot be allocated, indexed or
+/// described in the artifact's manifest, and the importer refuses it.
+std::optional<int64_t> getTensorBytes(mlir::RankedTensorType type);
+
 /// An entry of `model.inputs`, `model.state` or `model.parameters`.
 struct TensorDecl {
   std::string name;

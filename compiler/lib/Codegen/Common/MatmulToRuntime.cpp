@@ -176,6 +176,13 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, bool halfPrecision) {
   for (auto [buffer, view] : llvm::zip_equal(buffers, views))
     if (!isCollapsible(buffer, view))
       return failure();
+  // An operand with a dim of size 0 (no tokens, or a shard of no heads)
+  // stays a loop nest that runs no iteration: there is nothing to multiply,
+  // and collapsing 0 with a dynamic size gives a static 0 that
+  // memref.collapse_shape's verifier refuses.
+  for (Value buffer : buffers)
+    if (llvm::is_contained(cast<MemRefType>(buffer.getType()).getShape(), 0))
+      return failure();
 
   OpBuilder builder(op);
   Location loc = op.getLoc();

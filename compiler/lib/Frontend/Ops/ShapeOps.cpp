@@ -388,10 +388,25 @@ EmitResult ops::emitConcat(OpEmitter &emitter) {
              << "' has " << formatShape(first.getShape())
              << "; inputs must have equal sizes except in dim " << *dim;
   }
-  if (emitter.inputs().size() == 1)
-    return SmallVector<Value>{emitter.input(0)};
-  return SmallVector<Value>{tensor::ConcatOp::create(
-      emitter.builder, emitter.loc, *dim, emitter.inputs())};
+  // An input with no elements adds nothing; a result with no elements is an
+  // empty tensor (bufferization would otherwise cut views of size 0 at
+  // offset 0 out of a dim of size 0, which memref.subview refuses).
+  SmallVector<Value> inputs;
+  SmallVector<int64_t> shape(first.getShape());
+  shape[*dim] = 0;
+  for (Value input : emitter.inputs()) {
+    auto type = cast<RankedTensorType>(input.getType());
+    shape[*dim] += type.getDimSize(*dim);
+    if (type.getNumElements() != 0)
+      inputs.push_back(input);
+  }
+  if (inputs.empty())
+    return SmallVector<Value>{tensor::EmptyOp::create(
+        emitter.builder, emitter.loc, shape, first.getElementType())};
+  if (inputs.size() == 1)
+    return SmallVector<Value>{inputs.front()};
+  return SmallVector<Value>{
+      tensor::ConcatOp::create(emitter.builder, emitter.loc, *dim, inputs)};
 }
 
 /// The slice [offset, offset + size) of `dim` of `input`, every `stride`.
@@ -409,6 +424,13 @@ static Value createSlice(OpBuilder &b, Location loc, Value input, int64_t dim,
   offsets[dim] = b.getIndexAttr(offset);
   sizes[dim] = b.getIndexAttr(size);
   strides[dim] = b.getIndexAttr(stride);
+  // A slice of a tensor with a dim of size 0 is empty, and
+  // tensor.extract_slice's verifier refuses offset 0 in a dim of size 0.
+  if (llvm::is_contained(type.getShape(), 0)) {
+    SmallVector<int64_t> shape(type.getShape());
+    shape[dim] = size;
+    return tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  }
   return tensor::ExtractSliceOp::create(b, loc, input, offsets, sizes, strides);
 }
 

@@ -184,6 +184,14 @@ EmitResult ops::emitCrossEntropy(OpEmitter &emitter) {
                         "(one class index per row of the logits " +
                             formatShape(logits.getShape()) + ")")))
     return failure();
+  // Without classes no row's target is in range (PyTorch raises), and the
+  // log-sum-exp over no logits is -inf: the loss has no value.
+  if (logits.getDimSize(1) == 0 && rows > 0)
+    return emitter.emitInputError(0)
+           << "input '" << emitter.inputName(0) << "' has shape "
+           << formatShape(logits.getShape())
+           << ": 0 classes, so no target is in range and the loss has no "
+              "value";
   FailureOr<std::string> reduction =
       emitter.getEnum("reduction", {"mean", "sum", "none"}, StringRef("mean"));
   FailureOr<int64_t> ignoreIndex = emitter.getInt("ignore_index", -100);

@@ -38,6 +38,15 @@ struct SafetensorsEntry {
   uint64_t begin = 0, end = 0;
 };
 
+/// Which version of a file was opened: its size and modification time
+/// (fstat at open) and a hash of its header (FNV-1a, 64 bits). Ranks that
+/// opened the same version agree on all three.
+struct FileVersion {
+  uint64_t size = 0;
+  int64_t modifiedNs = 0;
+  uint64_t headerHash = 0;
+};
+
 /// An open safetensors file. Movable, not copyable; closes on destruction.
 class SafetensorsFile {
 public:
@@ -66,6 +75,14 @@ public:
   /// The path given to open().
   const std::string &path() const { return filePath; }
 
+  /// The version open() found.
+  const FileVersion &version() const { return openedVersion; }
+
+  /// "" when the open file still has the size and modification time it had
+  /// at open(), else what changed: data read since may mix two versions (a
+  /// file rewritten in place, or truncated, while it was read).
+  std::string checkUnchanged() const;
+
   /// Reads the block [offset, offset+shape) of `entry` into contiguous
   /// row-major `dst`, with pread, touching only the bytes of the block
   /// (contiguous runs coalesced). "" or the error (bad box, I/O, short read).
@@ -80,6 +97,7 @@ private:
   std::string filePath;
   std::vector<SafetensorsEntry> entryList;
   std::map<std::string, std::string> metadataMap;
+  FileVersion openedVersion;
 };
 
 /// A tensor to write: `data` holds the row-major elements of `shape`.
