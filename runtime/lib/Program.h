@@ -109,6 +109,10 @@ struct dtensor_program {
   /// dtensor_rt_push_buffer and the first error of an ABI call.
   std::vector<std::pair<int64_t, void *>> queued;
   dtensor::rt::Status stepError;
+  /// dtensor_program_set_random_state: the seed of the random ops and the
+  /// number of steps run since it was set (dtensor_rt_step_seed).
+  uint64_t randomSeed = 0;
+  uint64_t randomStep = 0;
   /// What runs the steps: the CPU backend, or the CUDA plugin's for a
   /// program of target "cuda".
   std::unique_ptr<dtensor::rt::Backend> backend;
