@@ -263,6 +263,36 @@ def full(ins, a):
     return torch.full(a.require("shape"), value, dtype=dtype)
 
 
+# Random ops draw from PyTorch's own generator, not dtensor's: their values
+# agree with a compiled program's only where they do not depend on the
+# draws (dropout with p 0 or not training, bernoulli with p 0 or 1, draws
+# multiplied by 0), which is how test/Frontend/e2e/op-zoo.json uses them.
+@op("rand", "randn", attrs=("shape", "dtype"), inputs=(0, 0),
+    float_compute=False)
+def rand(ins, a):
+    dtype = DTYPES[a.get("dtype", "f32")]
+    draw = torch.rand if a.op["op"] == "rand" else torch.randn
+    return draw(a.require("shape"), dtype=torch.float32).to(dtype)
+
+
+@op("rand_like", attrs=("dtype",), float_compute=False)
+def rand_like(ins, a):
+    dtype = DTYPES[a.get("dtype")] if a.has("dtype") else ins[0].dtype
+    return torch.rand(ins[0].shape, dtype=torch.float32).to(dtype)
+
+
+@op("dropout", attrs=("p", "training"))
+def dropout(ins, a):
+    return F.dropout(ins[0], p=a.get("p", 0.5), training=a.get("training", True))
+
+
+@op("bernoulli", attrs=("p",), float_compute=False)
+def bernoulli(ins, a):
+    if a.has("p"):
+        return torch.bernoulli(ins[0], a.get("p"))
+    return torch.bernoulli(ins[0].float().clamp(0, 1)).to(ins[0].dtype)
+
+
 @op("softmax", attrs=("dim",))
 def softmax(ins, a):
     return F.softmax(ins[0], dim=a.get("dim", -1))

@@ -86,13 +86,7 @@ std::string validateInitializer(const Initializer &init, DType dtype) {
 
 uint64_t initializerSeed(uint64_t seed, std::string_view name) {
   // FNV-1a of the name, then SplitMix64's finaliser over it and the seed.
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (char c : name)
-    hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
-  uint64_t z = seed + hash * 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+  return counter_rng::streamSeed(seed, counter_rng::nameHash(name));
 }
 
 std::string fillInitializer(const Initializer &init, uint64_t seed, DType dtype,

@@ -12,19 +12,13 @@ namespace dtensor::rt {
 
 namespace {
 
-constexpr uint64_t kGamma = 0x9e3779b97f4a7c15ull;
+using counter_rng::elementWord;
+using counter_rng::mix;
 constexpr double kTwoPi = 6.283185307179586476925286766559;
-
-/// SplitMix64's output finaliser.
-uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 /// Word `j` (0 or 1) of element `index` under `key`.
 uint64_t word(uint64_t key, uint64_t index, uint64_t j) {
-  return mix(key + (2 * index + j + 1) * kGamma);
+  return elementWord(key, index, j);
 }
 
 /// Uniform [0, 1) from the top `bits` bits of `w` (exact in double).
@@ -197,7 +191,7 @@ std::string fillAffine(Factory factory, double value, double scale,
     return std::string(factoryName(factory)) + ": " + dtypeName(dtype) +
            " tensors can only be made by zeros, ones or full (random values "
            "need a floating-point dtype)";
-  const uint64_t key = mix(seed ^ kGamma);
+  const uint64_t key = counter_rng::streamKey(seed);
   const int bits = significandBits(dtype);
   const bool normal = factory == Factory::Randn;
   forEachBoxRun(
@@ -209,7 +203,9 @@ std::string fillAffine(Factory factory, double value, double scale,
           if (normal) {
             double u0 = uniform(word(key, index, 0), 53);
             double u1 = uniform(word(key, index, 1), 53);
-            sample = std::sqrt(-2.0 * std::log1p(-u0)) * std::cos(kTwoPi * u1);
+            // 1 - u0 is exact: compiled programs compute the same log.
+            sample = std::sqrt(-2.0 * std::log(1.0 - u0)) *
+                     std::cos(kTwoPi * u1);
           } else {
             sample = uniform(word(key, index, 0), bits);
           }

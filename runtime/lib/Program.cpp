@@ -423,6 +423,8 @@ Status runStep(dtensor_program &program) {
   runningProgram = &program;
   entry.function(arguments.data());
   runningProgram = outer;
+  // The next step's random ops draw from the next seed.
+  ++program.randomStep;
   program.queued.clear();
   Status result = program.stepError;
   program.stepError = Status::success();

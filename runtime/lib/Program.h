@@ -121,6 +121,10 @@ struct dtensor_program {
   std::vector<void *> stepArguments;
   std::vector<dtensor::rt::StridedView> callViews, callInputs, callOutputs;
   dtensor::rt::MemberPieces callPieces;
+  /// dtensor_program_set_random_state: the seed of the random ops and the
+  /// number of steps run since it was set (dtensor_rt_step_seed).
+  uint64_t randomSeed = 0;
+  uint64_t randomStep = 0;
   /// What runs the steps: the CPU backend, or the CUDA plugin's for a
   /// program of target "cuda".
   std::unique_ptr<dtensor::rt::Backend> backend;

@@ -157,7 +157,8 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
       ->type_name("FILE");
   app.add_option("--seed", options.seed,
                  "seed of the weights' initializers, for those\n"
-                 "given no file (default 0)")
+                 "given no file, and of the program's random\n"
+                 "ops (default 0)")
       ->type_name("N")
       ->transform(integerAtLeast(0));
   repeatable(app.add_option("--output", outputs,
@@ -553,6 +554,8 @@ int runGeneration(dtensor_program *program, const Options &options,
           static_cast<int32_t>(tensor.shape.size()), tensor.shape.data(),
           data.data(), data.size());
     }
+    if (!status)
+      status = dtensor_program_set_random_state(reference, options.seed, 0);
     std::vector<std::vector<int64_t>> expected;
     std::unique_ptr<Generator> check;
     if (status)
@@ -703,6 +706,10 @@ int runRank(const Options &options) {
   // overrides them; it may leave out weights that have one.
   if (dtensor_status status =
           dtensor_program_init_weights(program, options.seed, nullptr))
+    return finish(fail(status));
+  // The random ops draw from the same seed, from step 0.
+  if (dtensor_status status =
+          dtensor_program_set_random_state(program, options.seed, 0))
     return finish(fail(status));
   if (!options.weights.empty())
     if (dtensor_status status =
@@ -900,8 +907,13 @@ int runRank(const Options &options) {
                                    data.size());
     }
     // With state, as many steps as ran; the outputs of the last, and the
-    // state after it, are compared.
-    int steps = hasState ? options.warmup + options.iters : 1;
+    // state after it, are compared. Without, the last step alone, with the
+    // random ops' seed of that step.
+    int ranSteps = options.warmup + options.iters;
+    int steps = hasState ? ranSteps : 1;
+    if (!status)
+      status = dtensor_program_set_random_state(
+          reference, options.seed, static_cast<uint64_t>(ranSteps - steps));
     for (int i = 0; i < steps && !status; ++i)
       status = dtensor_program_run(reference);
     for (const TensorView &tensor : tensors) {

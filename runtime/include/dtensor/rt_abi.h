@@ -137,6 +137,12 @@ void dtensor_rt_gpu_launch(const void *image, int64_t image_bytes,
                            int32_t shared_bytes, void **params,
                            int64_t param_count);
 
+/* The seed of the random ops of the step being run, the same on every rank:
+ * stepSeed(seed, step) of dtensor/Formats/Random.h, where `seed` is the
+ * program's random seed and `step` the number of steps it ran before this
+ * one (dtensor_program_set_random_state). */
+uint64_t dtensor_rt_step_seed(void);
+
 /* The entry point a compiled program exports for its entry function F:
  *
  *   void dtensor_entry_F(void **descriptors);

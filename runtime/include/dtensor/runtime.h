@@ -232,6 +232,18 @@ dtensor_status dtensor_program_load_weights(dtensor_program *program,
  * not run: no state changes. */
 dtensor_status dtensor_program_run(dtensor_program *program);
 
+/* The random ops of a program (rand, randn, dropout, ...) draw from a seed
+ * per step, derived from the program's random seed and its step counter:
+ * the number of steps (of any entry) run since loading or since the last
+ * call of set_random_state. A program starts with seed 0 and counter 0.
+ * Values depend only on the seed, the counter and each element's global
+ * index, so every world size and sharding gives the same global values.
+ * Not collective, but every rank must set the same state. */
+dtensor_status dtensor_program_set_random_state(dtensor_program *program,
+                                                uint64_t seed, uint64_t step);
+dtensor_status dtensor_program_random_state(const dtensor_program *program,
+                                            uint64_t *seed, uint64_t *step);
+
 /* The program's entry points (e.g. "prefill" and "decode"), sharing its
  * weights and state. The manifest's default entry is selected after
  * loading. */

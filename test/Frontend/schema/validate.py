@@ -88,6 +88,12 @@ BROKEN = {
         p, {"op": "arange", "inputs": [], "output": "z", "end": 4, "step": 0}),
     "zeros with a value": lambda p: add_op(
         p, {"op": "zeros", "inputs": [], "output": "z", "shape": [2], "value": 1}),
+    "dropout p above 1": lambda p: add_op(
+        p, {"op": "dropout", "inputs": ["y"], "output": "z", "p": 1.5}),
+    "rand of an integer dtype": lambda p: add_op(
+        p, {"op": "rand", "inputs": [], "output": "z", "shape": [2], "dtype": "i32"}),
+    "randn without shape": lambda p: add_op(
+        p, {"op": "randn", "inputs": [], "output": "z"}),
     "repeat_interleave without dim": lambda p: add_op(
         p, {"op": "repeat_interleave", "inputs": ["y"], "output": "z", "repeats": 2}),
     "bad reduction": lambda p: add_op(
@@ -148,6 +154,13 @@ VALID = {
         {"op": "squeeze", "inputs": ["z9"], "output": "z11", "dim": [0]},
         {"op": "repeat_interleave", "inputs": ["y"], "output": "z12", "repeats": 2, "dim": 1},
         {"op": "cat", "inputs": ["y", "y"], "output": "z13", "dim": -1}]],
+    "random ops": lambda p: [add_op(p, entry) for entry in [
+        {"op": "rand", "inputs": [], "output": "r0", "shape": [2, 8]},
+        {"op": "randn", "inputs": [], "output": "r1", "shape": [8], "dtype": "bf16"},
+        {"op": "rand_like", "inputs": ["y"], "output": "r2", "dtype": "f16"},
+        {"op": "dropout", "inputs": ["y"], "output": "r3", "p": 0.1, "training": True},
+        {"op": "bernoulli", "inputs": ["r0"], "output": "r4"},
+        {"op": "bernoulli", "inputs": ["y"], "output": "r5", "p": 0.5}]],
     "styles with every option": lambda p: p["plan"]["styles"].update(
         fc1={"style": "colwise", "input_layouts": ["R"], "output_layouts": "S(-1)",
              "use_local_output": False, "mesh_dim": "tp"},

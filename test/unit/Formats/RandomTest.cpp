@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -185,6 +186,61 @@ TEST(RandomTest, FactoryNames) {
                           Factory::Rand, Factory::Randn})
     EXPECT_EQ(parseFactory(factoryName(factory)), factory);
   EXPECT_FALSE(parseFactory("normal"));
+}
+
+} // namespace
+
+namespace {
+
+using namespace dtensor::rt::counter_rng;
+
+TEST(CounterRngTest, StepSeedsDifferAcrossStepsAndSeeds) {
+  // Steps 0..999 of seeds 0..3: all distinct, and none a weight's stream
+  // seed of the same run seed (a different domain).
+  std::vector<uint64_t> seeds;
+  for (uint64_t run = 0; run < 4; ++run)
+    for (uint64_t step = 0; step < 1000; ++step)
+      seeds.push_back(stepSeed(run, step));
+  std::vector<uint64_t> sorted = seeds;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end());
+  EXPECT_NE(stepSeed(0, 0), streamSeed(0, nameHash("")));
+  // A pure function of (seed, step).
+  EXPECT_EQ(stepSeed(7, 3), stepSeed(7, 3));
+  static_assert(stepSeed(1, 2) == stepSeed(1, 2));
+}
+
+TEST(CounterRngTest, StreamSeedsOfNamesDiffer) {
+  uint64_t step = stepSeed(0, 0);
+  EXPECT_NE(streamSeed(step, nameHash("mask")),
+            streamSeed(step, nameHash("noise")));
+  EXPECT_NE(streamSeed(step, nameHash("a")), streamSeed(step + 1, nameHash("a")));
+  // FNV-1a's published test vectors.
+  static_assert(nameHash("") == 0xcbf29ce484222325ull);
+  static_assert(nameHash("a") == 0xaf63dc4c8601ec8cull);
+}
+
+TEST(CounterRngTest, FillBoxDrawsTheElementWords) {
+  // fillBox's f32 rand is the top 24 bits of word 0 of each element.
+  const uint64_t seed = 11;
+  std::vector<float> values =
+      fill<float>(Factory::Rand, seed, DType::F32, {3, 4}, {0, 0}, {3, 4});
+  uint64_t key = streamKey(seed);
+  for (uint64_t i = 0; i < 12; ++i)
+    EXPECT_EQ(values[i], std::ldexp(static_cast<float>(
+                                        elementWord(key, i, 0) >> 40),
+                                    -24))
+        << "element " << i;
+  // Randn: Box-Muller over both words' top 53 bits.
+  std::vector<double> normal =
+      fill<double>(Factory::Randn, seed, DType::F64, {5}, {0}, {5});
+  for (uint64_t i = 0; i < 5; ++i) {
+    double u0 = std::ldexp(static_cast<double>(elementWord(key, i, 0) >> 11), -53);
+    double u1 = std::ldexp(static_cast<double>(elementWord(key, i, 1) >> 11), -53);
+    EXPECT_EQ(normal[i], std::sqrt(-2.0 * std::log(1.0 - u0)) *
+                             std::cos(6.283185307179586476925286766559 * u1))
+        << "element " << i;
+  }
 }
 
 } // namespace

@@ -23,7 +23,7 @@ TEST(OpDefinitionsTest, SortedAndFound) {
     EXPECT_EQ(lookupOpDefinition(definition.name), &definition);
     EXPECT_LE(definition.minInputs, definition.maxInputs);
   }
-  EXPECT_EQ(definitions.size(), 50u);
+  EXPECT_EQ(definitions.size(), 55u);
 }
 
 TEST(OpDefinitionsTest, Aliases) {

@@ -9,6 +9,7 @@
 #include "RuntimeTestSupport.h"
 
 #include "dtensor/Formats/Init.h"
+#include "dtensor/Formats/Random.h"
 #include "dtensor/Formats/Safetensors.h"
 
 #include <cmath>
@@ -1006,4 +1007,49 @@ TEST(RuntimeTargets, KernelLaunchInACpuProgramIsAStepError) {
             std::string::npos)
       << dtensor_last_error();
   EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+}
+
+TEST(RuntimeAbi, StepSeedFollowsTheRandomState) {
+  Manifest manifest = oneRankManifest("callback");
+  std::string dir = writeArtifact(workDir, "seeds", manifest);
+  dtensor_program *program = load(dir);
+  ASSERT_NE(program, nullptr);
+  std::vector<uint64_t> seen;
+  setStepBody(dir, [&seen](void **) {
+    // Twice per step: one step, one seed.
+    seen.push_back(dtensor_rt_step_seed());
+    seen.push_back(dtensor_rt_step_seed());
+  });
+  uint64_t seed = 1, step = 1;
+  ASSERT_EQ(dtensor_program_random_state(program, &seed, &step), DTENSOR_OK);
+  EXPECT_EQ(seed, 0u);
+  EXPECT_EQ(step, 0u);
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(dtensor_program_run(program), DTENSOR_OK) << dtensor_last_error();
+  using counter_rng::stepSeed;
+  EXPECT_EQ(seen, (std::vector<uint64_t>{stepSeed(0, 0), stepSeed(0, 0),
+                                         stepSeed(0, 1), stepSeed(0, 1),
+                                         stepSeed(0, 2), stepSeed(0, 2)}));
+  ASSERT_EQ(dtensor_program_random_state(program, &seed, &step), DTENSOR_OK);
+  EXPECT_EQ(step, 3u);
+  // A host replays step 1 of seed 7, then goes on from there.
+  ASSERT_EQ(dtensor_program_set_random_state(program, 7, 1), DTENSOR_OK);
+  seen.clear();
+  ASSERT_EQ(dtensor_program_run(program), DTENSOR_OK);
+  ASSERT_EQ(dtensor_program_run(program), DTENSOR_OK);
+  EXPECT_EQ(seen, (std::vector<uint64_t>{stepSeed(7, 1), stepSeed(7, 1),
+                                         stepSeed(7, 2), stepSeed(7, 2)}));
+  ASSERT_EQ(dtensor_program_random_state(program, &seed, &step), DTENSOR_OK);
+  EXPECT_EQ(seed, 7u);
+  EXPECT_EQ(step, 3u);
+  EXPECT_EQ(dtensor_program_set_random_state(nullptr, 0, 0),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(dtensor_program_random_state(program, nullptr, &step),
+            DTENSOR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+  // Outside a run there is no step.
+  EXPECT_EQ(dtensor_rt_step_seed(), 0u);
+  EXPECT_NE(std::string(dtensor_last_error())
+                .find("dtensor_rt_step_seed called outside dtensor_program_run"),
+            std::string::npos);
 }

@@ -16,6 +16,7 @@ struct QueuedBuffer {
 };
 std::vector<QueuedBuffer> queue;
 std::vector<int32_t> matmulBetas;
+uint64_t stepSeed = 0;
 
 /// Element `index` of a queued descriptor (any strides).
 template <typename T>
@@ -66,7 +67,10 @@ const std::vector<int32_t> &dtensor::test::getMatmulBetas() {
 void dtensor::test::resetNaiveRuntime() {
   queue.clear();
   matmulBetas.clear();
+  stepSeed = 0;
 }
+
+void dtensor::test::setNaiveStepSeed(uint64_t seed) { stepSeed = seed; }
 
 extern "C" {
 __attribute__((used)) void dtensor_rt_push_buffer(int64_t rank,
@@ -91,4 +95,6 @@ __attribute__((used)) void *dtensor_rt_alloc(uint64_t bytes) {
 }
 
 __attribute__((used)) void dtensor_rt_free(void *buffer) { std::free(buffer); }
+
+__attribute__((used)) uint64_t dtensor_rt_step_seed(void) { return stepSeed; }
 }

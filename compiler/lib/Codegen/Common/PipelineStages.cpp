@@ -42,6 +42,7 @@ void addBufferizationPasses(OpPassManager &pm,
   // entries' remaining results are those buffers.
   pm.addPass(createDropStateResults());
   pm.addPass(createLowerMeshCoords());
+  pm.addPass(createLowerStepSeed());
   if (options.matmulToRuntime) {
     MatmulToRuntimeOptions matmul;
     matmul.halfPrecision = options.halfPrecisionMatmuls;

@@ -91,6 +91,13 @@ EmitResult emitFull(OpEmitter &emitter);
 EmitResult emitZeros(OpEmitter &emitter);
 EmitResult emitOnes(OpEmitter &emitter);
 
+// RandomOps.cpp
+EmitResult emitRand(OpEmitter &emitter);
+EmitResult emitRandn(OpEmitter &emitter);
+EmitResult emitRandLike(OpEmitter &emitter);
+EmitResult emitDropout(OpEmitter &emitter);
+EmitResult emitBernoulli(OpEmitter &emitter);
+
 // AttentionOps.cpp
 EmitResult emitRotary(OpEmitter &emitter);
 EmitResult emitScaledDotProductAttention(OpEmitter &emitter);

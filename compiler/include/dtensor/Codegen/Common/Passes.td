@@ -101,6 +101,17 @@ def LowerMeshCoords : Pass<"dtensor-lower-mesh-coords",
                            "::mlir::func::FuncDialect"];
 }
 
+def LowerStepSeed : Pass<"dtensor-lower-step-seed", "::mlir::ModuleOp"> {
+  let summary = "Lower dtensor.step_seed to dtensor_rt_step_seed calls";
+  let description = [{
+    Each `dtensor.step_seed` becomes a call of `dtensor_rt_step_seed()`,
+    which returns the seed the runtime derived for the step being run from
+    the run's seed and its step count (docs/runtime.md). The result is an
+    `i64` with the seed's 64 bits.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def MatmulToRuntime : Pass<"dtensor-matmul-to-runtime",
                               "::mlir::ModuleOp"> {
   let summary = "Replace f32/f64 matmuls on buffers by dtensor_rt_matmul";

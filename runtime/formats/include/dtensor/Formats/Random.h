@@ -14,8 +14,15 @@
 // Rand: uniform in [0, 1) from the top bits of w_0, as many as the type's
 // significand holds exactly: 24 (f32), 53 (f64), 11 (f16), 8 (bf16).
 // Randn: Box-Muller over two 53-bit uniforms of the same element,
-// sqrt(-2 ln(1 - u_0)) * cos(2 pi u_1), computed in double and rounded to the
-// dtype (to nearest even).
+// sqrt(-2 ln(1 - u_0)) * cos(2 pi u_1), computed in double (1 - u_0 is
+// exact) and rounded to the dtype (to nearest even, through f32 for f16 and
+// bf16).
+//
+// The compiled random ops of a model plan (compiler/lib/Frontend/Ops/
+// RandomOps.cpp) emit this same arithmetic from the primitives below, so a
+// compiled `rand` of seed s equals fillBox(Rand, s) bit for bit: the seed
+// of a step is stepSeed(run seed, step) and each op draws from
+// streamSeed(step seed, nameHash(its output's name)).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +38,47 @@
 #include <vector>
 
 namespace dtensor::rt {
+
+/// The counter-based generator's primitives (see the file comment).
+namespace counter_rng {
+/// SplitMix64's increment, and the multipliers and shifts of its finaliser.
+constexpr uint64_t kGamma = 0x9e3779b97f4a7c15ull;
+constexpr uint64_t kMix1 = 0xbf58476d1ce4e5b9ull;
+constexpr uint64_t kMix2 = 0x94d049bb133111ebull;
+constexpr unsigned kShift0 = 30, kShift1 = 27, kShift2 = 31;
+/// Mixed into a run's seed before its steps are counted, so that step
+/// seeds are not the seeds weights draw from.
+constexpr uint64_t kStepDomain = 0x5354455053454544ull; // "STEPSEED"
+
+/// SplitMix64's output finaliser.
+constexpr uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> kShift0)) * kMix1;
+  z = (z ^ (z >> kShift1)) * kMix2;
+  return z ^ (z >> kShift2);
+}
+/// The key of the stream of seed `seed`.
+constexpr uint64_t streamKey(uint64_t seed) { return mix(seed ^ kGamma); }
+/// Word `j` (0 or 1) of element `index` (global, row-major) under `key`.
+constexpr uint64_t elementWord(uint64_t key, uint64_t index, uint64_t j) {
+  return mix(key + (2 * index + j + 1) * kGamma);
+}
+/// FNV-1a of a name.
+constexpr uint64_t nameHash(std::string_view name) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (char c : name)
+    hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  return hash;
+}
+/// The seed of the sub-stream `hash` (a nameHash) of `seed`: weights'
+/// initializers (initializerSeed) and the random ops of a step.
+constexpr uint64_t streamSeed(uint64_t seed, uint64_t hash) {
+  return mix(seed + hash * kGamma);
+}
+/// The seed of step `step` (counted from 0) of a run seeded `seed`.
+constexpr uint64_t stepSeed(uint64_t seed, uint64_t step) {
+  return mix(mix(seed ^ kStepDomain) + (step + 1) * kGamma);
+}
+} // namespace counter_rng
 
 /// The tensor factories.
 enum class Factory { Zeros, Ones, Full, Rand, Randn };

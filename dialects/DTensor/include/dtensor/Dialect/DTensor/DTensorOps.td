@@ -579,4 +579,28 @@ def DTensor_WaitOp : DTensor_Op<"wait", [NoMemoryEffect,
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Random numbers
+//===----------------------------------------------------------------------===//
+
+def DTensor_StepSeedOp : DTensor_Op<"step_seed", [Pure]> {
+  let summary = "the seed of the running step's random ops";
+  let description = [{
+    The 64-bit seed of the step being run, the same on every rank: the
+    runtime derives it from the run's seed and its count of the program's
+    steps (`stepSeed` of `dtensor/Formats/Random.h`; `docs/runtime.md`).
+    Within one step it is a constant, so the op is pure; successive steps
+    get different seeds. The random ops of a model plan draw from streams
+    of it, by global element index, so a value does not depend on how the
+    tensor is sharded. `--dtensor-lower-step-seed` turns it into a call of
+    `dtensor_rt_step_seed`.
+
+    ```mlir
+    %seed = dtensor.step_seed : i64
+    ```
+  }];
+  let results = (outs I64:$seed);
+  let assemblyFormat = "attr-dict `:` type($seed)";
+}
+
 #endif // DTENSOR_DIALECT_DTENSOR_DTENSOROPS_TD
