@@ -150,7 +150,19 @@ void outline(scf::ParallelOp loop, unsigned split, int64_t work,
   auto clone = cast<scf::ParallelOp>(builder.clone(*loop, mapping));
   clone.getLowerBoundMutable()[split].assign(body->getArgument(0));
   clone.getUpperBoundMutable()[split].assign(body->getArgument(1));
-  clone.getStepMutable()[split].assign(body->getArgument(2));
+  // A constant step stays a constant in the nest (LLVM vectorises only
+  // loops whose step it knows); the runtime gets it as the third argument.
+  Value step = loop.getStep()[split];
+  if (Operation *producer = step.getDefiningOp();
+      producer && producer->hasTrait<OpTrait::ConstantLike>() &&
+      producer->getNumOperands() == 0 && producer->getNumRegions() == 0) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(clone);
+    clone.getStepMutable()[split].assign(
+        builder.clone(*producer)->getResult(0));
+  } else {
+    clone.getStepMutable()[split].assign(body->getArgument(2));
+  }
   func::ReturnOp::create(builder, loop.getLoc());
 
   builder.setInsertionPoint(loop);
