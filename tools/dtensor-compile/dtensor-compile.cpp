@@ -57,6 +57,13 @@ static cl::opt<std::string> cudaToolkit(
              "libdevice (default: $CUDA_PATH, the one found when dtensor "
              "was built, /usr/local/cuda)"),
     cl::value_desc("dir"), cl::cat(category));
+static cl::opt<bool> parallelLoops(
+    "parallel-loops",
+    cl::desc("With --target cpu: run each large parallel loop nest on the "
+             "runtime's worker threads (default true; "
+             "--parallel-loops=false keeps every nest on the calling "
+             "thread)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool> emulateGpuKernels(
     "emulate-gpu-kernels",
     cl::desc("With --target cpu: lower loop nests to kernels as --target "
@@ -251,6 +258,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   options.lowering.emulateGpuKernels = emulateGpuKernels;
+  options.lowering.parallelLoops = parallelLoops;
   options.gpu.chip = gpuArch;
   options.gpu.toolkit = cudaToolkit;
   options.gpu.blockSize = gpuBlockSize;

@@ -100,6 +100,18 @@ void dtensor_rt_collective_site(int64_t site);
 /* Completes an asynchronous collective; 0 is accepted and does nothing. */
 void dtensor_rt_wait(int64_t handle);
 
+/* Runs task(args, b, e) over pieces [b, e) of [begin, end) -- b a multiple
+ * of `step` past begin -- on the runtime's worker threads (cores / ranks
+ * per rank), and returns when all have run; once over the whole range on
+ * the calling thread when there is one thread or the range's work
+ * ((end - begin) / step iterations times `work` each) is small. The pieces
+ * must be independent: the compiler passes the outer dim of a parallel
+ * loop nest (--dtensor-cpu-parallel-loop-nests). */
+void dtensor_rt_parallel_for(void (*task)(void *args, int64_t begin,
+                                          int64_t end),
+                             void *args, int64_t begin, int64_t end,
+                             int64_t step, int64_t work);
+
 /* Matrix product on the queued buffers A, B, C (rank 2, or rank 3 with a
  * leading batch dim on all three), any strides:
  *   C = A x B + beta * C   (beta is 0 or 1; 0 ignores C's old contents)

@@ -161,6 +161,10 @@ void setThreads(int threads) {
     std::atomic_store(&workerPoolSlot(), std::make_shared<WorkerPool>(threads));
 }
 
+std::shared_ptr<WorkerPool> sharedWorkerPool() {
+  return std::atomic_load(&workerPoolSlot());
+}
+
 bool usesOpenBlas() { return openBlasLibrary().sgemm != nullptr; }
 
 std::string coreName() {

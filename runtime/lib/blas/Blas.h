@@ -17,7 +17,12 @@
 #define DTENSOR_RUNTIME_BLAS_BLAS_H
 
 #include <cstdint>
+#include <memory>
 #include <string>
+
+namespace dtensor::rt {
+class WorkerPool;
+} // namespace dtensor::rt
 
 namespace dtensor::rt::blas {
 
@@ -33,6 +38,10 @@ void dgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
 /// Sets the threads OpenBLAS and the runtime's own kernels use (OpenBLAS's
 /// setting has no effect on the fallback).
 void setThreads(int threads);
+
+/// The threads of the runtime's own kernels (setThreads), or null before a
+/// context set them. Kept alive by the caller while it uses them.
+std::shared_ptr<WorkerPool> sharedWorkerPool();
 
 /// True when OpenBLAS was loaded (loads it on first call).
 bool usesOpenBlas();

@@ -12,10 +12,12 @@
 #include "dtensor/Formats/Random.h"
 #include "dtensor/Formats/Safetensors.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <thread>
 
 using namespace dtensor::rt;
 using namespace dtensor::rt::test;
@@ -1052,4 +1054,60 @@ TEST(RuntimeAbi, StepSeedFollowsTheRandomState) {
   EXPECT_NE(std::string(dtensor_last_error())
                 .find("dtensor_rt_step_seed called outside dtensor_program_run"),
             std::string::npos);
+
+namespace {
+
+/// What a dtensor_rt_parallel_for task saw: how often each index ran, and
+/// whether every piece began on the step's grid.
+struct ParallelForRecord {
+  int64_t begin = 0, step = 1;
+  std::vector<std::atomic<int>> hits;
+  std::atomic<bool> aligned{true};
+  std::atomic<int> offThread{0};
+  std::thread::id caller = std::this_thread::get_id();
+  explicit ParallelForRecord(int64_t size) : hits(size) {}
+};
+
+void recordPiece(void *args, int64_t begin, int64_t end) {
+  auto &record = *static_cast<ParallelForRecord *>(args);
+  if ((begin - record.begin) % record.step != 0)
+    record.aligned = false;
+  if (std::this_thread::get_id() != record.caller)
+    ++record.offThread;
+  for (int64_t i = begin; i < end; i += record.step)
+    ++record.hits[i];
+}
+
+} // namespace
+
+TEST(RuntimeAbi, ParallelForRunsEveryIterationOnce) {
+  dtensor_context_options options{sizeof(dtensor_context_options), nullptr, 2};
+  dtensor_context *context = nullptr;
+  ASSERT_EQ(dtensor_context_create(&options, &context), DTENSOR_OK)
+      << dtensor_last_error();
+  struct Case {
+    int64_t begin, end, step, work;
+  };
+  // Large (split over the threads), small (on the calling thread), a step
+  // that does not divide the range, one iteration, and an empty range.
+  for (Case c : {Case{0, 1000, 1, 1000}, Case{3, 1000, 7, 5000},
+                 Case{0, 64, 1, 1}, Case{5, 6, 1, 1 << 20},
+                 Case{10, 10, 1, 1 << 20}}) {
+    ParallelForRecord record(c.end + 1);
+    record.begin = c.begin;
+    record.step = c.step;
+    dtensor_rt_parallel_for(recordPiece, &record, c.begin, c.end, c.step,
+                            c.work);
+    for (int64_t i = 0; i <= c.end; ++i) {
+      bool inRange = i >= c.begin && i < c.end && (i - c.begin) % c.step == 0;
+      EXPECT_EQ(record.hits[i].load(), inRange ? 1 : 0)
+          << "index " << i << " of [" << c.begin << ", " << c.end << ") step "
+          << c.step;
+    }
+    EXPECT_TRUE(record.aligned);
+    // Little work stays on the calling thread.
+    if ((c.end - c.begin) * c.work < 32768)
+      EXPECT_EQ(record.offThread.load(), 0) << c.begin << ".." << c.end;
+  }
+  dtensor_context_destroy(context);
 }

@@ -82,7 +82,8 @@ struct CpuOutlineLoopNests
     // The functions there are now; the new ones hold a single nest each.
     SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
     for (func::FuncOp function : functions) {
-      if (function.isExternal())
+      // A parallel nest's function holds its one nest already.
+      if (function.isExternal() || function->hasAttr("dtensor_parallel_nest"))
         continue;
       SmallVector<scf::ForOp> nests;
       for (Block &block : function.getBody())

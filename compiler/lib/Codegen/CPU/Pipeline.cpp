@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -41,8 +42,16 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   }
   pm.addPass(createCpuStridedCopiesToLoops());
 
-  // Loops, then the LLVM dialect.
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Loops, then the LLVM dialect. Parallel dims stay scf.parallel until the
+  // large nests have moved into functions the runtime's threads share; all
+  // other nests then become sequential.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  if (options.parallelLoops) {
+    CpuParallelLoopNestsOptions parallel;
+    parallel.grain = options.parallelGrain;
+    pm.addPass(createCpuParallelLoopNests(parallel));
+  }
+  pm.addPass(createParallelForToNestedForsPass());
   // One function per loop nest, each distinct nest once: LLVM's loop
   // passes take time quadratic in a function's size.
   pm.addPass(createCpuOutlineLoopNests());
@@ -59,6 +68,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   pm.addPass(arith::createArithExpandOpsPass(expand));
   addHostToLLVMPasses(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());
+  if (options.parallelLoops)
+    pm.addPass(createCpuParallelNestsToRuntime());
   pm.addPass(createFinalizeAbi());
   pm.addPass(createCanonicalizerPass());
 }
@@ -79,6 +90,16 @@ struct CpuLoweringPipelineOptions
       llvm::cl::desc("Map loop nests to kernels as the CUDA target does, "
                      "then run the kernels as loops"),
       llvm::cl::init(false)};
+  Option<bool> parallelLoops{
+      *this, "parallel-loops",
+      llvm::cl::desc("Run large parallel loop nests on the runtime's worker "
+                     "threads"),
+      llvm::cl::init(true)};
+  Option<int64_t> parallelGrain{
+      *this, "parallel-grain",
+      llvm::cl::desc("Work (body ops times iterations) below which a "
+                     "parallel nest stays serial"),
+      llvm::cl::init(32768)};
 };
 } // namespace
 
@@ -92,6 +113,8 @@ void registerCpuCodegenPasses() {
         lowering.fuseElementwise = options.fuseElementwise;
         lowering.matmulToRuntime = options.matmulToRuntime;
         lowering.emulateGpuKernels = options.emulateGpuKernels;
+        lowering.parallelLoops = options.parallelLoops;
+        lowering.parallelGrain = options.parallelGrain;
         buildCpuLoweringPipeline(pm, lowering);
       });
 }

@@ -30,6 +30,10 @@ struct CpuLoweringOptions {
   /// kernels as loops (--dtensor-gpu-emulate-launches): a test of that
   /// mapping without a GPU.
   bool emulateGpuKernels = false;
+  /// Run large parallel loop nests on the runtime's worker threads
+  /// (--dtensor-cpu-parallel-loop-nests); `parallelGrain` is its grain.
+  bool parallelLoops = true;
+  int64_t parallelGrain = 32768;
 };
 
 /// Per-rank module (tensors + dtensor collectives) -> LLVM dialect, ready for

@@ -79,6 +79,53 @@ def CpuStridedCopiesToLoops : Pass<"dtensor-cpu-strided-copies-to-loops"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def CpuParallelLoopNests : Pass<"dtensor-cpu-parallel-loop-nests",
+                                "::mlir::ModuleOp"> {
+  let summary = "Give each large parallel loop nest to the runtime's threads";
+  let description = [{
+    Every `scf.parallel` without results directly in the body of a function
+    (as `convert-linalg-to-parallel-loops` makes them from linalg ops whose
+    outer dims are parallel) whose work is at least `grain` becomes a call
+    of a new private function
+    `<function>_pnest<N>(begin, end, step, captured...)` that runs the nest
+    with its split dim restricted to [begin, end): the first dim whose trip
+    count is not 1 (a batch of one is common). The function carries
+    `dtensor_parallel_nest = W`, W the work of one iteration of that dim
+    (ops in the body times the trip counts of the other dims, a dynamic
+    trip count counted as 16); the lowering to LLVM
+    (`--dtensor-cpu-parallel-nests-to-runtime`) turns its calls into
+    `dtensor_rt_parallel_for`, which splits [begin, end) over the runtime's
+    worker threads when the total work at run time is at least the grain,
+    and otherwise calls it once. A nest whose split dim has a static trip
+    count and less work than `grain` stays where it is, as does a nest that
+    calls a function (its callee need not be thread-safe). Values the nest
+    uses from above become arguments, constants are cloned in.
+  }];
+  let options = [
+    Option<"grain", "grain", "int64_t", /*default=*/"32768",
+           "Work (body ops times iterations) below which a nest stays serial">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def CpuParallelNestsToRuntime : Pass<"dtensor-cpu-parallel-nests-to-runtime",
+                                     "::mlir::ModuleOp"> {
+  let summary = "Run the calls of parallel nests through dtensor_rt_parallel_for";
+  let description = [{
+    On the LLVM dialect: each call of an `llvm.func` marked
+    `dtensor_parallel_nest = W` (by `--dtensor-cpu-parallel-loop-nests`),
+    whose first two arguments are the range [begin, end) of its first loop
+    dim, becomes `dtensor_rt_parallel_for(task, args, begin, end, step, W)`.
+    `args` is a stack array of 8-byte slots holding the call's other
+    arguments (the step is the third), and `task` a new function
+    `<callee>_task(args, begin, end)` that loads them and calls the nest.
+    A callee with an argument wider than 8 bytes keeps its direct call.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def CpuOutlineLoopNests : Pass<"dtensor-cpu-outline-loop-nests",
                                "::mlir::ModuleOp"> {
   let summary = "Give each top-level loop nest a function of its own";
