@@ -1054,6 +1054,7 @@ TEST(RuntimeAbi, StepSeedFollowsTheRandomState) {
   EXPECT_NE(std::string(dtensor_last_error())
                 .find("dtensor_rt_step_seed called outside dtensor_program_run"),
             std::string::npos);
+}
 
 namespace {
 
