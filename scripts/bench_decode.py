@@ -759,8 +759,9 @@ def main(argv=None):
     p.add_argument("--torch-python", metavar="PYTHON",
                    help="the PyTorch 2 interpreter of torch-cache (default: "
                    "scripts/torch-env.sh --python)")
-    p.add_argument("--openblas-coretype", default="runtime",
-                   help="as bench.py's")
+    p.add_argument("--blas-coretype", default="runtime", metavar="FAMILY",
+                   help="as bench.py's: runtime (our runtime picks), inherit "
+                   "or an OpenBLAS family for DTENSOR_BLAS_CORETYPE")
     add_options(p)
     a = p.parse_args(argv)
     a.bin_dir = os.path.join(a.build_dir, "bin")
