@@ -11,7 +11,8 @@ behind it:
 
   plan            the model plans of examples/ and test/ (whole .json files
                   and the `#--- name.json` parts of lit tests, errors
-                  included); dictionary: JSON syntax, the keys and enum
+                  included) up to 8 KiB (the larger ones are whole models,
+                  seconds each to propagate under the sanitizers); dictionary: JSON syntax, the keys and enum
                   values of docs/model-plan.schema.json, the op kinds of the
                   importer's op table (dtensor-fuzz-dictionary plan).
   mlir            the global programs of examples/ and of the dtensor-opt
@@ -47,6 +48,7 @@ JSON_SYNTAX = ['"{"', '"}"', '"["', '"]"', '":"', '","', '"true"', '"false"',
                '"null"', '"-1"', '"0"', '"1e999"', '"9223372036854775808"',
                '"\\""']
 MLIR_SIZE_LIMIT = 4096
+PLAN_SIZE_LIMIT = 8192
 
 
 def read(path, mode="r"):
@@ -97,7 +99,7 @@ def plan_seeds():
             for name, text in split_file_parts(read(path)).items():
                 if name.endswith(".json") and "model_plan" in text:
                     seeds.append(text)
-    return seeds
+    return [s for s in seeds if len(s.encode()) <= PLAN_SIZE_LIMIT]
 
 
 def mlir_seeds():

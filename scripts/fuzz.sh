@@ -43,14 +43,20 @@ for target in "${targets[@]}"; do
   fi
 done
 
-# Per target: the longest input (libFuzzer's -max_len; the MLIR parser and
-# the importer are slow on long inputs, and the seeds are short).
+# Per target: the longest input (libFuzzer's -max_len; the seeds are
+# shorter: make-corpus.py) and the seconds one input may take before it is
+# reported as a hang (the compiler's targets propagate and partition whole
+# small models under the sanitizers: seconds each on a busy machine).
 max_len() {
   case $1 in
-    plan) echo 16384 ;;
-    mlir) echo 4096 ;;
-    manifest) echo 16384 ;;
+    plan | manifest) echo 12288 ;;
     *) echo 4096 ;;
+  esac
+}
+timeout_of() {
+  case $1 in
+    plan | mlir) echo 60 ;;
+    *) echo 10 ;;
   esac
 }
 
@@ -104,7 +110,7 @@ for target in "${targets[@]}"; do
   echo "== $target: ${seconds}s"
   output=$log/$target.txt
   "$binary" -max_total_time="$seconds" -max_len="$(max_len "$target")" \
-    -timeout=25 -rss_limit_mb=4096 -print_final_stats=1 \
+    -timeout="$(timeout_of "$target")" -rss_limit_mb=4096 -print_final_stats=1 \
     -dict="$build/fuzz/$target.dict" -artifact_prefix="$findings/" \
     "${inputs[@]}" >"$output" 2>&1
   status=$?
