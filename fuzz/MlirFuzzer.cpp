@@ -25,6 +25,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 
 #include <regex>
 #include <string>
@@ -55,8 +57,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return -1; // Not added to the corpus.
   static dtensor::fuzz::FuzzContext contexts;
   MLIRContext &context = contexts.next();
+  // As dtensor-compile reads a file: a buffer that ends in a NUL, which
+  // MLIR's lexer relies on to stop (libFuzzer's data has none).
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(text, "input.mlir"), llvm::SMLoc());
   OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(text, ParserConfig(&context), "input.mlir");
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!module)
     return 0;
   PassManager pm(&context);
