@@ -34,7 +34,7 @@ C_FAMILY = (".cpp", ".h", ".c", ".cu", ".td")
 SCRIPTS = (".py", ".sh")
 # Folders whose files the rules cover (fixtures of the checker's own tests
 # live under test/Structure/Inputs and are checked only when named as root).
-SOURCE_DIRS = ("compiler", "dialects", "runtime", "tools", "examples",
+SOURCE_DIRS = ("compiler", "dialects", "runtime", "tools", "examples", "fuzz",
                "test/unit", "scripts", "python")
 # The runtime side: never the compiler, the dialect, MLIR or LLVM.
 RUNTIME_SIDE = ("runtime/", "examples/server/", "tools/dtensor-run/",

@@ -6,6 +6,8 @@ dtensor_build_dir() {
   case "${DTENSOR_PRESET:-default}" in
     cpu-only) echo "$root/build-cpu" ;;
     runtime-only) echo "$root/build-runtime" ;;
+    asan) echo "$root/build-asan" ;;
+    fuzz) echo "$root/build-fuzz" ;;
     *) echo "$root/build" ;;
   esac
 }

@@ -17,6 +17,9 @@ packages=(
   nlohmann-json3-dev libgtest-dev libcpp-httplib-dev libcli11-dev
   openmpi-bin libopenmpi-dev libopenblas0-pthread
   python3-numpy python3-jsonschema python3-torch python3-matplotlib python3-venv
+  # The fuzz build (scripts/fuzz.sh, which scripts/test.sh runs briefly):
+  # clang and its libFuzzer and sanitizer runtimes.
+  clang-22 libclang-rt-22-dev
 )
 
 missing=()

@@ -10,6 +10,13 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/lib.sh"
 build=$(dtensor_build_dir)
 
+# Seconds each fuzz target runs (at the end; 0: not at all).
+fuzz_seconds=${DTENSOR_FUZZ_SECONDS:-15}
+if ! [[ $fuzz_seconds =~ ^[0-9]+$ ]]; then
+  echo "test: DTENSOR_FUZZ_SECONDS must be a number of seconds" >&2
+  exit 2
+fi
+
 passed=0
 failed=0
 summary() {
@@ -130,5 +137,28 @@ else
   echo "test: the runtime-only build failed" >&2
   failed=$((failed + 1))
 fi
+
+# Every libFuzzer target of fuzz/ (clang-22, ASan, UBSan; a second build in
+# build-fuzz/) for a short fixed time from its seeds and regression inputs,
+# so that a parser that starts crashing on them, or on what a few seconds
+# of mutation find, fails here. Longer runs: scripts/fuzz.sh SECONDS.
+if ((fuzz_seconds == 0)); then
+  echo "== fuzz targets: skipped (DTENSOR_FUZZ_SECONDS=0)"
+  summary
+fi
+echo "== fuzz targets (scripts/fuzz.sh --scratch $fuzz_seconds)"
+"$root/scripts/fuzz.sh" --scratch "$fuzz_seconds" 2>&1 | tee "$log/fuzz.txt"
+fuzz_status=${PIPESTATUS[0]}
+fuzz_passed=$(sed -nE 's/^fuzz: ([0-9]+) passed, ([0-9]+) failed$/\1/p' "$log/fuzz.txt")
+fuzz_failed=$(sed -nE 's/^fuzz: ([0-9]+) passed, ([0-9]+) failed$/\2/p' "$log/fuzz.txt")
+if [[ -z $fuzz_passed ]]; then
+  echo "test: scripts/fuzz.sh printed no summary" >&2
+  fuzz_passed=0
+  fuzz_failed=1
+elif ((fuzz_status != 0 && fuzz_failed == 0)); then
+  fuzz_failed=1
+fi
+passed=$((passed + fuzz_passed))
+failed=$((failed + fuzz_failed))
 
 summary

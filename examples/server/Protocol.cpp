@@ -98,6 +98,15 @@ bool parseObject(const std::string &body, json &document, RequestError &error) {
         error, 400,
         "malformed JSON (byte " + std::to_string(parseError.byte) + "): " +
             (tagEnd == std::string::npos ? what : what.substr(tagEnd + 2)));
+  } catch (const json::out_of_range &rangeError) {
+    // A number beyond a double (1e999) is out_of_range, not a parse_error:
+    // "[json.exception.out_of_range.406] number overflow parsing '1e999'".
+    std::string what = rangeError.what();
+    size_t tagEnd = what.find("] ");
+    return refuse(error, 400,
+                  "malformed JSON: " + (tagEnd == std::string::npos
+                                            ? what
+                                            : what.substr(tagEnd + 2)));
   }
   if (!document.is_object())
     return refuse(error, 400,

@@ -148,20 +148,28 @@ std::vector<layout::Placement> LayoutAttr::getLayoutPlacements() const {
   return result;
 }
 
+// A null `emitError` reports nothing: a check whose failure is reported
+// elsewhere (an inactive InFlightDiagnostic would assert when written to).
 LogicalResult
 LayoutAttr::verifyFor(function_ref<InFlightDiagnostic()> emitError,
                       ShapedType type, MeshOp mesh) const {
-  if (static_cast<int64_t>(getPlacements().size()) != mesh.getRank())
+  if (static_cast<int64_t>(getPlacements().size()) != mesh.getRank()) {
+    if (!emitError)
+      return failure();
     return emitError() << "has " << getPlacements().size()
                        << " placements but mesh @" << mesh.getSymName()
                        << " has " << mesh.getRank() << " dims";
+  }
   int64_t rank = type.getRank();
   for (auto [meshDim, placement] : llvm::enumerate(getPlacements())) {
     auto shard = dyn_cast<ShardAttr>(placement);
-    if (shard && !layout::normalizeDim(shard.getDim(), rank))
-      return emitError() << "shard dim " << shard.getDim() << " on mesh dim "
-                         << meshDim << " is out of range for a rank-" << rank
-                         << " tensor";
+    if (!shard || layout::normalizeDim(shard.getDim(), rank))
+      continue;
+    if (!emitError)
+      return failure();
+    return emitError() << "shard dim " << shard.getDim() << " on mesh dim "
+                       << meshDim << " is out of range for a rank-" << rank
+                       << " tensor";
   }
   return success();
 }

@@ -60,3 +60,27 @@ func.func @wrong_size() -> (tensor<6x6xf32> {dtensor.global_shape = array<i64: 6
   %0 = tensor.empty() : tensor<6x6xf32>
   return %0 : tensor<6x6xf32>
 }
+
+// -----
+
+// A global shape next to a layout whose shard dim is out of range (found by
+// fuzz/MlirFuzzer.cpp: the global-shape check wrote to an inactive
+// diagnostic and aborted; the input is in fuzz/regressions/mlir/). The
+// layout's own error is the one reported.
+dtensor.mesh @m3 shape [3]
+
+// expected-error @+1 {{layout of argument #0: shard dim 2 on mesh dim 0 is out of range for a rank-2 tensor}}
+func.func @shard_dim_out_of_range(tensor<4x6xf32> {dtensor.global_shape = array<i64: 10, 6>, dtensor.layout = #dtensor.layout<@m3, [shard<2>]>}) {
+  return
+}
+
+// -----
+
+dtensor.mesh @m3 shape [3]
+dtensor.mesh @m2x2 shape [2, 2]
+
+// expected-error @+1 {{layout of result #0: has 1 placements but mesh @m2x2 has 2 dims}}
+func.func @placements_not_mesh_rank() -> (tensor<4x6xf32> {dtensor.global_shape = array<i64: 4, 6>, dtensor.layout = #dtensor.layout<@m2x2, [replicate]>}) {
+  %0 = tensor.empty() : tensor<4x6xf32>
+  return %0 : tensor<4x6xf32>
+}

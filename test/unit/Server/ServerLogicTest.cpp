@@ -68,6 +68,12 @@ TEST(Protocol, RefusesWithStatusAndMessage) {
       {JobKind::NextToken, "{\"tokens\": [1,", 400,
        "malformed JSON (byte 15): parse error at line 1, column 15"},
       {JobKind::NextToken, "", 400, "malformed JSON"},
+      // Found by fuzz/ServerRequestFuzzer.cpp: a number beyond a double
+      // threw out of the parser (fuzz/regressions/server-request/).
+      {JobKind::NextToken, "1e999mpt\": [1], \"stop\": 3}", 400,
+       "malformed JSON: number overflow parsing '1e999'"},
+      {JobKind::Generate, R"({"tokens": [1], "max_new_tokens": -1e400})", 400,
+       "malformed JSON: number overflow parsing '-1e400'"},
       {JobKind::NextToken, "7", 400, "must be a JSON object, not the number 7"},
       {JobKind::NextToken, "{}", 422, "missing field 'tokens'"},
       {JobKind::NextToken, R"({"tokens": {}})", 422,
