@@ -22,6 +22,7 @@
 #define DTENSOR_RUNTIME_PROGRAM_H
 
 #include "Backend.h"
+#include "CustomOps.h"
 #include "Groups.h"
 #include "Status.h"
 #include "StridedView.h"
@@ -104,6 +105,8 @@ struct dtensor_program {
   /// tensors in GLOBAL gets.
   std::map<std::pair<int64_t, int64_t>, dtensor::rt::Group> dimGroups;
   std::vector<dtensor::rt::Tensor> tensors;
+  /// The custom-op libraries and kernels of the manifest's custom_ops.
+  dtensor::rt::CustomOps customOps;
 
   /// State of the step being run: the buffers queued by
   /// dtensor_rt_push_buffer and the first error of an ABI call.
