@@ -53,6 +53,9 @@ dtensor::getCustomCallStrategies(CustomCallOp op, const layout::Mesh &mesh,
   }
 
   std::vector<Strategy> strategies;
+  // The verifier rejects an empty list; nothing to expand then.
+  if (listed.empty())
+    return strategies;
   int64_t meshRank = mesh.rank();
   std::vector<size_t> pick(meshRank, 0);
   while (true) {

@@ -19,6 +19,9 @@ LogicalResult CustomCallOp::verify() {
   ArrayAttr strategies = getStrategiesAttr();
   if (!strategies)
     return success();
+  if (strategies.empty())
+    return emitOpError() << "has an empty strategy list; leave out "
+                            "'strategies' to run the op replicated";
   size_t arity = getInputs().size();
   for (auto [index, entry] : llvm::enumerate(strategies)) {
     auto placements = dyn_cast<ArrayAttr>(entry);

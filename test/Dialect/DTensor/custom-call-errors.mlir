@@ -62,3 +62,12 @@ func.func @init_type(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = "dtensor.custom_call"(%e, %x) {op_name = "f", symbol = "s"} : (tensor<4xf32>, tensor<8xf32>) -> tensor<8xf32>
   return %y : tensor<8xf32>
 }
+
+// -----
+
+func.func @empty_strategies(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  // expected-error @+1 {{'dtensor.custom_call' op has an empty strategy list; leave out 'strategies' to run the op replicated}}
+  %y = dtensor.custom_call "f" symbol "s" (%x) into %e strategies [] : (tensor<8xf32>) into tensor<8xf32>
+  return %y : tensor<8xf32>
+}
