@@ -75,7 +75,14 @@ def infer_shapes(model):
             d = op.get(key, default)
             return d % rank if rank else 0
 
-        if kind == "linear":
+        if kind == "custom":
+            # The declaration's shape rule: sizes, or [input name, dim].
+            decl = next(c for c in model.get("custom_ops", [])
+                        if c["name"] == op["custom_op"])
+            names = [i["name"] for i in decl["inputs"]]
+            out = [d if isinstance(d, int) else ins[names.index(d[0])][d[1]]
+                   for d in decl["output"]["shape"]]
+        elif kind == "linear":
             out = x[:-1] + [ins[1][0]]
         elif kind in ("matmul", "bmm"):
             out = x[:-1] + [ins[1][-1]]

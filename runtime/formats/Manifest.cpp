@@ -501,6 +501,37 @@ std::string validate(const Manifest &manifest, const std::string &file) {
       return check.result();
     }
   }
+  for (size_t i = 0; i < manifest.customOpLibraries.size(); ++i)
+    if (manifest.customOpLibraries[i].empty()) {
+      check.fail(indexPath("custom_op_libraries", i),
+                 "expected the path of a shared library, got \"\"");
+      return check.result();
+    }
+  std::set<std::string> customNames;
+  for (size_t i = 0; i < manifest.customOps.size(); ++i) {
+    const CustomOpInfo &op = manifest.customOps[i];
+    std::string path = indexPath("custom_ops", i);
+    if (op.name.empty() || !customNames.insert(op.name).second) {
+      check.fail(keyPath(path, "name"),
+                 op.name.empty() ? std::string("expected a non-empty name")
+                                 : "custom op \"" + op.name +
+                                       "\" is listed twice");
+      return check.result();
+    }
+    if (op.symbol.empty()) {
+      check.fail(keyPath(path, "symbol"), "expected a non-empty symbol");
+      return check.result();
+    }
+    if (op.library < 0 ||
+        op.library >= static_cast<int64_t>(manifest.customOpLibraries.size())) {
+      check.fail(keyPath(path, "library"),
+                 "library " + std::to_string(op.library) +
+                     " is out of range: the manifest lists " +
+                     std::to_string(manifest.customOpLibraries.size()) +
+                     " custom-op libraries");
+      return check.result();
+    }
+  }
   return "";
 }
 
@@ -595,6 +626,22 @@ json toJson(const Manifest &manifest) {
       sites.push_back(std::move(entry));
     }
     root["collective_sites"] = std::move(sites);
+  }
+  if (!manifest.customOpLibraries.empty())
+    root["custom_op_libraries"] = manifest.customOpLibraries;
+  if (!manifest.customOps.empty()) {
+    json ops = json::array();
+    for (const CustomOpInfo &op : manifest.customOps) {
+      json inputs = json::array();
+      for (DType dtype : op.inputs)
+        inputs.push_back(dtypeName(dtype));
+      ops.push_back({{"name", op.name},
+                     {"symbol", op.symbol},
+                     {"library", op.library},
+                     {"inputs", std::move(inputs)},
+                     {"output", dtypeName(op.output)}});
+    }
+    root["custom_ops"] = std::move(ops);
   }
   return root;
 }
@@ -851,6 +898,43 @@ public:
     return true;
   }
 
+  /// A dtype name at `path`.
+  bool dtypeValue(const json &value, const std::string &path, DType &out) {
+    std::string text;
+    if (!string(value, path, text))
+      return false;
+    std::optional<DType> parsed = parseDType(text);
+    if (!parsed)
+      return check.fail(path, "expected one of f32, f64, f16, bf16, i32, "
+                              "i64, i8, bool, got \"" +
+                                  text + "\"");
+    out = *parsed;
+    return true;
+  }
+
+  /// {"name", "symbol", "library", "inputs": [dtypes], "output": dtype}.
+  bool customOp(const json &value, const std::string &path,
+                CustomOpInfo &out) {
+    if (!object(value, path) || !stringField(value, path, "name", out.name) ||
+        !stringField(value, path, "symbol", out.symbol) ||
+        !integerField(value, path, "library", out.library,
+                      "a custom-op library index"))
+      return false;
+    const json *inputs = member(value, path, "inputs");
+    std::string inputsPath = keyPath(path, "inputs");
+    if (!inputs || !array(*inputs, inputsPath))
+      return false;
+    out.inputs.clear();
+    for (size_t i = 0; i < inputs->size(); ++i) {
+      DType dtype;
+      if (!dtypeValue((*inputs)[i], indexPath(inputsPath, i), dtype))
+        return false;
+      out.inputs.push_back(dtype);
+    }
+    const json *output = member(value, path, "output");
+    return output && dtypeValue(*output, keyPath(path, "output"), out.output);
+  }
+
   /// {"kind": ..., and the kind's parameters}.
   bool initializer(const json &value, const std::string &path,
                    Initializer &out) {
@@ -937,7 +1021,18 @@ public:
              !member(root, "", "collective_sites", false)) ||
             list(root, "collective_sites", out.collectiveSites,
                  [&](const json &v, const std::string &p,
-                     CollectiveSiteInfo &o) { return site(v, p, o); }));
+                     CollectiveSiteInfo &o) { return site(v, p, o); })) &&
+           ((out.customOpLibraries.clear(),
+             !member(root, "", "custom_op_libraries", false)) ||
+            list(root, "custom_op_libraries", out.customOpLibraries,
+                 [&](const json &v, const std::string &p, std::string &o) {
+                   return string(v, p, o);
+                 })) &&
+           ((out.customOps.clear(), !member(root, "", "custom_ops", false)) ||
+            list(root, "custom_ops", out.customOps,
+                 [&](const json &v, const std::string &p, CustomOpInfo &o) {
+                   return customOp(v, p, o);
+                 }));
   }
 
 private:

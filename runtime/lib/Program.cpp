@@ -159,7 +159,7 @@ Status loadLocally(dtensor_program &program, int worldSize,
       program.activeEntry = program.entries.size();
     program.entries.push_back(std::move(entry));
   }
-  return Status::success();
+  return loadCustomOps(manifest, dir, codeTarget(program), program.customOps);
 }
 
 /// Works out where this rank sits in each mesh and which block of each

@@ -22,6 +22,7 @@
 #define DTENSOR_RUNTIME_PROGRAM_H
 
 #include "Backend.h"
+#include "CustomOps.h"
 #include "Groups.h"
 #include "Status.h"
 #include "StridedView.h"
@@ -109,6 +110,8 @@ struct dtensor_program {
   /// writing weights (the path): some are then from the file and some not,
   /// and runs are refused until a load succeeds.
   std::optional<std::string> weightsIncomplete;
+  /// The custom-op libraries and kernels of the manifest's custom_ops.
+  dtensor::rt::CustomOps customOps;
 
   /// State of the step being run: the buffers queued by
   /// dtensor_rt_push_buffer and the first error of an ABI call.

@@ -117,6 +117,13 @@ static cl::opt<std::string> explain(
              "strength-reduces or buckets)"),
     cl::value_desc("propagate,partition,fuse"), cl::ValueOptional,
     cl::cat(category));
+static cl::list<std::string> customOpLibraries(
+    "custom-op-library",
+    cl::desc("Shared library with the kernels of the program's custom ops "
+             "(docs/custom-ops.md); checked now and recorded in the manifest "
+             "by its absolute path, which the runtime opens at load; "
+             "repeatable"),
+    cl::value_desc("PATH"), cl::cat(category));
 static cl::opt<bool> noReference(
     "no-reference",
     cl::desc("Do not build the single-device reference program "
@@ -195,6 +202,8 @@ int main(int argc, char **argv) {
   options.entry = entry;
   options.worldSize = worldSize;
   options.reference = !noReference;
+  options.customOpLibraries.assign(customOpLibraries.begin(),
+                                   customOpLibraries.end());
   if (commReport.getNumOccurrences())
     options.commReport = commReport.empty() ? "text" : commReport.getValue();
   if (options.commReport != "" && options.commReport != "text" &&

@@ -14,6 +14,7 @@
 #include "RowWrites.h"
 
 #include "dtensor/Formats/Manifest.h"
+#include "CustomOpKernels.h"
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Driver/Pipelines.h"
@@ -624,6 +625,10 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   if (manifest.meshes.front().deviceIds.empty())
     for (int64_t i = 0; i < manifest.worldSize; ++i)
       manifest.meshes.front().deviceIds.push_back(i);
+
+  if (failed(collectCustomOpKernels(module, options.target,
+                                    options.customOpLibraries, manifest)))
+    return failure();
 
   // The single-device program, from the module as the user wrote it.
   OwningOpRef<ModuleOp> reference;

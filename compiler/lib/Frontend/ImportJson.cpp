@@ -21,6 +21,7 @@
 #include "Ops/Formatting.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
+#include "dtensor/Frontend/CustomOpDecls.h"
 #include "dtensor/Frontend/ModelPlan.h"
 #include "dtensor/Frontend/PlanEntries.h"
 #include "dtensor/InitAllDialects.h"
@@ -614,7 +615,9 @@ LogicalResult Importer::emitOp(const OpDecl &op) {
   Location loc = getOpLocation(op.module, *op.node);
   OpEmitter emitter(builder, loc, *op.node, inputs, op.inputNodes,
                     op.outputs.size(), locator);
-  FailureOr<SmallVector<Value>> results = op.definition->emit(emitter);
+  FailureOr<SmallVector<Value>> results =
+      op.custom ? emitCustomOp(emitter, *op.custom)
+                : op.definition->emit(emitter);
   if (failed(results))
     return failure();
   if (results->size() != op.outputs.size())

@@ -3,6 +3,7 @@
 #include "dtensor/Frontend/ModelPlan.h"
 
 #include "Ops/Formatting.h"
+#include "dtensor/Frontend/CustomOpDecls.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
@@ -80,6 +81,8 @@ public:
 
 private:
   const JsonLocator &locator;
+  /// The plan's custom ops, which ops may call by name.
+  const std::vector<std::shared_ptr<const CustomOpDecl>> *customOps = nullptr;
   MLIRContext *getContext() const { return locator.getContext(); }
 
   InFlightDiagnostic error(const JsonNode &node) {
@@ -300,8 +303,9 @@ LogicalResult PlanReader::readMesh(const JsonNode &node, MeshDecl &mesh) {
   return success();
 }
 
-static std::optional<Type> parseElementType(MLIRContext *context,
-                                            llvm::StringRef name) {
+std::optional<Type>
+dtensor::frontend::parseElementType(MLIRContext *context,
+                                    llvm::StringRef name) {
   Builder builder(context);
   return llvm::StringSwitch<std::optional<Type>>(name)
       .Case("f32", builder.getF32Type())
@@ -458,10 +462,29 @@ LogicalResult PlanReader::readOp(const JsonNode &node, OpDecl &op) {
   FailureOr<std::string> kindText = readString(*kind);
   if (failed(kindText))
     return failure();
-  op.definition = lookupOpDefinition(*kindText);
+  if (*kindText == "custom") {
+    // A call of a custom op of `model.custom_ops`, named by `custom_op`.
+    const JsonNode *name = require(node, "custom_op");
+    if (!name)
+      return failure();
+    FailureOr<std::string> nameText = readString(*name);
+    if (failed(nameText))
+      return failure();
+    for (const auto &custom : *customOps)
+      if (custom->name == *nameText) {
+        op.custom = custom;
+        op.definition = &custom->definition;
+      }
+    if (!op.definition)
+      return error(*name) << "unknown custom op '" << *nameText
+                          << "'; declare it in model.custom_ops";
+  } else {
+    op.definition = lookupOpDefinition(*kindText);
+  }
   if (!op.definition)
     return error(*kind) << "unknown op '" << *kindText
-                        << "'; expected one of: " << listOpNames();
+                        << "'; expected one of: " << listOpNames()
+                        << ", custom";
 
   if (const JsonNode *module = node.get("module")) {
     FailureOr<std::string> path = readString(*module);
@@ -536,9 +559,13 @@ LogicalResult PlanReader::readOp(const JsonNode &node, OpDecl &op) {
 LogicalResult PlanReader::readModel(const JsonNode &node, ModelPlan &plan) {
   // `dims` and `entries` are read by readPlanEntries.
   if (failed(checkObject(node, {"name", "dims", "inputs", "state",
-                                "parameters", "ops", "outputs", "updates",
-                                "entries"})))
+                                "parameters", "custom_ops", "ops", "outputs",
+                                "updates", "entries"})))
     return failure();
+  if (const JsonNode *custom = node.get("custom_ops"))
+    if (failed(readCustomOpDecls(*custom, locator, plan.customOps)))
+      return failure();
+  customOps = &plan.customOps;
   if (const JsonNode *name = node.get("name")) {
     FailureOr<std::string> text = readName(*name);
     if (failed(text))

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/Analysis/ElementBytes.h"
+#include "CustomCallStrategies.h"
 #include "RuleStrategies.h"
 
 #include "dtensor/Analysis/ShardingRuleRegistry.h"
@@ -347,6 +348,16 @@ void FunctionPropagation::addOpNode(Operation *op) {
                                       : replicated(mesh));
     }
     strategies.push_back(std::move(strategy));
+  } else if (auto custom = dyn_cast<CustomCallOp>(op)) {
+    // Without strategies a custom op runs replicated, as PyTorch's default.
+    if (custom.getStrategiesAttr()) {
+      for (OpOperand &use : custom.getInputsMutable())
+        addSlot(use);
+      addSlot(custom.getInitMutable());
+      strategies = getCustomCallStrategies(custom, mesh, compute);
+    } else {
+      replicateAll();
+    }
   } else if (std::optional<ShardingRule> rule = getShardingRule(op)) {
     for (unsigned number : rule->tensorOperands)
       addSlot(op->getOpOperand(number));

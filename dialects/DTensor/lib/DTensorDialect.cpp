@@ -311,6 +311,15 @@ LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == getCommGroupsAttrName() ||
       attr.getName() == getCommMeshesAttrName())
     return verifyCommAttr(op, attr);
+  if (attr.getName() == getCustomOpsAttrName()) {
+    auto names = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !names ||
+        !llvm::all_of(names, llvm::IsaPred<StringAttr>))
+      return op->emitOpError()
+             << "'" << attr.getName().getValue()
+             << "' must be a list of strings on a module";
+    return success();
+  }
   if (attr.getName() == getDefaultEntryAttrName()) {
     auto module = dyn_cast<ModuleOp>(op);
     auto name = dyn_cast<StringAttr>(attr.getValue());

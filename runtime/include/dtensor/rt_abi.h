@@ -126,6 +126,11 @@ void dtensor_rt_matmul(int32_t dtype, int32_t beta);
 void dtensor_rt_matmul_mixed(int32_t dtype, int32_t result_dtype,
                              int32_t beta);
 
+/* Calls custom op `op` (its position in the manifest's "custom_ops") on the
+ * queued buffers: `num_inputs` inputs, then the output, which the kernel
+ * writes whole (dtensor/custom_op.h). Only for programs of target "cpu". */
+void dtensor_rt_custom_call(int64_t op, int64_t num_inputs);
+
 /* Memory of a step's temporary buffers, 64-byte aligned; device memory,
  * ordered on the program's stream, for programs of target "cuda". A buffer
  * freed during a step is kept by the running program for later allocations

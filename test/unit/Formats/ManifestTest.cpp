@@ -867,3 +867,101 @@ TEST_F(ManifestTest, RowWriteValidationErrors) {
   EXPECT_NE(writeManifest(bad, dir.path()).find("row_writes[0].cache_slots"),
             std::string::npos);
 }
+
+/// The example with two custom-op libraries and two custom ops.
+static Manifest customOpManifest() {
+  Manifest manifest = exampleManifest();
+  manifest.customOpLibraries = {"/opt/ops/libfused.so", "/opt/ops/libmore.so"};
+  manifest.customOps = {
+      {"fused_swiglu", "example_swiglu", 0, {DType::F32, DType::F32},
+       DType::F32},
+      {"rows", "count_rows", 1, {DType::BF16}, DType::I64}};
+  return manifest;
+}
+
+TEST_F(ManifestTest, CustomOpsRoundTrip) {
+  // None: no keys.
+  ASSERT_EQ(writeManifest(exampleManifest(), dir.path()), "");
+  json plain = json::parse(readBytes(manifestPath()));
+  EXPECT_FALSE(plain.contains("custom_op_libraries"));
+  EXPECT_FALSE(plain.contains("custom_ops"));
+
+  Manifest written = customOpManifest();
+  ASSERT_EQ(writeManifest(written, dir.path()), "");
+  json root = json::parse(readBytes(manifestPath()));
+  EXPECT_EQ(root["custom_op_libraries"],
+            json({"/opt/ops/libfused.so", "/opt/ops/libmore.so"}));
+  EXPECT_EQ(root["custom_ops"][1], json({{"name", "rows"},
+                                         {"symbol", "count_rows"},
+                                         {"library", 1},
+                                         {"inputs", {"bf16"}},
+                                         {"output", "i64"}}));
+  Manifest read;
+  ASSERT_EQ(readManifest(dir.path(), read), "");
+  EXPECT_EQ(read.customOpLibraries, written.customOpLibraries);
+  ASSERT_EQ(read.customOps.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(read.customOps[i].name, written.customOps[i].name);
+    EXPECT_EQ(read.customOps[i].symbol, written.customOps[i].symbol);
+    EXPECT_EQ(read.customOps[i].library, written.customOps[i].library);
+    EXPECT_EQ(read.customOps[i].inputs, written.customOps[i].inputs);
+    EXPECT_EQ(read.customOps[i].output, written.customOps[i].output);
+  }
+  // A manifest read back writes the same bytes.
+  std::string first = readBytes(manifestPath());
+  ASSERT_EQ(writeManifest(read, dir.path()), "");
+  EXPECT_EQ(readBytes(manifestPath()), first);
+}
+
+TEST_F(ManifestTest, CustomOpDecodingErrors) {
+  auto withOps = [](json ops) {
+    return [ops](json &r) {
+      r["custom_op_libraries"] = {"/lib.so"};
+      r["custom_ops"] = ops;
+    };
+  };
+  std::string notArray = readEdited(withOps(json::object()));
+  EXPECT_NE(notArray.find("custom_ops: expected an array"), std::string::npos)
+      << notArray;
+  std::string missing = readEdited(withOps({{{"name", "f"}}}));
+  EXPECT_NE(missing.find("custom_ops[0]: missing key \"symbol\""),
+            std::string::npos)
+      << missing;
+  std::string dtype = readEdited(
+      withOps({{{"name", "f"}, {"symbol", "s"}, {"library", 0},
+                {"inputs", {"f32", "f8"}}, {"output", "f32"}}}));
+  EXPECT_NE(dtype.find("custom_ops[0].inputs[1]: expected one of f32"),
+            std::string::npos)
+      << dtype;
+  std::string library = readEdited([](json &r) {
+    r["custom_op_libraries"] = {3};
+  });
+  EXPECT_NE(library.find("custom_op_libraries[0]: expected a string, got 3"),
+            std::string::npos)
+      << library;
+}
+
+TEST_F(ManifestTest, CustomOpValidationErrors) {
+  Manifest range = customOpManifest();
+  range.customOps[1].library = 2;
+  std::string error = writeManifest(range, dir.path());
+  EXPECT_NE(error.find("custom_ops[1].library: library 2 is out of range: "
+                       "the manifest lists 2 custom-op libraries"),
+            std::string::npos)
+      << error;
+  Manifest twice = customOpManifest();
+  twice.customOps[1].name = "fused_swiglu";
+  error = writeManifest(twice, dir.path());
+  EXPECT_NE(error.find("custom_ops[1].name: custom op \"fused_swiglu\" is "
+                       "listed twice"),
+            std::string::npos)
+      << error;
+  Manifest symbol = customOpManifest();
+  symbol.customOps[0].symbol = "";
+  EXPECT_NE(writeManifest(symbol, dir.path()).find("custom_ops[0].symbol"),
+            std::string::npos);
+  Manifest path = customOpManifest();
+  path.customOpLibraries[0] = "";
+  EXPECT_NE(writeManifest(path, dir.path()).find("custom_op_libraries[0]"),
+            std::string::npos);
+}

@@ -41,6 +41,10 @@ struct CompileOptions {
   /// Ranks the program runs on; 0 = the largest mesh.
   int64_t worldSize = 0;
   std::vector<MeshOverride> meshOverrides;
+  /// Shared libraries holding the kernels of the program's custom ops
+  /// (`--custom-op-library`, docs/custom-ops.md), recorded in the manifest
+  /// as absolute paths for the runtime to open.
+  std::vector<std::string> customOpLibraries;
   /// Also build the single-device reference program (`dtensor-run --check`).
   bool reference = true;
   /// Print the communication report ("text" or "json"); "" = none.

@@ -18,11 +18,14 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace dtensor::frontend {
+
+struct CustomOpDecl;
 
 struct MeshDecl {
   llvm::SmallVector<int64_t> shape;
@@ -54,6 +57,9 @@ struct OpDecl {
   llvm::SmallVector<const JsonNode *> inputNodes;
   llvm::SmallVector<std::string> outputs;
   llvm::SmallVector<const JsonNode *> outputNodes;
+  /// A call of a custom op of `model.custom_ops` (CustomOpDecls.h); its
+  /// `definition` is then the declaration's.
+  std::shared_ptr<const CustomOpDecl> custom;
 };
 
 /// A member of `model.updates`: the value a state tensor holds after a
@@ -121,6 +127,8 @@ struct ModelPlan {
   std::vector<TensorDecl> state;
   std::vector<StateUpdate> updates;
   std::vector<OpDecl> ops;
+  /// `model.custom_ops`: ops implemented by a user's shared library.
+  std::vector<std::shared_ptr<const CustomOpDecl>> customOps;
   llvm::SmallVector<std::string> outputs;
   llvm::SmallVector<const JsonNode *> outputNodes;
   /// The plan: the styles' default mesh dim, the data-parallel mesh dim.
@@ -140,6 +148,10 @@ mlir::FailureOr<ModelPlan> readModelPlan(const JsonNode &root,
 /// Parses a placement string (`R`, `S(1)`, `Shard(-1)`, `P(max)`, ...).
 std::optional<PlacementAttr> parsePlacement(mlir::MLIRContext *context,
                                             llvm::StringRef text);
+
+/// The element type of a dtype name (`f32`, `f16`, `bf16`, `i32`, `i64`).
+std::optional<mlir::Type> parseElementType(mlir::MLIRContext *context,
+                                           llvm::StringRef name);
 
 /// Style names as written in plans.
 llvm::StringRef stringifyStyleKind(StyleDecl::Kind kind);

@@ -10,6 +10,8 @@
 
 #include "dtensor/Codegen/Common/Passes.h"
 
+#include "dtensor/Codegen/Common/CustomCalls.h"
+
 #include "dtensor/Partition/ShardIndex.h"
 #include "DynamicChunk.h"
 #include "dtensor/Codegen/Common/RuntimeCalls.h"
@@ -194,6 +196,7 @@ struct PrepareCollectives
                     scf::SCFDialect>();
     registerCollectiveBufferizationModels(registry);
     registerWriteRowsBufferizationModel(registry);
+    registerCustomCallBufferizationModel(registry);
     arith::registerBufferizableOpInterfaceExternalModels(registry);
     arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
     bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(

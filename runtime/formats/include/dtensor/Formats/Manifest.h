@@ -108,6 +108,17 @@ struct CollectiveSiteInfo {
   int64_t bytesSent = -1;
 };
 
+/// A custom op the program calls ("custom_ops"; docs/custom-ops.md): the
+/// kernel `symbol` of custom-op library `library` (an index into
+/// Manifest::customOpLibraries), with its signature. The program names it
+/// by its position in the list.
+struct CustomOpInfo {
+  std::string name, symbol;
+  int64_t library = 0;
+  std::vector<DType> inputs;
+  DType output = DType::F32;
+};
+
 /// One tensor of the entry function, with its global shape and layout.
 struct TensorInfo {
   std::string name;
@@ -181,6 +192,11 @@ struct Manifest {
   /// The collective sites, by number ("collective_sites"; absent in the
   /// JSON when empty).
   std::vector<CollectiveSiteInfo> collectiveSites;
+  /// The custom-op libraries the runtime opens at load, as paths
+  /// ("custom_op_libraries"), and the custom ops the program calls
+  /// ("custom_ops"); both absent in the JSON when empty.
+  std::vector<std::string> customOpLibraries;
+  std::vector<CustomOpInfo> customOps;
 };
 
 /// The entries of `manifest`: `entries`, or the one entry `entry` whose
@@ -209,7 +225,9 @@ std::string readManifest(const std::string &dir, Manifest &manifest);
 /// unique among the shared tensors and within each entry; each row write
 /// naming a state of its entry (rank 2 or more, S and M its dims 0 and 1)
 /// and two replicated 1-D i32/i64 inputs of its entry of one length, with
-/// 0 <= rows <= M. "" or the error.
+/// 0 <= rows <= M; custom-op libraries non-empty paths, custom ops with
+/// unique non-empty names, a symbol and a library index in range. "" or the
+/// error.
 std::string validateManifest(const Manifest &manifest);
 
 } // namespace dtensor::rt

@@ -134,6 +134,11 @@ def DTensor_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getCommMeshesAttrName() {
       return ::llvm::StringLiteral("dtensor.comm_meshes");
     }
+    /// Module attribute of a lowered program: the names of the custom ops
+    /// its dtensor.custom_call ops name, by id (sorted).
+    static constexpr ::llvm::StringLiteral getCustomOpsAttrName() {
+      return ::llvm::StringLiteral("dtensor.custom_ops");
+    }
     /// Name of the op attribute numbering a collective (its site), and of
     /// the module attribute describing the sites, by number.
     static constexpr ::llvm::StringLiteral getSiteAttrName() {

@@ -257,6 +257,55 @@ def DTensor_WriteRowsOp : DTensor_Op<"write_rows", [Pure,
   }];
 }
 
+def DTensor_CustomCallOp : DTensor_Op<"custom_call", [Pure,
+    AllTypesMatch<["init", "result"]>,
+    DestinationStyleOpInterface]> {
+  let summary = "a user's kernel, from a shared library, on local tensors";
+  let description = [{
+    Calls the C function `symbol` of a custom-op library (named at compile
+    time, `dtensor-compile --custom-op-library`) on the local tensors of each
+    rank: the kernel reads `inputs` and writes the whole result into the
+    buffer of `init` (docs/custom-ops.md gives the kernel ABI). `op_name` is
+    the custom op's name in the model plan; every call of one name has one
+    symbol and one signature.
+
+    `strategies` are the op's sharding strategies in PyTorch's
+    `register_sharding` form: each entry is one way to run the op along one
+    mesh dim, the result's placement first, then one placement per input.
+    Propagation expands them to the whole mesh (any entry along each mesh
+    dim) and picks the cheapest combination like a built-in rule; without
+    `strategies` the op runs replicated. A strategy is a claim: the kernel
+    computing on the chosen local pieces must give the result's local piece
+    (or, for a `partial` result, a partial value).
+
+    ```mlir
+    %y = dtensor.custom_call "swiglu" symbol "example_swiglu"
+        (%gate, %up) into %empty
+        strategies [[#dtensor.shard<0>, #dtensor.shard<0>, #dtensor.shard<0>],
+                    [#dtensor.shard<1>, #dtensor.shard<1>, #dtensor.shard<1>]]
+        : (tensor<8x64xf32>, tensor<8x64xf32>) into tensor<8x64xf32>
+    ```
+  }];
+  // The init comes first among the operands: the result type is inferred
+  // from it, which needs its position to be fixed.
+  let arguments = (ins AnyRankedTensor:$init,
+                       Variadic<AnyRankedTensor>:$inputs,
+                       StrAttr:$op_name, StrAttr:$symbol,
+                       OptionalAttr<ArrayAttr>:$strategies);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $op_name `symbol` $symbol `(` $inputs `)` `into` $init
+    (`strategies` $strategies^)? attr-dict
+    `:` `(` type($inputs) `)` `into` type($init)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getInitMutable();
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Local-level ops
 //===----------------------------------------------------------------------===//
