@@ -9,7 +9,7 @@ machine's ceilings.
       [--rounds N] [--no-compile-time] [--no-torch-tuned]
       [--compile-timeout SECONDS] [--no-self-check] [--case-timeout SECONDS]
       [--no-dtensor-peers] [--no-dtensor-compile] [--torch-python PYTHON]
-      [--openblas-coretype runtime|inherit|FAMILY]
+      [--blas-coretype runtime|inherit|FAMILY]
       [--no-decode | --decode-only] [--decode-contexts 128,512,2048]
       [--decode-models REGEX] [--decode-tokens K] [--decode-batch B]
       [--decode-no-recompute] [--decode-no-torch] [--decode-no-max-seq-probe]
@@ -26,12 +26,13 @@ Steps, each printed as it starts:
    roofline are those of the family our programs really ran, which a
    64-row MLP step run with DTENSOR_VERBOSE=1 reports
    (openblas_get_corename()); when the tool's best family is another one,
-   that family is probed alone. --openblas-coretype sets the conditions of
-   our programs and the ceilings: `runtime` (default) removes a preset
-   OPENBLAS_CORETYPE from their environment (the runtime picks, as on a
-   machine without one), `inherit` keeps the environment's (the runtime
-   honours it: a preset Haswell runs AVX2 kernels, and the roofline is
-   then Haswell's), a family name sets it. Every side's family is reported
+   that family is probed alone. Our runtime loads a private copy of
+   OpenBLAS with the family it picks (the CPU's best), whatever
+   OPENBLAS_CORETYPE the environment presets; --blas-coretype sets its own
+   setting, DTENSOR_BLAS_CORETYPE, for our programs and the ceilings:
+   `runtime` (default) removes it (the runtime picks), `inherit` keeps the
+   environment's, a family name sets it (the roofline is then that
+   family's). Every side's family is reported
    (results.json kernel_families, the table's BLAS column);
 2. self-check: the PyTorch tensor-parallel code (scripts/bench_torch.py)
    on 2 ranks gives the outputs of scripts/torch_model.py in one process,
@@ -195,12 +196,13 @@ bench_decode = load_script("bench_decode", "bench_decode.py")
 def blas_env(a, base=None):
     """The environment of the processes whose OpenBLAS kernel family the
     bench controls (dtensor-run, dtensor-bench-ceilings): see
-    --openblas-coretype."""
+    --blas-coretype. A preset OPENBLAS_CORETYPE stays: our runtime's
+    private OpenBLAS does not read it."""
     env = dict(os.environ if base is None else base)
-    if a.openblas_coretype == "runtime":
-        env.pop("OPENBLAS_CORETYPE", None)
-    elif a.openblas_coretype != "inherit":
-        env["OPENBLAS_CORETYPE"] = a.openblas_coretype
+    if a.blas_coretype == "runtime":
+        env.pop("DTENSOR_BLAS_CORETYPE", None)
+    elif a.blas_coretype != "inherit":
+        env["DTENSOR_BLAS_CORETYPE"] = a.blas_coretype
     return env
 
 
@@ -1133,14 +1135,17 @@ def kernel_families(results):
     for side, value in fam.items():
         lines.append(f"| {side} | {value} |")
     preset = st.get("openblas_coretype_preset")
-    choice = st.get("openblas_coretype")
+    choice = st.get("blas_coretype")
     lines += ["", "Conditions: OPENBLAS_CORETYPE in the environment: "
-              + (f"`{preset}`" if preset else "unset") + "; --openblas-coretype "
-              f"{choice}: " + {
-                  "runtime": "removed for our programs and the ceilings, so "
-                             "the runtime picks its family itself",
-                  "inherit": "kept as found (our runtime honours it)"}.get(
-                      choice, f"set to {choice} for our programs")
+              + (f"`{preset}`" if preset else "unset")
+              + " (our runtime's private OpenBLAS does not read it); "
+              f"--blas-coretype {choice}: " + {
+                  "runtime": "DTENSOR_BLAS_CORETYPE removed for our programs "
+                             "and the ceilings, so the runtime picks its "
+                             "family itself",
+                  "inherit": "DTENSOR_BLAS_CORETYPE kept as found"}.get(
+                      choice, f"DTENSOR_BLAS_CORETYPE={choice} for our "
+                              "programs")
               + ". The roofline's GEMM peak is measured with the family our "
               "programs ran ("
               + str(results["ceilings"]["gemm"].get("roofline_coretype"))
@@ -1290,13 +1295,14 @@ def parse_args(argv):
                    help="the PyTorch 2 interpreter of the DTensor peers "
                    "(default: scripts/torch-env.sh --python, which makes "
                    "its environment when missing)")
-    p.add_argument("--openblas-coretype", default="runtime", metavar="FAMILY",
+    p.add_argument("--blas-coretype", default="runtime", metavar="FAMILY",
                    help="OpenBLAS kernel family of our programs and the "
-                   "ceilings: 'runtime' (default: OPENBLAS_CORETYPE removed "
-                   "from their environment, the runtime picks), 'inherit' "
-                   "(the environment's OPENBLAS_CORETYPE, as found) or a "
-                   "family name (e.g. Haswell); the roofline uses the "
-                   "family they ran in every case")
+                   "ceilings (DTENSOR_BLAS_CORETYPE): 'runtime' (default: "
+                   "removed from their environment, the runtime picks the "
+                   "CPU's best), 'inherit' (the environment's, as found) or "
+                   "a family name (e.g. Haswell); the roofline uses the "
+                   "family they ran in every case. OPENBLAS_CORETYPE is "
+                   "not read by our runtime")
     p.add_argument("--no-decode", action="store_true",
                    help="skip the decode table (scripts/bench_decode.py)")
     p.add_argument("--decode-only", action="store_true",
@@ -1531,14 +1537,13 @@ def main(argv=None):
     os.makedirs(work, exist_ok=True)
     first = measure_ceilings(a, work, "start")
     # The family our programs really run (what OpenBLAS says), under the
-    # conditions of --openblas-coretype; the roofline's GEMM peak is that
+    # conditions of --blas-coretype; the roofline's GEMM peak is that
     # family's: when the tool's best family differs, it is probed alone.
     corename, runtime_core = detect_runtime_family(a, work, first)
     log(f"kernel family: our runtime ran OpenBLAS core {corename} "
-        f"(OPENBLAS_CORETYPE in the environment: "
-        f"{os.environ.get('OPENBLAS_CORETYPE') or 'unset'}, "
-        f"--openblas-coretype {a.openblas_coretype}); ceilings for "
-        f"{runtime_core}")
+        f"(--blas-coretype {a.blas_coretype}; OPENBLAS_CORETYPE in the "
+        f"environment: {os.environ.get('OPENBLAS_CORETYPE') or 'unset'}, "
+        f"not read by our runtime); ceilings for {runtime_core}")
     ceilings_runs = [first]
     if first["gemm"]["best_coretype"] != runtime_core:
         ceilings_runs.append(measure_ceilings(a, work, "start-family",
@@ -1567,7 +1572,7 @@ def main(argv=None):
                      "warmup": a.warmup, "rounds": a.rounds,
                      "ranks": a.rank_list, "cases_regex": a.cases,
                      "torch_tuned_coretype": tuned,
-                     "openblas_coretype": a.openblas_coretype,
+                     "blas_coretype": a.blas_coretype,
                      "openblas_coretype_preset":
                          os.environ.get("OPENBLAS_CORETYPE"),
                      "load_average_at_start": os.getloadavg()},

@@ -8,7 +8,7 @@
 namespace dtensor::rt {
 
 void AbiCall::run(const char *op, int32_t dtype,
-                  const std::function<Status(AbiCall &)> &body,
+                  FunctionRef<Status(AbiCall &)> body,
                   int64_t group) {
   dtensor_program *program = currentProgram();
   if (!program) {
@@ -18,6 +18,14 @@ void AbiCall::run(const char *op, int32_t dtype,
   }
   AbiCall call(*program);
   call.buffers.swap(program->queued);
+  // The queue gets its storage back, empty, for the next call's buffers.
+  struct ReturnQueue {
+    AbiCall &call;
+    ~ReturnQueue() {
+      call.buffers.clear();
+      call.program.queued.swap(call.buffers);
+    }
+  } returnQueue{call};
   if (!program->stepError.ok())
     return;
   // A collective takes the site announced for it, traced or not.
@@ -83,7 +91,7 @@ Status AbiCall::takeInputsOutputs(const char *op, int64_t count,
                                   std::vector<StridedView> &outputs) {
   if (count < 1)
     return runtimeError(std::string(op) + ": count " + std::to_string(count));
-  std::vector<StridedView> views;
+  std::vector<StridedView> &views = program.callViews;
   if (Status s = takeViews(op, 2 * count, views))
     return s;
   inputs.assign(views.begin(), views.begin() + count);

@@ -11,6 +11,7 @@
 #ifndef DTENSOR_RUNTIME_ABICALL_H
 #define DTENSOR_RUNTIME_ABICALL_H
 
+#include "FunctionRef.h"
 #include "Program.h"
 
 #include <functional>
@@ -24,7 +25,7 @@ public:
   /// its `group`: while the program traces, the call is recorded (`op`
   /// must then be a string literal).
   static void run(const char *op, int32_t dtype,
-                  const std::function<Status(AbiCall &)> &body,
+                  FunctionRef<Status(AbiCall &)> body,
                   int64_t group = -1);
 
   /// Views of the queued buffers: `count` inputs then `count` outputs.

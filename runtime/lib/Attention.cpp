@@ -49,7 +49,7 @@ Status attend(AbiCall &call, int32_t flags, double scale) {
   bool hasPositions = flags & DTENSOR_RT_ATTENTION_POSITIONS;
   bool hasLse = flags & DTENSOR_RT_ATTENTION_LOG_SUM_EXP;
   int64_t count = 4 + hasMask + hasRows + hasPositions + hasLse;
-  std::vector<StridedView> views;
+  std::vector<StridedView> &views = call.program.callViews;
   if (Status s = call.takeViews("attention", count, views))
     return s;
   size_t next = 4;
@@ -90,7 +90,7 @@ Status attend(AbiCall &call, int32_t flags, double scale) {
   if (v.sizes[0] != keyBatch || v.sizes[1] != kvHeads || v.sizes[2] != keys)
     return runtimeError(shapeError(
         "value", v, shape({keyBatch, kvHeads, keys}) + " and Ev"));
-  if (out.sizes != std::vector<int64_t>{batch, heads, queries, valueFeatures})
+  if (out.sizes != Dims{batch, heads, queries, valueFeatures})
     return runtimeError(
         shapeError("out", out, shape({batch, heads, queries, valueFeatures})));
 
@@ -125,8 +125,9 @@ Status attend(AbiCall &call, int32_t flags, double scale) {
     }
     p.mask = reinterpret_cast<const T *>(mask.data);
   }
-  // Rows and positions are i64; read contiguously into the call's copy.
-  std::vector<int64_t> rows, positions;
+  // Rows and positions are i64; read contiguously into copies that keep
+  // their storage from step to step.
+  thread_local std::vector<int64_t> rows, positions;
   auto readIndices = [&](int64_t index, const char *what,
                          std::vector<int64_t> &into) -> Status {
     StridedView view = call.viewAs(index, sizeof(int64_t));
@@ -149,7 +150,7 @@ Status attend(AbiCall &call, int32_t flags, double scale) {
   }
   if (hasLse) {
     const StridedView &lse = views[lseIndex];
-    if (lse.sizes != std::vector<int64_t>{batch, heads, queries})
+    if (lse.sizes != Dims{batch, heads, queries})
       return runtimeError(
           shapeError("log-sum-exp", lse, shape({batch, heads, queries})));
     p.logSumExp = reinterpret_cast<T *>(lse.data);

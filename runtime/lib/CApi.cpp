@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Blas.h"
 #include "Context.h"
 #include "Export.h"
 #include "Program.h"
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <functional>
 #include <new>
+#include <string>
 
 using namespace dtensor::rt;
 
@@ -54,6 +56,11 @@ DTENSOR_EXPORT const char *dtensor_version(void) {
 
 DTENSOR_EXPORT int32_t dtensor_abi_version(void) {
   return DTENSOR_RUNTIME_ABI_VERSION;
+}
+
+DTENSOR_EXPORT const char *dtensor_cpu_kernels(void) {
+  static const std::string description = dtensor::rt::blas::describeKernels();
+  return description.c_str();
 }
 
 DTENSOR_EXPORT const char *dtensor_last_error(void) {

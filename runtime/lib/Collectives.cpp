@@ -82,7 +82,8 @@ void recordBytesSent(AbiCall &call, layout::CollectiveKind kind,
   using layout::CollectiveKind;
   int64_t total = 0;
   for (size_t i = 0; i < in.size() && i < out.size(); ++i) {
-    std::vector<int64_t> input = in[i].sizes, result = out[i].sizes;
+    std::vector<int64_t> input = in[i].sizes.vector(),
+                         result = out[i].sizes.vector();
     if (kind == CollectiveKind::AllGather)
       input[dim] = layout::kDynamic;
     if (kind == CollectiveKind::ReduceScatter ||
@@ -103,7 +104,8 @@ Status allReduce(AbiCall &call, int64_t groupId, int32_t reduction,
   Group *group;
   if (Status s = groupOf(call.program, groupId, group))
     return s;
-  std::vector<StridedView> in, out;
+  std::vector<StridedView> &in = call.program.callInputs,
+                           &out = call.program.callOutputs;
   if (Status s = call.takeInputsOutputs("all_reduce", count, in, out))
     return s;
   for (int64_t i = 0; i < count; ++i)
@@ -121,7 +123,8 @@ Status allGather(AbiCall &call, int64_t groupId, int64_t dim, int64_t count) {
   Group *group;
   if (Status s = groupOf(call.program, groupId, group))
     return s;
-  std::vector<StridedView> in, out;
+  std::vector<StridedView> &in = call.program.callInputs,
+                           &out = call.program.callOutputs;
   if (Status s = call.takeInputsOutputs("all_gather", count, in, out))
     return s;
   int members = group->comm->size(), me = group->comm->rank();
@@ -138,7 +141,10 @@ Status allGather(AbiCall &call, int64_t groupId, int64_t dim, int64_t count) {
   recordBytesSent(call, layout::CollectiveKind::AllGather, in, out, dim, -1,
                   members);
   // Member j's input lands in its piece of each output's gather dim.
-  MemberPieces pieces(members);
+  MemberPieces &pieces = call.program.callPieces;
+  pieces.resize(members);
+  for (std::vector<StridedView> &member : pieces)
+    member.clear();
   for (int j = 0; j < members; ++j)
     for (const StridedView &view : out) {
       layout::Range piece = pieceOf(call.program, *group, view.sizes[dim], j);
@@ -152,7 +158,8 @@ Status reduceScatter(AbiCall &call, int64_t groupId, int32_t reduction,
   Group *group;
   if (Status s = groupOf(call.program, groupId, group))
     return s;
-  std::vector<StridedView> in, out;
+  std::vector<StridedView> &in = call.program.callInputs,
+                           &out = call.program.callOutputs;
   if (Status s = call.takeInputsOutputs("reduce_scatter", count, in, out))
     return s;
   int members = group->comm->size(), me = group->comm->rank();
@@ -173,7 +180,10 @@ Status reduceScatter(AbiCall &call, int64_t groupId, int32_t reduction,
   recordBytesSent(call, layout::CollectiveKind::ReduceScatter, in, out, dim,
                   -1, members);
   // Member j's piece of every input is reduced into member j's output.
-  MemberPieces pieces(members);
+  MemberPieces &pieces = call.program.callPieces;
+  pieces.resize(members);
+  for (std::vector<StridedView> &member : pieces)
+    member.clear();
   for (int j = 0; j < members; ++j)
     for (const StridedView &view : in) {
       layout::Range piece = pieceOf(call.program, *group, view.sizes[dim], j);
@@ -188,7 +198,8 @@ Status allToAll(AbiCall &call, int64_t groupId, int64_t splitDim,
   Group *group;
   if (Status s = groupOf(call.program, groupId, group))
     return s;
-  std::vector<StridedView> in, out;
+  std::vector<StridedView> &in = call.program.callInputs,
+                           &out = call.program.callOutputs;
   if (Status s = call.takeInputsOutputs("all_to_all", 1, in, out))
     return s;
   const StridedView &input = in[0], &output = out[0];
@@ -232,7 +243,8 @@ Status broadcast(AbiCall &call, int64_t groupId, int64_t root) {
   Group *group;
   if (Status s = groupOf(call.program, groupId, group))
     return s;
-  std::vector<StridedView> in, out;
+  std::vector<StridedView> &in = call.program.callInputs,
+                           &out = call.program.callOutputs;
   if (Status s = call.takeInputsOutputs("broadcast", 1, in, out))
     return s;
   if (!sameExcept(in[0], out[0], -1))

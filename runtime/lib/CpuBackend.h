@@ -14,6 +14,9 @@
 #include "Backend.h"
 #include "BufferCache.h"
 
+#include <array>
+#include <vector>
+
 namespace dtensor::rt {
 
 class CpuBackend final : public Backend {
@@ -54,6 +57,12 @@ private:
   /// The MPI communicators of the program's groups (owned by the program).
   std::vector<Communicator *> groups;
   BufferCache buffers;
+  /// The messages and sizes of the collectives, kept from call to call so
+  /// that a step's steady state does not allocate.
+  std::vector<char> sendMessage, receiveMessage;
+  std::vector<size_t> memberSizes, receiveSizes;
+  /// Packed copies of matmul operands BLAS cannot take as they are.
+  std::array<std::vector<char>, 3> matmulScratch;
 };
 
 } // namespace dtensor::rt

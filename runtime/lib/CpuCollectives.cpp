@@ -49,7 +49,8 @@ Status CpuBackend::allReduce(int64_t group, const std::vector<StridedView> &in,
                              const std::vector<StridedView> &out, DType dtype,
                              layout::ReduceKind kind) {
   size_t total = totalBytes(in);
-  std::vector<char> message(total);
+  std::vector<char> &message = sendMessage;
+  message.resize(total);
   packAll(in, message.data());
   if (Status s =
           groups[group]->allReduce(message.data(), message.data(),
@@ -62,15 +63,18 @@ Status CpuBackend::allReduce(int64_t group, const std::vector<StridedView> &in,
 Status CpuBackend::allGather(int64_t group, const std::vector<StridedView> &in,
                              const MemberPieces &outPieces) {
   Communicator &comm = *groups[group];
-  std::vector<size_t> memberBytes;
+  std::vector<size_t> &memberBytes = memberSizes;
+  memberBytes.clear();
   size_t total = 0;
   for (const std::vector<StridedView> &pieces : outPieces) {
     memberBytes.push_back(totalBytes(pieces));
     total += memberBytes.back();
   }
-  std::vector<char> send(memberBytes[comm.rank()]);
+  std::vector<char> &send = sendMessage;
+  send.resize(memberBytes[comm.rank()]);
   packAll(in, send.data());
-  std::vector<char> received(total);
+  std::vector<char> &received = receiveMessage;
+  received.resize(total);
   if (Status s = comm.allGatherV(send.data(), send.size(), received.data(),
                                  memberBytes))
     return s;
@@ -88,15 +92,18 @@ Status CpuBackend::reduceScatter(int64_t group, const MemberPieces &inPieces,
   for (const std::vector<StridedView> &pieces : inPieces)
     total += totalBytes(pieces);
   // Block j of the message: member j's piece of every tensor, in order.
-  std::vector<char> send(total);
-  std::vector<size_t> memberCounts;
+  std::vector<char> &send = sendMessage;
+  send.resize(total);
+  std::vector<size_t> &memberCounts = memberSizes;
+  memberCounts.clear();
   size_t offset = 0;
   for (const std::vector<StridedView> &pieces : inPieces) {
     size_t bytes = packAll(pieces, send.data() + offset);
     memberCounts.push_back(bytes / elemSize);
     offset += bytes;
   }
-  std::vector<char> mine(memberCounts[comm.rank()] * elemSize);
+  std::vector<char> &mine = receiveMessage;
+  mine.resize(memberCounts[comm.rank()] * elemSize);
   if (Status s = comm.reduceScatterV(send.data(), mine.data(), memberCounts,
                                      dtype, kind))
     return s;
@@ -106,12 +113,16 @@ Status CpuBackend::reduceScatter(int64_t group, const MemberPieces &inPieces,
 
 Status CpuBackend::allToAll(int64_t group, const std::vector<StridedView> &send,
                             const std::vector<StridedView> &recv) {
-  std::vector<size_t> sendBytes, recvBytes;
+  std::vector<size_t> &sendBytes = memberSizes, &recvBytes = receiveSizes;
+  sendBytes.clear();
+  recvBytes.clear();
   for (const StridedView &view : send)
     sendBytes.push_back(bytesOf(view));
   for (const StridedView &view : recv)
     recvBytes.push_back(bytesOf(view));
-  std::vector<char> message(totalBytes(send)), received(totalBytes(recv));
+  std::vector<char> &message = sendMessage, &received = receiveMessage;
+  message.resize(totalBytes(send));
+  received.resize(totalBytes(recv));
   packAll(send, message.data());
   if (Status s = groups[group]->allToAllV(message.data(), sendBytes,
                                           received.data(), recvBytes))
@@ -123,7 +134,8 @@ Status CpuBackend::allToAll(int64_t group, const std::vector<StridedView> &send,
 Status CpuBackend::broadcast(int64_t group, const StridedView &in,
                              const StridedView &out, int root) {
   Communicator &comm = *groups[group];
-  std::vector<char> message(bytesOf(in));
+  std::vector<char> &message = sendMessage;
+  message.resize(bytesOf(in));
   if (comm.rank() == root)
     packView(in, message.data());
   if (Status s = comm.broadcast(message.data(), message.size(), root))

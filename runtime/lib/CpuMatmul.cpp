@@ -11,6 +11,7 @@
 #include "CpuBackend.h"
 
 #include <algorithm>
+#include <array>
 #include <type_traits>
 
 namespace dtensor::rt {
@@ -23,7 +24,6 @@ struct BlasMatrix {
   char *data = nullptr;
   bool trans = false;
   int64_t ld = 1;
-  std::vector<char> scratch;
 };
 
 /// Whether `view` (rank 2) can be passed to BLAS without packing.
@@ -46,14 +46,15 @@ bool describeDirectly(const StridedView &view, BlasMatrix &matrix) {
   return false;
 }
 
-/// A read-only operand, packed row-major when BLAS cannot take it as is.
-void prepareOperand(const StridedView &view, BlasMatrix &matrix) {
+/// A read-only operand, packed row-major into `scratch` when BLAS cannot
+/// take it as is.
+void prepareOperand(const StridedView &view, BlasMatrix &matrix,
+                    std::vector<char> &scratch) {
   if (describeDirectly(view, matrix))
     return;
-  matrix.scratch.resize(static_cast<size_t>(view.numElements()) *
-                        view.elemSize);
-  packView(view, matrix.scratch.data());
-  matrix.data = matrix.scratch.data();
+  scratch.resize(static_cast<size_t>(view.numElements()) * view.elemSize);
+  packView(view, scratch.data());
+  matrix.data = scratch.data();
   matrix.trans = false;
   matrix.ld = std::max<int64_t>(view.sizes[1], 1);
 }
@@ -85,21 +86,25 @@ void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
                 reinterpret_cast<T *>(c), ldc);
 }
 
+/// `scratch` holds the packed copies of operands BLAS cannot take as they
+/// are (A, B, C), kept by the backend from call to call.
 template <typename T>
 void multiply(const StridedView &aView, const StridedView &bView,
-              const StridedView &cView, T beta) {
+              const StridedView &cView, T beta,
+              std::array<std::vector<char>, 3> &scratch) {
   int64_t m = cView.sizes[0], n = cView.sizes[1], k = aView.sizes[1];
   if (m == 0 || n == 0)
     return;
   BlasMatrix a, b, c;
-  prepareOperand(aView, a);
-  prepareOperand(bView, b);
+  prepareOperand(aView, a, scratch[0]);
+  prepareOperand(bView, b, scratch[1]);
   if (!describeDirectly(cView, c)) {
-    c.scratch.resize(static_cast<size_t>(cView.numElements()) * sizeof(T));
+    std::vector<char> &packed = scratch[2];
+    packed.resize(static_cast<size_t>(cView.numElements()) * sizeof(T));
     if (beta != T(0))
-      packView(cView, c.scratch.data());
-    gemm<T>(a.trans, b.trans, m, n, k, a, b, beta, c.scratch.data(), n);
-    unpackView(c.scratch.data(), cView);
+      packView(cView, packed.data());
+    gemm<T>(a.trans, b.trans, m, n, k, a, b, beta, packed.data(), n);
+    unpackView(packed.data(), cView);
     return;
   }
   if (!c.trans)
@@ -125,10 +130,10 @@ Status CpuBackend::matmul(const StridedView &a, const StridedView &b,
   for (int64_t i = 0; i < batch; ++i) {
     if (dtype == DType::F32)
       multiply<float>(matrixAt(a, i), matrixAt(b, i), matrixAt(c, i),
-                      static_cast<float>(beta));
+                      static_cast<float>(beta), matmulScratch);
     else
       multiply<double>(matrixAt(a, i), matrixAt(b, i), matrixAt(c, i),
-                       static_cast<double>(beta));
+                       static_cast<double>(beta), matmulScratch);
   }
   return Status::success();
 }

@@ -23,7 +23,7 @@ Status matmul(AbiCall &call, DType resultDtype, int32_t beta) {
   if (beta != 0 && beta != 1)
     return runtimeError("matmul: beta " + std::to_string(beta) +
                         " is not 0 or 1");
-  std::vector<StridedView> views;
+  std::vector<StridedView> &views = call.program.callViews;
   if (Status s = call.takeViews("matmul", 3, views))
     return s;
   if (resultDtype != call.dtype)

@@ -220,7 +220,6 @@ Status MpiCommunicator::allReduce(const void *send, void *recv, size_t count,
 Status MpiCommunicator::allGatherV(const void *send, size_t sendBytes,
                                    void *recv,
                                    const std::vector<size_t> &recvBytes) {
-  std::vector<int> counts, displs;
   if (Status s = byteLayout(recvBytes, counts, displs))
     return s;
   if (sendBytes != recvBytes[myRank])
@@ -235,7 +234,6 @@ Status MpiCommunicator::allGatherV(const void *send, size_t sendBytes,
 Status MpiCommunicator::gatherV(const void *send, size_t sendBytes, void *recv,
                                 const std::vector<size_t> &recvBytes,
                                 int root) {
-  std::vector<int> counts, displs;
   if (Status s = byteLayout(recvBytes, counts, displs))
     return s;
   if (sendBytes != recvBytes[myRank])
@@ -252,7 +250,8 @@ Status MpiCommunicator::reduceScatterV(const void *send, void *recv,
                                        DType dtype, ReduceKind kind) {
   if (Status s = checkReduction(dtype, kind))
     return s;
-  std::vector<int> intCounts(counts.size());
+  std::vector<int> &intCounts = recvCounts;
+  intCounts.resize(counts.size());
   size_t total = 0;
   for (size_t i = 0; i < counts.size(); ++i) {
     if (Status s = intCount(counts[i], "a reduce-scatter block", intCounts[i]))
@@ -287,7 +286,7 @@ Status MpiCommunicator::allToAllV(const void *send,
                                   const std::vector<size_t> &sendBytes,
                                   void *recv,
                                   const std::vector<size_t> &recvBytes) {
-  std::vector<int> sendCounts, sendDispls, recvCounts, recvDispls;
+  std::vector<int> &sendCounts = counts, &sendDispls = displs;
   if (Status s = byteLayout(sendBytes, sendCounts, sendDispls))
     return s;
   if (Status s = byteLayout(recvBytes, recvCounts, recvDispls))

@@ -14,6 +14,8 @@
 
 #include <mpi.h>
 
+#include <vector>
+
 namespace dtensor::rt {
 
 class MpiCommunicator final : public Communicator {
@@ -49,6 +51,9 @@ private:
   MPI_Comm comm;
   int myRank = 0;
   int groupSize = 1;
+  /// The counts and displacements of the last V-collective, kept so that a
+  /// step's collectives do not allocate (a communicator serves one thread).
+  std::vector<int> counts, displs, recvCounts, recvDispls;
 };
 
 /// "MPI_Allreduce failed: <MPI_Error_string>" for a non-success code.

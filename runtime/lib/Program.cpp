@@ -396,14 +396,17 @@ Status runStep(dtensor_program &program) {
     }
     tensor.deviceStale = false;
   }
-  std::vector<MemRefDescriptor> descriptors;
-  descriptors.reserve(entry.arguments.size() + entry.results.size());
-  std::vector<void *> arguments;
+  // The entry's memref descriptors, in storage kept from step to step.
+  std::vector<std::vector<int64_t>> &descriptors = program.stepDescriptors;
+  std::vector<void *> &arguments = program.stepArguments;
+  descriptors.resize(entry.arguments.size() + entry.results.size());
+  arguments.clear();
   for (const std::vector<int64_t> *list : {&entry.arguments, &entry.results})
     for (int64_t index : *list) {
       Tensor &tensor = program.tensors[index];
-      descriptors.emplace_back(tensor.stepData(), tensor.localShape);
-      arguments.push_back(descriptors.back().get());
+      std::vector<int64_t> &words = descriptors[arguments.size()];
+      writeMemRefDescriptor(tensor.stepData(), tensor.localShape, words);
+      arguments.push_back(words.data());
     }
   program.queued.clear();
   program.stepError = Status::success();

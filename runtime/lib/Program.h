@@ -109,6 +109,13 @@ struct dtensor_program {
   /// dtensor_rt_push_buffer and the first error of an ABI call.
   std::vector<std::pair<int64_t, void *>> queued;
   dtensor::rt::Status stepError;
+  /// Storage a step reuses, so that its steady state does not allocate:
+  /// the entry's memref descriptors and argument pointers, and the views
+  /// of an ABI call's buffers (AbiCall; calls do not nest).
+  std::vector<std::vector<int64_t>> stepDescriptors;
+  std::vector<void *> stepArguments;
+  std::vector<dtensor::rt::StridedView> callViews, callInputs, callOutputs;
+  dtensor::rt::MemberPieces callPieces;
   /// What runs the steps: the CPU backend, or the CUDA plugin's for a
   /// program of target "cuda".
   std::unique_ptr<dtensor::rt::Backend> backend;

@@ -40,8 +40,8 @@ std::string StridedView::shapeString() const {
   return text + "]";
 }
 
-std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &sizes) {
-  std::vector<int64_t> strides(sizes.size(), 1);
+Dims rowMajorStrides(const Dims &sizes) {
+  Dims strides(sizes.size(), 1);
   for (int64_t dim = static_cast<int64_t>(sizes.size()) - 2; dim >= 0; --dim)
     strides[dim] = strides[dim + 1] * sizes[dim + 1];
   return strides;
@@ -69,17 +69,22 @@ StridedView viewOfDescriptor(int64_t rank, const void *descriptor,
   return view;
 }
 
-MemRefDescriptor::MemRefDescriptor(void *data,
-                                   const std::vector<int64_t> &sizes) {
+void writeMemRefDescriptor(void *data, const std::vector<int64_t> &sizes,
+                           std::vector<int64_t> &words) {
   static_assert(sizeof(void *) == sizeof(int64_t),
                 "memref descriptors are laid out for 64-bit pointers");
-  std::vector<int64_t> strides = rowMajorStrides(sizes);
-  words.resize(3 + 2 * sizes.size());
+  size_t rank = sizes.size();
+  words.resize(3 + 2 * rank);
   std::memcpy(&words[0], &data, sizeof(void *));
   std::memcpy(&words[1], &data, sizeof(void *));
   words[2] = 0;
   std::copy(sizes.begin(), sizes.end(), words.begin() + 3);
-  std::copy(strides.begin(), strides.end(), words.begin() + 3 + sizes.size());
+  // Row-major strides.
+  int64_t stride = 1;
+  for (size_t dim = rank; dim-- > 0;) {
+    words[3 + rank + dim] = stride;
+    stride *= sizes[dim];
+  }
 }
 
 namespace {
@@ -96,7 +101,7 @@ void forEachRun(const StridedView &view, CopyRun copyRun) {
   }
   int64_t inner = view.sizes[rank - 1];
   int64_t innerStride = view.strides[rank - 1];
-  std::vector<int64_t> index(rank - 1, 0);
+  Dims index(rank - 1, 0);
   int64_t elemSize = static_cast<int64_t>(view.elemSize);
   while (true) {
     int64_t offset = 0;

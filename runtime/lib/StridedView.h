@@ -10,6 +10,8 @@
 #ifndef DTENSOR_RUNTIME_STRIDEDVIEW_H
 #define DTENSOR_RUNTIME_STRIDEDVIEW_H
 
+#include "Dims.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -21,8 +23,8 @@ namespace dtensor::rt {
 struct StridedView {
   char *data = nullptr;
   size_t elemSize = 1;
-  std::vector<int64_t> sizes;
-  std::vector<int64_t> strides;
+  Dims sizes;
+  Dims strides;
 
   int64_t rank() const { return static_cast<int64_t>(sizes.size()); }
   /// Product of the sizes (1 for rank 0).
@@ -36,22 +38,18 @@ struct StridedView {
 };
 
 /// Row-major strides of `sizes`.
-std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &sizes);
+Dims rowMajorStrides(const Dims &sizes);
 
 /// Reads the ranked memref descriptor of rank `rank` at `descriptor` (layout
 /// in dtensor/rt_abi.h) into a view of `elemSize`-byte elements.
 StridedView viewOfDescriptor(int64_t rank, const void *descriptor,
                              size_t elemSize);
 
-/// Storage for one ranked memref descriptor of a contiguous row-major buffer.
-class MemRefDescriptor {
-public:
-  MemRefDescriptor(void *data, const std::vector<int64_t> &sizes);
-  void *get() { return words.data(); }
-
-private:
-  std::vector<int64_t> words;
-};
+/// Writes the ranked memref descriptor of a contiguous row-major buffer
+/// into `words` (3 + 2 * rank of them), which it resizes; reused from step
+/// to step, it keeps its storage.
+void writeMemRefDescriptor(void *data, const std::vector<int64_t> &sizes,
+                           std::vector<int64_t> &words);
 
 /// Copies the view's elements, row-major, into contiguous `dst`.
 void packView(const StridedView &view, void *dst);

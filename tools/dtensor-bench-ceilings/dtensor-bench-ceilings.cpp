@@ -43,6 +43,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blas.h"
+#include "OpenBlasLoader.h"
 
 #include "dtensor/Tooling/CommandLine.h"
 #include "dtensor/Tooling/FlagValues.h"
@@ -158,14 +159,17 @@ std::vector<std::string> candidateCores(const CpuFeatures &cpu) {
   return cores;
 }
 
-/// The family the dtensor runtime asks OpenBLAS for: OPENBLAS_CORETYPE when
-/// the environment sets it (the runtime never overrides it), else
-/// runtime/lib/Blas.cpp's detectCoreType (the same rules), or "auto" where
-/// it leaves the choice to OpenBLAS.
+/// The family the dtensor runtime asks OpenBLAS for (OpenBlasLoader.h):
+/// DTENSOR_BLAS_CORETYPE when set, else the CPU's best (the rules of
+/// detectCoreType, on `cpu`'s features, which --test-cpu-features may
+/// simulate), or "auto" where it leaves the choice to OpenBLAS. A preset
+/// OPENBLAS_CORETYPE does not count: the runtime's private copy of OpenBLAS
+/// never sees it.
 std::string runtimeCore(const CpuFeatures &cpu) {
-  const char *preset = std::getenv("OPENBLAS_CORETYPE");
-  if (preset && *preset)
-    return preset;
+  dtensor::rt::blas::KernelFamilyChoice choice =
+      dtensor::rt::blas::chooseKernelFamily();
+  if (choice.source != "cpuid")
+    return choice.family;
   if (cpu.avx512)
     return "SkylakeX";
   if (cpu.avx2 && cpu.fma)

@@ -71,6 +71,7 @@ struct Options {
   int threads = 0;
   std::string mpirun = "mpirun";
   bool quiet = false;
+  bool verbose = false;
   /// --generate: new tokens per prompt (0: run steps instead).
   int generate = 0;
   std::vector<std::string> prompts;
@@ -247,7 +248,12 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
       ->type_name("FILE.npy")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->allow_extra_args(false);
-  app.add_flag("-q,--quiet", options.quiet, "print errors only");
+  CLI::Option *quiet =
+      app.add_flag("-q,--quiet", options.quiet, "print errors only");
+  app.add_flag("-v,--verbose", options.verbose,
+               "also print the CPU matrix kernels in use (OpenBLAS's\n"
+               "kernel family and why it was chosen)")
+      ->excludes(quiet);
   cli.addHelp();
 
   if (std::optional<int> status = cli.parse(argc, argv, 2))
@@ -641,6 +647,8 @@ int runRank(const Options &options) {
     dtensor_context_destroy(context);
     return fail(status);
   }
+  if (rank == 0 && options.verbose)
+    std::printf("kernels: %s\n", dtensor_cpu_kernels());
   int exitCode = 0;
   auto finish = [&](int code) {
     dtensor_program_destroy(program);

@@ -16,6 +16,7 @@
 
 #include "dtensor/Frontend/ImportJson.h"
 
+#include "LocalMaps.h"
 #include "ModuleTree.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
@@ -96,6 +97,7 @@ private:
   std::map<std::pair<std::string, std::string>, Value> inputStages;
   llvm::StringSet<> parameterNames;
   llvm::StringMap<const PlacementDecl *> rawPlacements;
+  std::vector<LocalMapModule> localMaps;
 
   Location getOpLocation(llvm::StringRef module, const JsonNode &node) const {
     FileLineColLoc at = locator.get(node);
@@ -150,6 +152,13 @@ private:
   /// The styled modules `name` leaves, innermost first.
   SmallVector<const StyledModule *> getOutputChain(llvm::StringRef name) const;
   LogicalResult emitOp(const OpDecl &op);
+  /// The dtensor.local_map of a module of `plan.local_maps`, its inputs
+  /// claimed (or, with redistribute_inputs, requested) in their layouts.
+  LogicalResult emitLocalMapModule(const LocalMapModule &localMap);
+  /// Model inputs and parameters that nothing else lays out take the input
+  /// layout of the first local map reading them.
+  void setLocalMapArgumentPlacements(
+      llvm::StringMap<SmallVector<PlacementAttr>> &placements) const;
   LogicalResult checkStyledModules();
   /// The colwise module whose linear computes `name`, through ops that only
   /// move or rotate heads; null when there is none.
@@ -612,15 +621,8 @@ LogicalResult Importer::emitOp(const OpDecl &op) {
            << "internal error: '" << op.definition->name << "' made "
            << results->size() << " result(s) for " << op.outputs.size()
            << " output(s)";
-  static constexpr llvm::StringLiteral kCommon[] = {"op", "module", "inputs",
-                                                    "output", "outputs"};
-  for (const auto &[key, value] : op.node->members) {
-    if (llvm::is_contained(kCommon, key) || emitter.getReadKeys().contains(key))
-      continue;
-    return locator.emitError(value)
-           << "unknown attribute '" << key << "' of op '" << op.definition->name
-           << "'";
-  }
+  if (failed(checkUnreadAttributes(op, emitter, locator)))
+    return failure();
   for (auto [name, result] : llvm::zip(op.outputs, *results)) {
     Value value = result;
     if (const PlacementDecl *raw = rawPlacements.lookup(name)) {
@@ -642,6 +644,96 @@ LogicalResult Importer::emitOp(const OpDecl &op) {
         key.getDimSize(key.getRank() - 3) !=
             query.getDimSize(query.getRank() - 3))
       findReplicatedProjections(op, key.getDimSize(key.getRank() - 3));
+  }
+  return success();
+}
+
+void Importer::setLocalMapArgumentPlacements(
+    llvm::StringMap<SmallVector<PlacementAttr>> &placements) const {
+  llvm::StringMap<int64_t> ranks;
+  for (const TensorDecl &decl : plan.inputs)
+    ranks[decl.name] = decl.type.getRank();
+  for (const TensorDecl &decl : plan.parameters)
+    ranks[decl.name] = decl.type.getRank();
+  for (const StyledModule &styled : tree.getStyledModules())
+    for (unsigned index : styled.ops)
+      for (const std::string &input : plan.ops[index].inputs)
+        if (parameterNames.contains(input) && isShardableLeaf(plan.ops[index]))
+          ranks.erase(input); // laid out by the style
+  for (const LocalMapModule &localMap : localMaps)
+    for (auto [name, given] :
+         llvm::zip_equal(localMap.inputs, localMap.decl->inPlacements)) {
+      auto rank = ranks.find(name);
+      if (rank == ranks.end() || rawPlacements.count(name) ||
+          placements.count(name))
+        continue;
+      // A shard dim out of range is reported where the local map claims it.
+      SmallVector<PlacementAttr> normalized;
+      for (PlacementAttr placement : given) {
+        auto shard = dyn_cast<ShardAttr>(placement);
+        int64_t r = rank->second;
+        if (shard && (shard.getDim() < -r || shard.getDim() >= r)) {
+          normalized.clear();
+          break;
+        }
+        normalized.push_back(shard && shard.getDim() < 0
+                                 ? ShardAttr::get(context, shard.getDim() + r)
+                                 : placement);
+      }
+      if (!normalized.empty())
+        placements[name] = std::move(normalized);
+    }
+}
+
+LogicalResult Importer::emitLocalMapModule(const LocalMapModule &localMap) {
+  const LocalMapDecl &decl = *localMap.decl;
+  SmallVector<Value> inputs;
+  SmallVector<LayoutAttr> layouts;
+  for (auto [index, name] : llvm::enumerate(localMap.inputs)) {
+    FailureOr<Value> value = getValueFor(name, llvm::StringRef(localMap.path));
+    if (failed(value))
+      return failure();
+    const JsonNode &at = *decl.inNodes[index];
+    int64_t rank = cast<RankedTensorType>(value->getType()).getRank();
+    std::string what =
+        "input '" + name + "' of local map '" + localMap.path + "'";
+    FailureOr<SmallVector<PlacementAttr>> placements =
+        normalizePlacements(decl.inPlacements[index], rank, at, what);
+    if (failed(placements))
+      return failure();
+    LayoutAttr layout = getLayout(*placements);
+    Location loc = getOpLocation(localMap.path, at);
+    auto claimed = claims.find(*value);
+    if (claimed != claims.end() && claimed->second != layout &&
+        !decl.redistributeInputs)
+      return locator.emitError(at)
+             << what << " is laid out as " << claimed->second
+             << ", but in_placements gives " << layout
+             << "; set redistribute_inputs to redistribute it";
+    inputs.push_back(decl.redistributeInputs ? request(*value, layout, loc)
+                                             : claim(*value, layout, loc));
+    layouts.push_back(layout);
+  }
+  FailureOr<SmallVector<Value>> results = emitLocalMap(
+      builder, plan, localMap, inputs, layouts, meshRef, locator);
+  if (failed(results))
+    return failure();
+  Location loc = getOpLocation(localMap.path, *decl.node);
+  for (auto [name, result] : llvm::zip_equal(localMap.outputs, *results)) {
+    Value value = result;
+    auto layout = cast<LayoutAttr>(
+        cast<LocalMapOp>(result.getDefiningOp()).getOutLayouts()[cast<OpResult>(
+            result).getResultNumber()]);
+    claims[value] = layout;
+    if (const PlacementDecl *raw = rawPlacements.lookup(name)) {
+      int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+      FailureOr<SmallVector<PlacementAttr>> placements = normalizePlacements(
+          raw->placements, rank, *raw->node, "tensor '" + name + "'");
+      if (failed(placements))
+        return failure();
+      value = claim(value, getLayout(*placements), loc);
+    }
+    values[name] = value;
   }
   return success();
 }
@@ -769,6 +861,12 @@ LogicalResult Importer::run() {
   llvm::StringMap<ParameterLayout> parameterLayouts;
   if (failed(computeParameterLayouts(parameterLayouts)))
     return failure();
+  FailureOr<std::vector<LocalMapModule>> found = findLocalMaps(plan, locator);
+  if (failed(found))
+    return failure();
+  localMaps = std::move(*found);
+  llvm::StringMap<SmallVector<PlacementAttr>> localMapPlacements;
+  setLocalMapArgumentPlacements(localMapPlacements);
 
   // The function: model inputs, then state, then parameters.
   SmallVector<const TensorDecl *> arguments;
@@ -798,6 +896,8 @@ LogicalResult Importer::run() {
         getDefaultPlacements(rank, /*activation=*/!parameter && !state);
     if (parameter && parameterLayouts.count(decl->name))
       placements = parameterLayouts[decl->name].placements;
+    else if (!state && localMapPlacements.count(decl->name))
+      placements = localMapPlacements[decl->name];
     if (state)
       placements = getStatePlacements(*decl);
     if (const PlacementDecl *raw = rawPlacements.lookup(decl->name)) {
@@ -828,9 +928,19 @@ LogicalResult Importer::run() {
     values[decl->name] = argument;
   }
 
-  for (const OpDecl &op : plan.ops)
-    if (failed(emitOp(op)))
+  for (unsigned index = 0; index < plan.ops.size(); ++index) {
+    auto localMap = llvm::find_if(localMaps, [&](const LocalMapModule &m) {
+      return m.ops.front() == index;
+    });
+    if (localMap == localMaps.end()) {
+      if (failed(emitOp(plan.ops[index])))
+        return failure();
+      continue;
+    }
+    if (failed(emitLocalMapModule(*localMap)))
       return failure();
+    index = localMap->ops.back();
+  }
 
   SmallVector<Value> results;
   SmallVector<Type> resultTypes;

@@ -101,6 +101,11 @@ private:
   /// null; at most `maxEntries` entries when given.
   FailureOr<std::vector<StylePlacement>>
   readStyleLayouts(const JsonNode &node, std::optional<size_t> maxEntries);
+  /// One placement per mesh dim: a list, or one placement on a 1-D mesh.
+  FailureOr<SmallVector<PlacementAttr>>
+  readMeshPlacements(const JsonNode &node, const MeshDecl &mesh);
+  LogicalResult readLocalMap(llvm::StringRef pattern, const JsonNode &node,
+                             const MeshDecl &mesh, LocalMapDecl &localMap);
   /// A mesh dim by name or index.
   FailureOr<int64_t> readMeshDim(const JsonNode &node, const MeshDecl &mesh);
 
@@ -762,7 +767,8 @@ LogicalResult PlanReader::readStyle(const JsonNode &key,
 LogicalResult PlanReader::readPlan(const JsonNode &node, ModelPlan &plan) {
   plan.planNode = &node;
   if (failed(checkObject(
-          node, {"mesh_dim", "data_parallel", "styles", "placements"})))
+          node, {"mesh_dim", "data_parallel", "styles", "placements",
+                 "local_maps"})))
     return failure();
   // The styles' default mesh dim: `tp` if a dim has that name, else the last.
   plan.styleMeshDim = plan.mesh.shape.size() - 1;
@@ -798,34 +804,94 @@ LogicalResult PlanReader::readPlan(const JsonNode &node, ModelPlan &plan) {
   if (const JsonNode *placements = node.get("placements")) {
     if (failed(expectKind(*placements, JsonNode::Kind::Object)))
       return failure();
-    size_t meshRank = plan.mesh.shape.size();
     for (const auto &[tensor, value] : placements->members) {
       PlacementDecl decl;
       decl.tensor = tensor;
       decl.node = &value;
-      if (value.isString() && meshRank == 1) {
-        FailureOr<PlacementAttr> placement = readPlacement(value);
-        if (failed(placement))
-          return failure();
-        decl.placements.push_back(*placement);
-      } else {
-        if (!value.isArray())
-          return error(value) << "expected a list of " << meshRank
-                              << " placement(s), one per mesh dim"
-                              << (meshRank == 1 ? ", or one placement" : "");
-        if (value.elements.size() != meshRank)
-          return error(value) << "expected " << meshRank
-                              << " placement(s), one per mesh dim, got "
-                              << value.elements.size();
-        for (const JsonNode &entry : value.elements) {
-          FailureOr<PlacementAttr> placement = readPlacement(entry);
-          if (failed(placement))
-            return failure();
-          decl.placements.push_back(*placement);
-        }
-      }
+      FailureOr<SmallVector<PlacementAttr>> list =
+          readMeshPlacements(value, plan.mesh);
+      if (failed(list))
+        return failure();
+      decl.placements = std::move(*list);
       plan.placements.push_back(std::move(decl));
     }
+  }
+  if (const JsonNode *localMaps = node.get("local_maps")) {
+    if (failed(expectKind(*localMaps, JsonNode::Kind::Object)))
+      return failure();
+    for (const auto &[pattern, value] : localMaps->members) {
+      LocalMapDecl localMap;
+      if (failed(readLocalMap(pattern, value, plan.mesh, localMap)))
+        return failure();
+      plan.localMaps.push_back(std::move(localMap));
+    }
+  }
+  return success();
+}
+
+FailureOr<SmallVector<PlacementAttr>>
+PlanReader::readMeshPlacements(const JsonNode &node, const MeshDecl &mesh) {
+  size_t meshRank = mesh.shape.size();
+  SmallVector<PlacementAttr> placements;
+  if (node.isString() && meshRank == 1) {
+    FailureOr<PlacementAttr> placement = readPlacement(node);
+    if (failed(placement))
+      return failure();
+    placements.push_back(*placement);
+    return placements;
+  }
+  if (!node.isArray())
+    return error(node) << "expected a list of " << meshRank
+                       << " placement(s), one per mesh dim"
+                       << (meshRank == 1 ? ", or one placement" : "");
+  if (node.elements.size() != meshRank)
+    return error(node) << "expected " << meshRank
+                       << " placement(s), one per mesh dim, got "
+                       << node.elements.size();
+  for (const JsonNode &entry : node.elements) {
+    FailureOr<PlacementAttr> placement = readPlacement(entry);
+    if (failed(placement))
+      return failure();
+    placements.push_back(*placement);
+  }
+  return placements;
+}
+
+LogicalResult PlanReader::readLocalMap(llvm::StringRef pattern,
+                                       const JsonNode &node,
+                                       const MeshDecl &mesh,
+                                       LocalMapDecl &localMap) {
+  localMap.pattern = pattern.str();
+  localMap.node = &node;
+  if (failed(checkObject(node, {"in_placements", "out_placements",
+                                "redistribute_inputs"})))
+    return failure();
+  auto readList = [&](llvm::StringRef key,
+                      std::vector<SmallVector<PlacementAttr>> &lists,
+                      std::vector<const JsonNode *> &nodes) -> LogicalResult {
+    const JsonNode *list = require(node, key);
+    if (!list || failed(expectKind(*list, JsonNode::Kind::Array)))
+      return failure();
+    for (const JsonNode &entry : list->elements) {
+      FailureOr<SmallVector<PlacementAttr>> placements =
+          readMeshPlacements(entry, mesh);
+      if (failed(placements))
+        return failure();
+      lists.push_back(std::move(*placements));
+      nodes.push_back(&entry);
+    }
+    return success();
+  };
+  if (failed(readList("in_placements", localMap.inPlacements,
+                      localMap.inNodes)) ||
+      failed(readList("out_placements", localMap.outPlacements,
+                      localMap.outNodes)))
+    return failure();
+  if (const JsonNode *redistribute = node.get("redistribute_inputs")) {
+    FailureOr<bool> value = readBool(*redistribute);
+    if (failed(value))
+      return failure();
+    localMap.redistributeInputs = *value;
   }
   return success();
 }

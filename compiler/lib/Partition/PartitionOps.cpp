@@ -375,6 +375,8 @@ static LogicalResult partitionOther(Operation *op, PartitionState &state) {
 
 LogicalResult dtensor::partitionOp(Operation *op, PartitionState &state) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<LocalMapOp>(
+          [&](LocalMapOp op) { return partitionLocalMap(op, state); })
       .Case<DistributeOp, RedistributeOp, tensor::EmptyOp, arith::ConstantOp,
             tensor::ExpandShapeOp, tensor::ReshapeOp, tensor::ExtractSliceOp,
             tensor::InsertSliceOp, tensor::DimOp, tensor::GatherOp,

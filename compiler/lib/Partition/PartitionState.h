@@ -79,6 +79,10 @@ private:
 /// partitioner cannot express locally get an error.
 mlir::LogicalResult partitionOp(mlir::Operation *op, PartitionState &state);
 
+/// Puts the body of `op` (per-rank code) in its place, bound to the rank's
+/// pieces of its inputs (InlineLocalMap.cpp).
+mlir::LogicalResult partitionLocalMap(LocalMapOp op, PartitionState &state);
+
 } // namespace dtensor
 
 #endif // DTENSOR_COMPILER_PARTITION_PARTITIONSTATE_H

@@ -3,8 +3,12 @@
 // At the global level, distribute and redistribute do not change values;
 // only where they live. Dropping them and the layouts leaves the program one
 // device runs, which is what the compiled N-rank program must agree with.
+// A local map's body is per-rank code: one device runs it once per mesh
+// position (EmulateLocalMaps.cpp).
 //
 //===----------------------------------------------------------------------===//
+
+#include "EmulateLocalMaps.h"
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Partition/Passes.h"
@@ -25,6 +29,8 @@ struct StripLayoutsPass
     : public dtensor::impl::StripLayoutsBase<StripLayoutsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(emulateLocalMaps(module)))
+      return signalPassFailure();
     // Local-level ops have no single-device meaning.
     WalkResult local = module.walk([](Operation *op) {
       if (op->hasTrait<dtensor::Collective>() ||

@@ -51,6 +51,11 @@ Layout toLayout(LayoutAttr attr, int64_t rank) {
   return attr.getNormalized(rank).getLayoutPlacements();
 }
 
+/// A layout of a dtensor.local_map for a value of `type`.
+Layout localMapLayout(LayoutAttr attr, Type type) {
+  return toLayout(attr, cast<RankedTensorType>(type).getRank());
+}
+
 Layout replicated(const layout::Mesh &mesh) {
   return Layout(mesh.rank(), layout::Placement::replicate());
 }
@@ -118,6 +123,7 @@ public:
 private:
   LogicalResult collectAssertions();
   LogicalResult addAssertion(Value value, Layout layout, Location loc);
+  LogicalResult addLocalMapAssertions(LocalMapOp op);
   void addValue(Value value);
   void buildNodes();
   void addOpNode(Operation *op);
@@ -190,6 +196,9 @@ LogicalResult FunctionPropagation::collectAssertions() {
                               toLayout(request.getLayout(), rank),
                               op.getLoc())))
         return failure();
+    } else if (auto localMap = dyn_cast<LocalMapOp>(op)) {
+      if (failed(addLocalMapAssertions(localMap)))
+        return failure();
     } else if (auto redistribute = dyn_cast<RedistributeOp>(op)) {
       int64_t rank = redistribute.getInput().getType().getRank();
       if (failed(addAssertion(redistribute.getInput(),
@@ -201,6 +210,24 @@ LogicalResult FunctionPropagation::collectAssertions() {
         return failure();
     }
   }
+  return success();
+}
+
+LogicalResult FunctionPropagation::addLocalMapAssertions(LocalMapOp op) {
+  // Its results are claims; so are its input layouts, unless it may
+  // redistribute its inputs.
+  for (auto [index, result] : llvm::enumerate(op.getResults()))
+    if (failed(addAssertion(result, localMapLayout(op.getOutLayout(index),
+                                                   result.getType()),
+                            op.getLoc())))
+      return failure();
+  if (op.getRedistributeInputs())
+    return success();
+  for (auto [index, input] : llvm::enumerate(op.getInputs()))
+    if (failed(addAssertion(input, localMapLayout(op.getInLayout(index),
+                                                  input.getType()),
+                            op.getLoc())))
+      return failure();
   return success();
 }
 
@@ -279,6 +306,19 @@ void FunctionPropagation::addOpNode(Operation *op) {
         Strategy{{claimed(redistribute.getInput())},
                  {claimed(redistribute.getResult())},
                  0.0});
+  } else if (auto localMap = dyn_cast<LocalMapOp>(op)) {
+    // A boundary with fixed layouts: the body is per-rank code, never
+    // looked into.
+    Strategy strategy;
+    for (auto [index, use] : llvm::enumerate(localMap.getInputsMutable())) {
+      addSlot(use);
+      strategy.operands.push_back(
+          localMapLayout(localMap.getInLayout(index), use.get().getType()));
+    }
+    for (auto [index, result] : llvm::enumerate(localMap.getResults()))
+      strategy.results.push_back(
+          localMapLayout(localMap.getOutLayout(index), result.getType()));
+    strategies.push_back(std::move(strategy));
   } else if (auto call = dyn_cast<func::CallOp>(op)) {
     // The callee was propagated first: its signature is the contract.
     auto callee =
@@ -671,6 +711,14 @@ FailureOr<FlatSymbolRefAttr> getFunctionMesh(func::FuncOp func) {
       result = use(request.getLayout(), op->getLoc());
     else if (auto redistribute = dyn_cast<RedistributeOp>(op))
       result = use(redistribute.getSource(), op->getLoc());
+    else if (auto localMap = dyn_cast<LocalMapOp>(op)) {
+      for (Attribute layout : localMap.getInLayouts())
+        if (succeeded(result))
+          result = use(cast<LayoutAttr>(layout), op->getLoc());
+      for (Attribute layout : localMap.getOutLayouts())
+        if (succeeded(result))
+          result = use(cast<LayoutAttr>(layout), op->getLoc());
+    }
     else if (auto call = dyn_cast<func::CallOp>(op)) {
       auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
           op, call.getCalleeAttr());

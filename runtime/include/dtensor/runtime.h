@@ -55,6 +55,14 @@ typedef struct dtensor_program dtensor_program;
 const char *dtensor_version(void);
 int32_t dtensor_abi_version(void);
 
+/* One line on the CPU matrix kernels this process uses, e.g. "OpenBLAS core
+   SkylakeX (family SkylakeX from cpuid; private copy)". Loads OpenBLAS when
+   it is not loaded yet. The kernel family is the best the CPU supports, or
+   DTENSOR_BLAS_CORETYPE when set; OPENBLAS_CORETYPE in the environment is
+   left to other users of OpenBLAS (docs/runtime.md). The string lives as
+   long as the process. */
+const char *dtensor_cpu_kernels(void);
+
 /* The message of the last failed call on this thread ("" if none). */
 const char *dtensor_last_error(void);
 

@@ -1,16 +1,12 @@
 //===- Blas.cpp - Matrix products on OpenBLAS -----------------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Blas.h"
+#include "OpenBlasLoader.h"
 #include "SkinnyGemm.h"
 #include "WorkerPool.h"
 
 #include <algorithm>
-#include <cpuid.h>
-#include <cstdio>
-#include <cstdlib>
-#include <dlfcn.h>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 namespace dtensor::rt::blas {
@@ -21,71 +17,6 @@ namespace {
 constexpr int kCblasRowMajor = 101;
 constexpr int kCblasNoTrans = 111;
 constexpr int kCblasTrans = 112;
-
-using SgemmFn = void (*)(int, int, int, int, int, int, float, const float *,
-                         int, const float *, int, float, float *, int);
-using DgemmFn = void (*)(int, int, int, int, int, int, double, const double *,
-                         int, const double *, int, double, double *, int);
-using SgemvFn = void (*)(int, int, int, int, float, const float *, int,
-                         const float *, int, float, float *, int);
-using DgemvFn = void (*)(int, int, int, int, double, const double *, int,
-                         const double *, int, double, double *, int);
-using SetThreadsFn = void (*)(int);
-using CoreNameFn = char *(*)();
-
-struct OpenBlas {
-  SgemmFn sgemm = nullptr;
-  DgemmFn dgemm = nullptr;
-  SgemvFn sgemv = nullptr;
-  DgemvFn dgemv = nullptr;
-  SetThreadsFn setThreads = nullptr;
-  CoreNameFn coreName = nullptr;
-};
-
-uint64_t readXcr0() {
-  uint32_t eax, edx;
-  __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
-  return (static_cast<uint64_t>(edx) << 32) | eax;
-}
-
-const OpenBlas &openBlas() {
-  static OpenBlas library;
-  static std::once_flag loaded;
-  std::call_once(loaded, [] {
-    std::string core = detectCoreType();
-    if (!core.empty())
-      setenv("OPENBLAS_CORETYPE", core.c_str(), /*overwrite=*/0);
-    void *handle = nullptr;
-    for (const char *name :
-         {"libopenblas.so.0",
-          "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0"}) {
-      if ((handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
-        break;
-    }
-    if (handle) {
-      library.sgemm = reinterpret_cast<SgemmFn>(dlsym(handle, "cblas_sgemm"));
-      library.dgemm = reinterpret_cast<DgemmFn>(dlsym(handle, "cblas_dgemm"));
-      library.sgemv = reinterpret_cast<SgemvFn>(dlsym(handle, "cblas_sgemv"));
-      library.dgemv = reinterpret_cast<DgemvFn>(dlsym(handle, "cblas_dgemv"));
-      library.setThreads = reinterpret_cast<SetThreadsFn>(
-          dlsym(handle, "openblas_set_num_threads"));
-      library.coreName =
-          reinterpret_cast<CoreNameFn>(dlsym(handle, "openblas_get_corename"));
-    }
-    if (!library.sgemm || !library.dgemm) {
-      library = OpenBlas();
-      std::fprintf(stderr, "dtensor runtime: OpenBLAS (libopenblas.so.0) not "
-                           "found; matrix products use a slower built-in "
-                           "kernel\n");
-      return;
-    }
-    const char *verbose = std::getenv("DTENSOR_VERBOSE");
-    if (verbose && std::string(verbose) == "1")
-      std::fprintf(stderr, "dtensor runtime: OpenBLAS core %s\n",
-                   library.coreName ? library.coreName() : "(unknown)");
-  });
-  return library;
-}
 
 /// The fallback: C = A x B + beta * C over element strides, blocked so that
 /// a panel of B stays in cache while rows of A stream by.
@@ -201,29 +132,6 @@ std::shared_ptr<WorkerPool> &workerPoolSlot() {
 
 } // namespace
 
-std::string detectCoreType() {
-  unsigned eax, ebx, ecx, edx;
-  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
-    return "";
-  bool osxsave = ecx & (1u << 27), avx = ecx & (1u << 28),
-       fma = ecx & (1u << 12);
-  if (!osxsave || !avx)
-    return "";
-  uint64_t xcr0 = readXcr0();
-  bool osAvx = (xcr0 & 0x6) == 0x6;      // XMM and YMM state
-  bool osAvx512 = (xcr0 & 0xe6) == 0xe6; // plus opmask, ZMM state
-  if (!osAvx || !__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
-    return "";
-  bool avx2 = ebx & (1u << 5);
-  bool avx512 = (ebx & (1u << 16)) && (ebx & (1u << 17)) &&
-                (ebx & (1u << 30)) && (ebx & (1u << 31)); // F, DQ, BW, VL
-  if (avx512 && osAvx512)
-    return "SkylakeX";
-  if (avx2 && fma)
-    return "Haswell";
-  return "";
-}
-
 void sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
            const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
            float *c, int64_t ldc) {
@@ -233,30 +141,30 @@ void sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
     if (skinny::multiply({m, n, k, a, lda, b, ldb, beta, c, ldc}, pool.get()))
       return;
   }
-  gemm<float>(openBlas().sgemm, openBlas().sgemv, transA, transB, m, n, k, a,
+  gemm<float>(openBlasLibrary().sgemm, openBlasLibrary().sgemv, transA, transB, m, n, k, a,
               lda, b, ldb, beta, c, ldc);
 }
 
 void dgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
            const double *a, int64_t lda, const double *b, int64_t ldb,
            double beta, double *c, int64_t ldc) {
-  gemm<double>(openBlas().dgemm, openBlas().dgemv, transA, transB, m, n, k, a,
+  gemm<double>(openBlasLibrary().dgemm, openBlasLibrary().dgemv, transA, transB, m, n, k, a,
                lda, b, ldb, beta, c, ldc);
 }
 
 void setThreads(int threads) {
   threads = std::max(threads, 1);
-  if (openBlas().setThreads)
-    openBlas().setThreads(threads);
+  if (openBlasLibrary().setThreads)
+    openBlasLibrary().setThreads(threads);
   std::shared_ptr<WorkerPool> pool = std::atomic_load(&workerPoolSlot());
   if (!pool || pool->threads() != threads)
     std::atomic_store(&workerPoolSlot(), std::make_shared<WorkerPool>(threads));
 }
 
-bool usesOpenBlas() { return openBlas().sgemm != nullptr; }
+bool usesOpenBlas() { return openBlasLibrary().sgemm != nullptr; }
 
 std::string coreName() {
-  const OpenBlas &library = openBlas();
+  const OpenBlasLibrary &library = openBlasLibrary();
   if (!library.sgemm)
     return "fallback";
   return library.coreName ? library.coreName() : "unknown";

@@ -1,11 +1,9 @@
 //===- Blas.h - Matrix products on OpenBLAS ---------------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// General matrix products for the runtime's matmul. OpenBLAS is loaded with
-// dlopen at first use; before that, the CPU is checked with cpuid and
-// OPENBLAS_CORETYPE is set (unless the user set it) to the kernel family
-// the CPU supports, because OpenBLAS's own detection takes some virtual
-// machines for old CPUs and runs several times slower. Without OpenBLAS a
-// blocked C++ product is used (correct, slower; said once on stderr).
+// General matrix products for the runtime's matmul. OpenBLAS is loaded at
+// first use, as a private copy with the kernel family the runtime picks
+// (OpenBlasLoader.h). Without OpenBLAS a blocked C++ product is used
+// (correct, slower; said once on stderr).
 //
 // All matrices are row-major in the CBLAS sense (ld is the stride between
 // rows of the stored matrix); transA/transB mean the stored matrix is the
@@ -39,12 +37,11 @@ void setThreads(int threads);
 /// True when OpenBLAS was loaded (loads it on first call).
 bool usesOpenBlas();
 
-/// The core OpenBLAS chose ("SkylakeX"), or "fallback".
+/// The core OpenBLAS runs ("SkylakeX"), or "fallback".
 std::string coreName();
 
-/// The OPENBLAS_CORETYPE this CPU supports ("SkylakeX", "Haswell"), or ""
-/// when neither (OpenBLAS then detects the CPU itself).
-std::string detectCoreType();
+/// One line on the kernels in use (OpenBlasLoader.h's describeKernels).
+std::string describeKernels();
 
 } // namespace dtensor::rt::blas
 

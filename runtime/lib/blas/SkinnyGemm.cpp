@@ -2,12 +2,14 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "SkinnyGemm.h"
 
-#include "Blas.h"
+#include "OpenBlasLoader.h"
 #include "WorkerPool.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <strings.h>
 
 namespace dtensor::rt::skinny {
 
@@ -35,17 +37,33 @@ bool enabled() {
   return on;
 }
 
+/// The instruction set of an OPENBLAS_CORETYPE family's kernels: OpenBLAS's
+/// AVX-512 families and its AVX2 ones; older families get none of ours.
+Isa isaOfFamily(const std::string &family) {
+  for (const char *name : {"SkylakeX", "Cooperlake", "SapphireRapids"})
+    if (strcasecmp(family.c_str(), name) == 0)
+      return Isa::Avx512;
+  for (const char *name : {"Haswell", "Zen"})
+    if (strcasecmp(family.c_str(), name) == 0)
+      return Isa::Avx2;
+  return Isa::None;
+}
+
 } // namespace
 
 Isa detectIsa() {
-  // The same check that picks OpenBLAS's kernels.
+  // The CPU's best family, capped by a DTENSOR_BLAS_CORETYPE that asks for
+  // an older one, as OpenBLAS's kernels are.
   static const Isa isa = [] {
-    std::string core = blas::detectCoreType();
-    if (core == "SkylakeX")
-      return Isa::Avx512;
-    if (core == "Haswell")
-      return Isa::Avx2;
-    return Isa::None;
+    std::string cpu = blas::detectCoreType();
+    Isa best = cpu == "SkylakeX"  ? Isa::Avx512
+               : cpu == "Haswell" ? Isa::Avx2
+                                  : Isa::None;
+    blas::KernelFamilyChoice choice = blas::chooseKernelFamily();
+    if (choice.source == "cpuid")
+      return best;
+    Isa asked = isaOfFamily(choice.family);
+    return asked < best ? asked : best;
   }();
   return isa;
 }

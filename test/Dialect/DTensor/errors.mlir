@@ -823,7 +823,7 @@ func.func @f(%x: tensor<8xf32>) {
 // -----
 
 func.func @f(%x: tensor<8xf32>) {
-  // expected-error @+1 {{'dtensor.yield' op expects parent op 'dtensor.start'}}
+  // expected-error @+1 {{'dtensor.yield' op expects parent op to be one of 'dtensor.start, dtensor.local_map'}}
   dtensor.yield %x : tensor<8xf32>
 }
 

@@ -132,3 +132,19 @@ func.func @linalg_capture(%x: tensor<8xf32> {dtensor.layout = #dtensor.layout<@t
   } -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// A local map's inputs must have its input layouts: propagation sees to it.
+dtensor.mesh @tp shape [4]
+func.func @local_map_unpropagated(
+    %x: tensor<8x64xf32> {dtensor.layout = #dtensor.layout<@tp, [replicate]>})
+    -> (tensor<8x64xf32> {dtensor.layout = #dtensor.layout<@tp, [shard<1>]>}) {
+  // expected-error @+1 {{'dtensor.local_map' op input #0 is laid out as [R], but the local map takes it as [S(1)]; run --dtensor-propagate before --dtensor-partition}}
+  %y = dtensor.local_map (%x) in [#dtensor.layout<@tp, [shard<1>]>]
+      out [#dtensor.layout<@tp, [shard<1>]>] {
+  ^bb0(%lx: tensor<8x16xf32>):
+    dtensor.yield %lx : tensor<8x16xf32>
+  } {dtensor.layouts = [#dtensor.layout<@tp, [shard<1>]>]} : (tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}

@@ -16,6 +16,28 @@
 
 #include <mpi.h>
 
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+// Counts the heap allocations made through operator new while `counting`
+// is set (the runtime's C++ allocations; MPI's own, through malloc, are
+// not ours to remove and are not counted).
+namespace {
+std::atomic<bool> counting{false};
+std::atomic<int64_t> allocations{0};
+} // namespace
+
+void *operator new(size_t bytes) {
+  if (counting.load(std::memory_order_relaxed))
+    allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void *memory = std::malloc(bytes ? bytes : 1))
+    return memory;
+  throw std::bad_alloc();
+}
+void operator delete(void *memory) noexcept { std::free(memory); }
+void operator delete(void *memory, size_t) noexcept { std::free(memory); }
+
 using namespace dtensor::rt;
 using namespace dtensor::rt::test;
 using dtensor::layout::chunkRange;
@@ -275,6 +297,61 @@ TEST(RuntimeMpi, BroadcastMeshCoordAndGroupSum) {
   EXPECT_EQ(out, std::vector<int64_t>(4, size - 1));
   EXPECT_EQ(coord, rank);
   EXPECT_EQ(sum, size * (size + 1) / 2);
+}
+
+TEST(RuntimeMpi, StepsDoNotAllocateInTheSteadyState) {
+  // A step with a matrix product of strided operands and one of each
+  // collective, uneven pieces included: after the first steps have sized
+  // the runtime's reusable storage, further steps make no allocation.
+  const int64_t rows = 5, cols = 3;
+  dtensor::layout::Range mine = chunkRange(rows, size, rank);
+  std::vector<float> a(4 * 6, 1.0f), b(3 * 2, 0.5f), c(4 * 2);
+  Memref aRef(a.data(), {4, 3}, {6, 2}), bRef(b.data(), {3, 2}),
+      cRef(c.data(), {4, 2});
+  std::vector<float> piece(mine.size() * cols, float(rank)),
+      gathered(rows * cols), summed(rows * cols), scattered(mine.size() * cols),
+      sent(4, float(rank)), received(4);
+  Memref pieceRef(piece.data(), {mine.size(), cols}),
+      gatheredRef(gathered.data(), {rows, cols}),
+      gatheredIn(gathered.data(), {rows, cols}),
+      summedRef(summed.data(), {rows, cols}),
+      summedIn(summed.data(), {rows, cols}),
+      scatteredRef(scattered.data(), {mine.size(), cols}),
+      sentRef(sent.data(), {4}), receivedRef(received.data(), {4});
+  setStepBody(artifact, [&](void **) {
+    aRef.push();
+    bRef.push();
+    cRef.push();
+    dtensor_rt_matmul(DTENSOR_RT_F32, 0);
+    pieceRef.push();
+    gatheredRef.push();
+    dtensor_rt_all_gather(kWorld, 0, DTENSOR_RT_F32, 1, 0);
+    gatheredIn.push();
+    summedRef.push();
+    dtensor_rt_wait(
+        dtensor_rt_all_reduce(kWorld, DTENSOR_RT_SUM, DTENSOR_RT_F32, 1, 1));
+    summedIn.push();
+    scatteredRef.push();
+    dtensor_rt_reduce_scatter(kWorld, DTENSOR_RT_SUM, 0, DTENSOR_RT_F32, 1, 0);
+    sentRef.push();
+    receivedRef.push();
+    dtensor_rt_broadcast(kWorld, 0, DTENSOR_RT_F32, 0);
+  });
+  for (int warmup = 0; warmup < 3; ++warmup)
+    ASSERT_EQ(dtensor_program_run(program), DTENSOR_OK) << dtensor_last_error();
+  allocations = 0;
+  counting = true;
+  bool ok = true;
+  for (int step = 0; step < 20; ++step)
+    ok &= dtensor_program_run(program) == DTENSOR_OK;
+  counting = false;
+  ASSERT_TRUE(ok) << dtensor_last_error();
+  EXPECT_EQ(allocations.load(), 0) << "allocations in 20 steps";
+  // The step computed what it should.
+  EXPECT_EQ(c, std::vector<float>(8, 1.5f));
+  EXPECT_EQ(received, std::vector<float>(4, 0.0f));
+  for (int64_t i = 0; i < mine.size() * cols; ++i)
+    EXPECT_EQ(scattered[i], float(size) * summed[mine.begin * cols + i]);
 }
 
 TEST(RuntimeMpi, GroupsOfA2x2MeshWithDeviceIds) {

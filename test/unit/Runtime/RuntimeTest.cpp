@@ -83,6 +83,16 @@ TEST(RuntimeApi, VersionsAndDtypeSizes) {
   EXPECT_EQ(dtensor_dtype_size(42), 0u);
 }
 
+TEST(RuntimeApi, CpuKernelsAreNamed) {
+  // OpenBLAS is a dependency of the build (libopenblas0-pthread), loaded
+  // as the runtime's private copy.
+  std::string kernels = dtensor_cpu_kernels();
+  EXPECT_EQ(kernels.rfind("OpenBLAS core ", 0), 0u) << kernels;
+  EXPECT_NE(kernels.find("; private copy)"), std::string::npos) << kernels;
+  // The same string on every call.
+  EXPECT_EQ(dtensor_cpu_kernels(), dtensor_cpu_kernels());
+}
+
 TEST(RuntimeApi, NullArgumentsAreErrors) {
   EXPECT_EQ(dtensor_context_create(nullptr, nullptr),
             DTENSOR_ERR_INVALID_ARGUMENT);

@@ -92,6 +92,20 @@ struct PlacementDecl {
   const JsonNode *node = nullptr;
 };
 
+/// An entry of `plan.local_maps`: the modules matching `pattern` run their
+/// ops on each rank's local pieces (PyTorch's local_map).
+struct LocalMapDecl {
+  std::string pattern;
+  const JsonNode *node = nullptr;
+  /// One list of placements (one per mesh dim) per module input / output,
+  /// with the JSON value each came from.
+  std::vector<llvm::SmallVector<PlacementAttr>> inPlacements;
+  std::vector<const JsonNode *> inNodes;
+  std::vector<llvm::SmallVector<PlacementAttr>> outPlacements;
+  std::vector<const JsonNode *> outNodes;
+  bool redistributeInputs = false;
+};
+
 struct ModelPlan {
   MeshDecl mesh;
   std::string name = "main";
@@ -109,6 +123,7 @@ struct ModelPlan {
   std::optional<int64_t> dataParallelDim;
   std::vector<StyleDecl> styles;
   std::vector<PlacementDecl> placements;
+  std::vector<LocalMapDecl> localMaps;
   const JsonNode *planNode = nullptr;
 };
 

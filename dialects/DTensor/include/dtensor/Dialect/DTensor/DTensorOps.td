@@ -122,6 +122,75 @@ def DTensor_RedistributeOp : DTensor_Op<"redistribute", [Pure,
   let hasVerifier = 1;
   let hasFolder = 1;
 }
+def DTensor_LocalMapOp : DTensor_Op<"local_map", [IsolatedFromAbove,
+    RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "per-rank code inside a global program (PyTorch's local_map)";
+  let description = [{
+    Runs its body on each rank's local pieces of `inputs`, as PyTorch's
+    `torch.distributed.tensor.experimental.local_map` runs a function on
+    local shards. Input `i` is taken in layout `in_layouts[i]`; the body's
+    argument `i` is the rank's piece of it, typed as partitioning types it
+    (a dim is static where every rank holds the same size and dynamic
+    where ranks differ). The body's `dtensor.yield` returns each rank's
+    piece of result `i`, which is *claimed* to be laid out as
+    `out_layouts[i]`; the result types are global, and the verifier checks
+    the yielded types against the local types those layouts give.
+
+    Without `redistribute_inputs` the input layouts are claims on the
+    operands (a value laid out otherwise is an error, as in PyTorch); with
+    it, sharding propagation redistributes an operand to its input layout.
+    Propagation does not look into the body: the op is a boundary with
+    fixed layouts. Partitioning inlines the body into the per-rank
+    program.
+
+    The body is per-rank code: it may not use values defined outside the
+    op (pass them as inputs), nor hold layout ops (`distribute`,
+    `to_layout`, `redistribute`) or another `local_map`. It may read the
+    rank's mesh coordinate (`dtensor.mesh_coord`).
+
+    ```mlir
+    // A row-parallel matmul whose partial sums the user declares Partial.
+    %y = dtensor.local_map (%x, %w)
+        in [#dtensor.layout<@tp, [shard<1>]>, #dtensor.layout<@tp, [shard<0>]>]
+        out [#dtensor.layout<@tp, [partial<sum>]>] {
+    ^bb0(%lx: tensor<8x16xf32>, %lw: tensor<16x4xf32>):
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<8x4xf32>
+      %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+      %p = linalg.matmul ins(%lx, %lw : tensor<8x16xf32>, tensor<16x4xf32>)
+                         outs(%z : tensor<8x4xf32>) -> tensor<8x4xf32>
+      dtensor.yield %p : tensor<8x4xf32>
+    } : (tensor<8x32xf32>, tensor<32x4xf32>) -> tensor<8x4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs,
+                       TypedArrayAttrBase<DTensor_LayoutAttr,
+                                          "array of layouts">:$in_layouts,
+                       TypedArrayAttrBase<DTensor_LayoutAttr,
+                                          "array of layouts">:$out_layouts,
+                       UnitAttr:$redistribute_inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` `in` $in_layouts `out` $out_layouts
+    (`redistribute_inputs` $redistribute_inputs^)? $body attr-dict
+    `:` functional-type($inputs, $results)
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The body's terminator.
+    YieldOp getYield();
+    /// Input and result layouts as attributes.
+    LayoutAttr getInLayout(unsigned i) {
+      return ::llvm::cast<LayoutAttr>(getInLayouts()[i]);
+    }
+    LayoutAttr getOutLayout(unsigned i) {
+      return ::llvm::cast<LayoutAttr>(getOutLayouts()[i]);
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Ops of both levels
 //===----------------------------------------------------------------------===//
@@ -548,11 +617,12 @@ def DTensor_StartOp : DTensor_Op<"start", [RecursiveMemoryEffects]> {
 }
 
 def DTensor_YieldOp : DTensor_Op<"yield", [Pure, Terminator,
-    HasParent<"StartOp">]> {
-  let summary = "the results of the collective in a dtensor.start";
+    ParentOneOf<["StartOp", "LocalMapOp"]>]> {
+  let summary = "the results of a dtensor.start or dtensor.local_map body";
   let description = [{
-    Terminates the body of `dtensor.start`; its operands are the results of
-    the collective, in order.
+    Terminates the body of `dtensor.start` (its operands are the results of
+    the collective, in order) and of `dtensor.local_map` (the rank's pieces
+    of the results, in order).
   }];
   let arguments = (ins Variadic<AnyRankedTensor>:$values);
   let assemblyFormat = "$values attr-dict `:` type($values)";
