@@ -70,6 +70,11 @@ static cl::opt<bool> emulateGpuKernels(
              "cuda does and run each kernel's threads as loops (tests the "
              "kernel mapping without a GPU; slower code)"),
     cl::init(false), cl::cat(category));
+static cl::opt<bool> noFusedAttention(
+    "no-fused-attention",
+    cl::desc("With --target cpu: keep attention as linalg loop nests rather "
+             "than calls of the runtime's fused kernel (for comparisons)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<int64_t> gpuBlockSize(
     "gpu-block-size",
     cl::desc("With --target cuda: threads per block of the generated "
@@ -268,6 +273,7 @@ int main(int argc, char **argv) {
   }
   options.lowering.emulateGpuKernels = emulateGpuKernels;
   options.lowering.parallelLoops = parallelLoops;
+  options.lowering.fuseAttention = !noFusedAttention;
   options.gpu.chip = gpuArch;
   options.gpu.toolkit = cudaToolkit;
   options.gpu.blockSize = gpuBlockSize;

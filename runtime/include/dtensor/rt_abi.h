@@ -131,6 +131,32 @@ void dtensor_rt_matmul_mixed(int32_t dtype, int32_t result_dtype,
  * writes whole (dtensor/custom_op.h). Only for programs of target "cpu". */
 void dtensor_rt_custom_call(int64_t op, int64_t num_inputs);
 
+/* Options of dtensor_rt_attention, or-ed into `flags`. */
+enum dtensor_rt_attention_flag {
+  DTENSOR_RT_ATTENTION_CAUSAL = 1,     /* query i sees keys j <= i */
+  DTENSOR_RT_ATTENTION_MASK = 2,       /* an additive mask is queued */
+  DTENSOR_RT_ATTENTION_ROWS = 4,       /* a key/value row per batch row */
+  DTENSOR_RT_ATTENTION_POSITIONS = 8,  /* causal from per-row positions */
+  DTENSOR_RT_ATTENTION_LOG_SUM_EXP = 16 /* the log-sum-exp is written */
+};
+
+/* Attention on the queued buffers, any strides, on programs of target "cpu":
+ *   out = softmax(query x key^T * scale + mask) x value
+ * over the last two dims of each [batch, head], tiled over keys with an
+ * online softmax (no [L, S] buffer). The buffers, in this order:
+ *   query [B, H, L, E], key [Bk, Hkv, S, E], value [Bk, Hkv, S, Ev],
+ *   out [B, H, L, Ev] (written), then with the flags:
+ *   MASK: mask [B or 1, H or 1, L, S] (of `dtype`);
+ *   ROWS: rows [B] (i64): batch row b reads key/value row rows[b], none when
+ *     outside [0, Bk) (without ROWS, Bk == B);
+ *   POSITIONS: positions [B] (i64): with CAUSAL, query i of row b sees key
+ *     j iff j <= positions[b] + i;
+ *   LOG_SUM_EXP: lse [B, H, L] (of `dtype`, written).
+ * H must be a multiple of Hkv; query head h reads key/value head
+ * h / (H / Hkv). A query that sees no key gets 0 (and a log-sum-exp of
+ * -inf). dtype is DTENSOR_RT_F32 or DTENSOR_RT_F64. */
+void dtensor_rt_attention(int32_t dtype, int32_t flags, double scale);
+
 /* Memory of a step's temporary buffers, 64-byte aligned; device memory,
  * ordered on the program's stream, for programs of target "cuda". A buffer
  * freed during a step is kept by the running program for later allocations

@@ -67,6 +67,36 @@ def CpuReassociateSums : Pass<"dtensor-cpu-reassociate-sums",
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def CpuFuseAttention : Pass<"dtensor-cpu-fuse-attention",
+                            "::mlir::func::FuncOp"> {
+  let summary = "Fuse the linalg ops of attention into dtensor.attention";
+  let description = [{
+    Finds, on per-rank tensors, the linalg ops that the frontend emits for
+    `scaled_dot_product_attention` (rank-4 query `[B, H, L, E]`, f32): the
+    score contraction, the scale with an additive mask or a causal mask
+    (from the loop indices or from per-row query positions), the softmax
+    that gives a fully masked row weights 0, and the contraction with the
+    values. They become one `dtensor.attention`, which bufferizes into a
+    call of the runtime's fused kernel (`dtensor_rt_attention`): tiled over
+    keys with an online softmax, no `[L, S]` scores buffer, and only the
+    keys a causal row can see are read.
+
+    The op reads its operands where they are: a `linalg.transpose` of the
+    query, key or value (`[B, S, H, E]` viewed as `[B, H, S, E]`) and of
+    the result is folded into the op's dims; the repeat of key/value heads
+    for grouped-query attention is dropped (the kernel reads head
+    `h / groups`); a `tensor.gather` of KV-cache rows by a `[B]` i64 slot
+    tensor (the plan's `index_select`) becomes the op's `rows`, so the
+    cache is read in place rather than copied for every step.
+
+    Anything else (other ranks or element types, a mask that is not
+    additive, an integer positions tensor other than i64, a sequence
+    sharded so that partition offset the loop indices) is left to the
+    linalg lowering.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def CpuStridedCopiesToLoops : Pass<"dtensor-cpu-strided-copies-to-loops"> {
   let summary = "Turn copies between strided memrefs into linalg.copy";
   let description = [{

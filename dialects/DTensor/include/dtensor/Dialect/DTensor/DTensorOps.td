@@ -306,6 +306,79 @@ def DTensor_CustomCallOp : DTensor_Op<"custom_call", [Pure,
   }];
 }
 
+def DTensor_AttentionOp : DTensor_Op<"attention", [Pure,
+    AttrSizedOperandSegments, DestinationStyleOpInterface]> {
+  let summary = "fused attention of one rank, read in place";
+  let description = [{
+    `softmax(query x key^T * scale + mask) x value` over the last two
+    logical dims of each `[batch, head]`, written into `init`'s shape. The
+    CPU pipeline (`--dtensor-cpu-fuse-attention`) creates it from the
+    linalg ops that the frontend emits for `scaled_dot_product_attention`,
+    after partition, and it bufferizes into a `dtensor_rt_attention` call:
+    the runtime's kernel tiled over keys with an online softmax, with no
+    `[L, S]` scores buffer.
+
+    Each operand is rank 4 and is read through a permutation: logical dim
+    `i` of the query `[B, H, L, E]` is its dim `query_dims[i]`, and so for
+    the key `[Bk, Hkv, S, E]`, the value `[Bk, Hkv, S, Ev]` and the result
+    `[B, H, L, Ev]` (`key_dims`, `value_dims`, `result_dims`). A transpose
+    before or after the attention is thus no copy.
+
+    - `H` is a multiple of `Hkv`: query head `h` reads key/value head
+      `h / (H / Hkv)` (grouped-query attention, without a repeat).
+    - `mask` (optional, the element type) is `[B, H, L, S]` in logical
+      order, any dim of it 1 to broadcast, and is added to the scaled
+      scores.
+    - `rows` (optional, `[B]` of `i64`): batch row `b` reads key/value row
+      `rows[b]` (a KV cache's slot); a row outside `[0, Bk)` reads no key.
+      Without it `Bk` is `B`.
+    - `causal`: query `i` sees key `j` iff `j <= i`, or with `positions`
+      (`[B]` of `i64`) iff `j <= positions[b] + i`.
+    - A query that sees no key gets 0, as PyTorch's attention.
+
+    ```mlir
+    %o = dtensor.attention %q, %cache_k, %cache_v rows(%slots)
+        positions(%start) into %init {causal, scale = 0.35355339059327379 : f64,
+        query_dims = array<i64: 0, 2, 1, 3>, key_dims = array<i64: 0, 2, 1, 3>,
+        value_dims = array<i64: 0, 2, 1, 3>, result_dims = array<i64: 0, 2, 1, 3>}
+        : tensor<4x1x4x8xf32>, tensor<4x256x1x8xf32>, tensor<4x256x1x8xf32>,
+          tensor<4xi64>, tensor<4xi64> into tensor<4x1x4x8xf32>
+        -> tensor<4x1x4x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$query, AnyRankedTensor:$key,
+                       AnyRankedTensor:$value,
+                       Optional<AnyRankedTensor>:$mask,
+                       Optional<AnyRankedTensor>:$rows,
+                       Optional<AnyRankedTensor>:$positions,
+                       AnyRankedTensor:$init,
+                       F64Attr:$scale, UnitAttr:$causal,
+                       DenseI64ArrayAttr:$query_dims,
+                       DenseI64ArrayAttr:$key_dims,
+                       DenseI64ArrayAttr:$value_dims,
+                       DenseI64ArrayAttr:$result_dims);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` `(` $mask^ `)`)? (`rows` `(` $rows^ `)`)?
+    (`positions` `(` $positions^ `)`)? `into` $init attr-dict
+    `:` type($query) `,` type($key) `,` type($value)
+    (`,` type($mask)^)? (`,` type($rows)^)? (`,` type($positions)^)?
+    `into` type($init) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getInitMutable();
+    }
+    /// The size of logical dim `dim` of `operand` read through `dims`.
+    static int64_t logicalSize(::mlir::Value operand,
+                               ::llvm::ArrayRef<int64_t> dims, int64_t dim) {
+      return ::llvm::cast<::mlir::RankedTensorType>(operand.getType())
+          .getDimSize(dims[dim]);
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Local-level ops
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,461 @@
+//===- FuseAttention.cpp - Attention's linalg ops as dtensor.attention ----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Matches, from the last contraction backwards, the ops that
+// emitScaledDotProductAttention (compiler/lib/Frontend/Ops/AttentionOps.cpp)
+// and createSoftmax emit for a rank-4 f32 attention, loops (B, H, l, ...):
+//
+//   scores  = contraction q[B,H,l,e] k[B,H,s,e]      (zero fill, mulf/addf)
+//   logits  = scores * scale [+ mask] [causal select]   (all parallel)
+//   max     = reduce maximumf over s                  (fill -inf)
+//   exp     = exp(logits - (max == -inf ? 0 : max))
+//   sum     = reduce addf over s                      (fill 0)
+//   weights = exp * (sum == 0 ? 0 : 1 / sum)
+//   out     = contraction weights[B,H,l,s] v[B,H,s,ev] (zero fill, mulf/addf)
+//
+// Each body is checked op by op, so that a variant (a softmax without the
+// masked-row rule, indices offset by partition, an extension of a
+// half-precision operand) is left alone. The operands are then traced
+// back through views the kernel reads in place (see the pass description).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionBufferization.h"
+
+#include "dtensor/Codegen/CPU/Passes.h"
+#include "dtensor/Dialect/DTensor/DTensorDialect.h"
+#include "dtensor/Dialect/DTensor/DTensorOps.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/Verifier.h"
+
+#include <cmath>
+#include <optional>
+
+namespace dtensor::codegen {
+#define GEN_PASS_DEF_CPUFUSEATTENTION
+#include "dtensor/Codegen/CPU/Passes.h.inc"
+} // namespace dtensor::codegen
+
+using namespace mlir;
+using namespace dtensor;
+using namespace dtensor::codegen;
+
+namespace {
+
+constexpr int64_t kRank = 4;
+
+/// The ops of `op`'s body other than constants and the terminator.
+SmallVector<Operation *> bodyOps(linalg::GenericOp op) {
+  SmallVector<Operation *> ops;
+  for (Operation &inner : op.getBody()->without_terminator())
+    if (!isa<arith::ConstantOp>(inner))
+      ops.push_back(&inner);
+  return ops;
+}
+
+/// The value `op` yields (its single result's).
+Value yielded(linalg::GenericOp op) {
+  return op.getBody()->getTerminator()->getOperand(0);
+}
+
+/// True when `value` is a float constant equal to `expected`.
+bool isFloatConstant(Value value, double expected) {
+  FloatAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return false;
+  double got = attr.getValueAsDouble();
+  return got == expected;
+}
+
+/// True when `value` is a linalg.fill of `expected`.
+bool isFillOf(Value value, double expected) {
+  auto fill = value.getDefiningOp<linalg::FillOp>();
+  return fill && isFloatConstant(fill.value(), expected);
+}
+
+/// `value`'s defining generic with `inputs` inputs, one f32 result of rank
+/// `rank`, the given iterator kinds (`reductionLoop` the only reduction, or
+/// -1) and indexing maps, or null.
+linalg::GenericOp getGeneric(Value value, unsigned inputs, unsigned loops,
+                             int64_t reductionLoop, ArrayRef<AffineMap> maps) {
+  auto op = value.getDefiningOp<linalg::GenericOp>();
+  if (!op || op.getNumDpsInputs() != inputs || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != loops || op->getNumResults() != 1)
+    return {};
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
+    return {};
+  for (auto [loop, kind] : llvm::enumerate(op.getIteratorTypesArray()))
+    if ((static_cast<int64_t>(loop) == reductionLoop) !=
+        (kind == utils::IteratorType::reduction))
+      return {};
+  if (!maps.empty() && op.getIndexingMapsArray() != maps)
+    return {};
+  return op;
+}
+
+/// The map over `loops` loops reading `dims`.
+AffineMap mapOf(MLIRContext *context, unsigned loops, ArrayRef<unsigned> dims) {
+  SmallVector<AffineExpr> results;
+  for (unsigned dim : dims)
+    results.push_back(getAffineDimExpr(dim, context));
+  return AffineMap::get(loops, 0, results, context);
+}
+
+/// True when `op` is `out + in0 * in1` over its block arguments.
+bool isMultiplyAdd(linalg::GenericOp op) {
+  SmallVector<Operation *> ops = bodyOps(op);
+  if (ops.size() != 2)
+    return false;
+  auto mul = dyn_cast<arith::MulFOp>(ops[0]);
+  auto add = dyn_cast<arith::AddFOp>(ops[1]);
+  Block *body = op.getBody();
+  return mul && add && mul.getLhs() == body->getArgument(0) &&
+         mul.getRhs() == body->getArgument(1) &&
+         add.getLhs() == body->getArgument(2) &&
+         add.getRhs() == mul.getResult() && yielded(op) == add.getResult();
+}
+
+/// True when `ops` have the names `names`, in order.
+bool hasOps(ArrayRef<Operation *> ops, ArrayRef<StringRef> names) {
+  if (ops.size() != names.size())
+    return false;
+  for (auto [op, name] : llvm::zip_equal(ops, names))
+    if (op->getName().getStringRef() != name)
+      return false;
+  return true;
+}
+
+/// What the logits' body says.
+struct Logits {
+  double scale = 1;
+  bool causal = false;
+  Value mask;      // the mask input, before broadcasting
+  Value positions; // the query positions input
+};
+
+/// `value` is `linalg.index dim`.
+bool isIndex(Value value, int64_t dim) {
+  auto index = value.getDefiningOp<linalg::IndexOp>();
+  return index && index.getDim() == static_cast<uint64_t>(dim);
+}
+
+/// `value` is `arith.index_cast (linalg.index dim)` to i64.
+bool isIndexAsI64(Value value, int64_t dim) {
+  auto cast = value.getDefiningOp<arith::IndexCastOp>();
+  return cast && cast.getType().isInteger(64) && isIndex(cast.getIn(), dim);
+}
+
+/// Parses the logits generic (loops B, H, l, s; input 0 the scores).
+std::optional<Logits> matchLogits(linalg::GenericOp op) {
+  Block *body = op.getBody();
+  MLIRContext *context = op.getContext();
+  Logits logits;
+  size_t expectedOps = 1;
+  Value value = yielded(op);
+  // Causal: select(column > row (+ position), -inf, value).
+  if (auto select = value.getDefiningOp<arith::SelectOp>()) {
+    if (!isFloatConstant(select.getTrueValue(),
+                         -std::numeric_limits<double>::infinity()))
+      return std::nullopt;
+    auto cmp = select.getCondition().getDefiningOp<arith::CmpIOp>();
+    if (!cmp)
+      return std::nullopt;
+    if (cmp.getPredicate() == arith::CmpIPredicate::ugt &&
+        isIndex(cmp.getLhs(), 3) && isIndex(cmp.getRhs(), 2)) {
+      expectedOps += 4; // index, index, cmpi, select
+    } else if (cmp.getPredicate() == arith::CmpIPredicate::sgt &&
+               isIndexAsI64(cmp.getLhs(), 3)) {
+      auto add = cmp.getRhs().getDefiningOp<arith::AddIOp>();
+      if (!add || !isIndexAsI64(add.getRhs(), 2) || op.getNumDpsInputs() != 2 ||
+          add.getLhs() != body->getArgument(1) ||
+          !add.getLhs().getType().isInteger(64) ||
+          op.getIndexingMapsArray()[1] != mapOf(context, kRank, {0}))
+        return std::nullopt;
+      logits.positions = op.getDpsInputOperand(1)->get();
+      expectedOps += 7; // index x2, index_cast x2, addi, cmpi, select
+    } else {
+      return std::nullopt;
+    }
+    logits.causal = true;
+    value = select.getFalseValue();
+  }
+  // Mask: value + mask.
+  if (auto add = value.getDefiningOp<arith::AddFOp>()) {
+    if (logits.positions || op.getNumDpsInputs() != 2 ||
+        add.getRhs() != body->getArgument(1))
+      return std::nullopt;
+    logits.mask = op.getDpsInputOperand(1)->get();
+    value = add.getLhs();
+    ++expectedOps;
+  }
+  auto mul = value.getDefiningOp<arith::MulFOp>();
+  FloatAttr scale;
+  if (!mul || mul.getLhs() != body->getArgument(0) ||
+      !matchPattern(mul.getRhs(), m_Constant(&scale)))
+    return std::nullopt;
+  logits.scale = scale.getValueAsDouble();
+  unsigned inputs = 1 + (logits.mask || logits.positions);
+  if (op.getNumDpsInputs() != inputs || bodyOps(op).size() != expectedOps)
+    return std::nullopt;
+  return logits;
+}
+
+/// The mask as a rank-4 tensor in logical order (size-1 dims broadcast),
+/// from the mask input and its broadcast map onto (B, H, l, s); null when
+/// the map is not a plain broadcast.
+Value getRank4Mask(OpBuilder &b, Location loc, Value mask, AffineMap map) {
+  auto type = dyn_cast<RankedTensorType>(mask.getType());
+  if (!type || !type.getElementType().isF32() || type.getRank() < 1 ||
+      type.getRank() > kRank)
+    return {};
+  int64_t missing = kRank - type.getRank();
+  for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
+    if (auto loop = dyn_cast<AffineDimExpr>(expr)) {
+      if (loop.getPosition() != missing + dim)
+        return {};
+    } else if (auto constant = dyn_cast<AffineConstantExpr>(expr)) {
+      if (constant.getValue() != 0 || type.getDimSize(dim) != 1)
+        return {};
+    } else {
+      return {};
+    }
+  }
+  if (missing == 0)
+    return mask;
+  SmallVector<int64_t> shape(missing, 1);
+  llvm::append_range(shape, type.getShape());
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim)
+    groups.push_back({missing + dim});
+  for (int64_t dim = 0; dim < missing; ++dim)
+    groups.front().insert(groups.front().begin() + dim, dim);
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), mask,
+      groups);
+}
+
+/// An operand read through a permutation (logical dim i is dim dims[i]).
+struct Viewed {
+  Value value;
+  SmallVector<int64_t> dims{0, 1, 2, 3};
+  Value rows;
+};
+
+/// `value` seen through a linalg.transpose, if it comes from one.
+Viewed throughTranspose(Value value) {
+  Viewed viewed{value};
+  if (auto transpose = value.getDefiningOp<linalg::TransposeOp>()) {
+    viewed.value = transpose.getInput();
+    viewed.dims.assign(transpose.getPermutation().begin(),
+                       transpose.getPermutation().end());
+  }
+  return viewed;
+}
+
+/// The key/value heads before a grouped-query repeat (a broadcast generic
+/// [B, Hkv, groups, S, E] collapsed to [B, Hkv * groups, S, E]), or
+/// `value` itself.
+Value throughHeadRepeat(Value value) {
+  auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse)
+    return value;
+  SmallVector<ReassociationIndices> expected{{0}, {1, 2}, {3}, {4}};
+  if (collapse.getReassociationIndices() != expected)
+    return value;
+  MLIRContext *context = value.getContext();
+  linalg::GenericOp repeat =
+      getGeneric(collapse.getSrc(), 1, 5, -1,
+                 {mapOf(context, 5, {0, 1, 3, 4}),
+                  mapOf(context, 5, {0, 1, 2, 3, 4})});
+  if (!repeat || !bodyOps(repeat).empty() ||
+      yielded(repeat) != repeat.getBody()->getArgument(0))
+    return value;
+  return repeat.getDpsInputOperand(0)->get();
+}
+
+/// `viewed` seen through a tensor.gather of rows of dim 0 by a [B] i64
+/// tensor (expanded to [B, 1]): the gather's source and the rows.
+Viewed throughRowGather(Viewed viewed) {
+  auto gather = viewed.value.getDefiningOp<tensor::GatherOp>();
+  if (!gather || gather.getGatherDims() != ArrayRef<int64_t>{0} ||
+      viewed.dims[0] != 0)
+    return viewed;
+  auto expand = gather.getIndices().getDefiningOp<tensor::ExpandShapeOp>();
+  if (!expand)
+    return viewed;
+  auto rows = dyn_cast<RankedTensorType>(expand.getSrc().getType());
+  auto result = gather.getResult().getType();
+  if (!rows || rows.getRank() != 1 || !rows.getElementType().isInteger(64) ||
+      expand.getResultType().getShape() !=
+          ArrayRef<int64_t>{rows.getDimSize(0), 1} ||
+      result.getRank() != kRank ||
+      result.getShape().drop_front() !=
+          gather.getSource().getType().getShape().drop_front())
+    return viewed;
+  viewed.value = gather.getSource();
+  viewed.rows = expand.getSrc();
+  return viewed;
+}
+
+/// Erases `ops` and what only they used, once unused.
+void eraseDead(ArrayRef<Operation *> ops) {
+  SmallVector<Operation *> worklist(ops.begin(), ops.end());
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!op->use_empty() || !isPure(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        worklist.push_back(producer);
+    op->erase();
+    // An operand may be listed twice: drop the erased op from the list.
+    llvm::erase(worklist, op);
+  }
+}
+
+/// Replaces the attention ending in `out`, if it is one.
+LogicalResult fuse(linalg::GenericOp out) {
+  MLIRContext *context = out.getContext();
+  // out[B, H, l, ev] = sum_s weights[B, H, l, s] v[B, H, s, ev].
+  if (!getGeneric(out->getResult(0), 2, 5, 4,
+                  {mapOf(context, 5, {0, 1, 2, 4}),
+                   mapOf(context, 5, {0, 1, 4, 3}),
+                   mapOf(context, 5, {0, 1, 2, 3})}) ||
+      !isMultiplyAdd(out) || !isFillOf(out.getDpsInitOperand(0)->get(), 0))
+    return failure();
+  AffineMap identity = mapOf(context, kRank, {0, 1, 2, 3});
+  AffineMap rowMap = mapOf(context, kRank, {0, 1, 2});
+  linalg::GenericOp weights =
+      getGeneric(out.getDpsInputOperand(0)->get(), 2, kRank, -1,
+                 {identity, rowMap, identity});
+  if (!weights ||
+      !hasOps(bodyOps(weights),
+              {"arith.divf", "arith.cmpf", "arith.select", "arith.mulf"}))
+    return failure();
+  linalg::GenericOp exp = getGeneric(weights.getDpsInputOperand(0)->get(), 2,
+                                     kRank, -1, {identity, rowMap, identity});
+  linalg::GenericOp sum = getGeneric(weights.getDpsInputOperand(1)->get(), 1,
+                                     kRank, 3, {identity, rowMap});
+  if (!exp || !sum ||
+      !hasOps(bodyOps(exp),
+              {"arith.cmpf", "arith.select", "arith.subf", "math.exp"}) ||
+      !hasOps(bodyOps(sum), {"arith.addf"}) ||
+      sum.getDpsInputOperand(0)->get() != exp->getResult(0) ||
+      !isFillOf(sum.getDpsInitOperand(0)->get(), 0))
+    return failure();
+  linalg::GenericOp max = getGeneric(exp.getDpsInputOperand(1)->get(), 1,
+                                     kRank, 3, {identity, rowMap});
+  Value logitsValue = exp.getDpsInputOperand(0)->get();
+  if (!max || !hasOps(bodyOps(max), {"arith.maximumf"}) ||
+      max.getDpsInputOperand(0)->get() != logitsValue ||
+      !isFillOf(max.getDpsInitOperand(0)->get(),
+                -std::numeric_limits<double>::infinity()))
+    return failure();
+  // The logits: the scores and an optional mask or positions input.
+  linalg::GenericOp logitsOp = getGeneric(logitsValue, 1, kRank, -1, {});
+  if (!logitsOp)
+    logitsOp = getGeneric(logitsValue, 2, kRank, -1, {});
+  if (!logitsOp ||
+      logitsOp.getIndexingMapsArray().front() != identity ||
+      logitsOp.getIndexingMapsArray().back() != identity)
+    return failure();
+  std::optional<Logits> logits = matchLogits(logitsOp);
+  if (!logits)
+    return failure();
+  // scores[B, H, l, s] = sum_e q[B, H, l, e] k[B, H, s, e].
+  linalg::GenericOp scores =
+      getGeneric(logitsOp.getDpsInputOperand(0)->get(), 2, 5, 4,
+                 {mapOf(context, 5, {0, 1, 2, 4}),
+                  mapOf(context, 5, {0, 1, 3, 4}),
+                  mapOf(context, 5, {0, 1, 2, 3})});
+  if (!scores || !isMultiplyAdd(scores) ||
+      !isFillOf(scores.getDpsInitOperand(0)->get(), 0))
+    return failure();
+  Value q = scores.getDpsInputOperand(0)->get();
+  Value k = scores.getDpsInputOperand(1)->get();
+  Value v = out.getDpsInputOperand(1)->get();
+  for (Value operand : {q, k, v})
+    if (!cast<RankedTensorType>(operand.getType()).getElementType().isF32())
+      return failure();
+
+  // The operands where they are.
+  Viewed query = throughTranspose(q);
+  Viewed key = throughTranspose(throughHeadRepeat(k));
+  Viewed value = throughTranspose(throughHeadRepeat(v));
+  Viewed keyRows = throughRowGather(key), valueRows = throughRowGather(value);
+  if (keyRows.rows && keyRows.rows == valueRows.rows) {
+    key = keyRows;
+    value = valueRows;
+  }
+
+  OpBuilder b(out);
+  Location loc = out.getLoc();
+  Value mask;
+  if (logits->mask) {
+    mask = getRank4Mask(b, loc, logits->mask,
+                        logitsOp.getIndexingMapsArray()[1]);
+    if (!mask)
+      return failure();
+  }
+  // The result, transposed in place when its only user is a transpose.
+  Value result = out->getResult(0);
+  auto resultType = cast<RankedTensorType>(result.getType());
+  SmallVector<int64_t> resultDims{0, 1, 2, 3};
+  Operation *replaced = out;
+  Value init;
+  if (result.hasOneUse())
+    if (auto transpose =
+            dyn_cast<linalg::TransposeOp>(*result.getUsers().begin())) {
+      b.setInsertionPoint(transpose);
+      ArrayRef<int64_t> permutation = transpose.getPermutation();
+      for (auto [position, dim] : llvm::enumerate(permutation))
+        resultDims[dim] = position;
+      init = transpose.getInit();
+      replaced = transpose;
+    }
+  if (!init)
+    init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                   resultType.getElementType());
+  auto fused = AttentionOp::create(
+      b, loc, init.getType(), query.value, key.value, value.value, mask,
+      key.rows, logits->positions, init, b.getF64FloatAttr(logits->scale),
+      logits->causal ? b.getUnitAttr() : UnitAttr(),
+      b.getDenseI64ArrayAttr(query.dims), b.getDenseI64ArrayAttr(key.dims),
+      b.getDenseI64ArrayAttr(value.dims), b.getDenseI64ArrayAttr(resultDims));
+  if (failed(mlir::verify(fused))) {
+    fused->erase();
+    if (mask && mask != logits->mask)
+      mask.getDefiningOp()->erase();
+    return failure();
+  }
+  replaced->getResult(0).replaceAllUsesWith(fused.getResult());
+  SmallVector<Operation *> dead{replaced};
+  if (replaced != out)
+    dead.push_back(out);
+  eraseDead(dead);
+  return success();
+}
+
+struct CpuFuseAttention
+    : dtensor::codegen::impl::CpuFuseAttentionBase<CpuFuseAttention> {
+  /// The bufferization that follows needs the model of dtensor.attention.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    CpuFuseAttentionBase::getDependentDialects(registry);
+    registry.insert<DTensorDialect>();
+    registerAttentionBufferizationModel(registry);
+  }
+
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> candidates;
+    getOperation().walk(
+        [&](linalg::GenericOp op) { candidates.push_back(op); });
+    // A fused chain erases only ops before its last contraction, which
+    // the walk has passed.
+    for (linalg::GenericOp op : candidates)
+      (void)fuse(op);
+  }
+};
+
+} // namespace

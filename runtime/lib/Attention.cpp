@@ -1,0 +1,190 @@
+//===- Attention.cpp - dtensor_rt_attention ------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Checks the queued views against each other and hands them to the fused
+// CPU kernel (attention/FusedAttention.h), which reads them in place. The
+// kernel's threads are a worker pool of the context's thread count.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AbiCall.h"
+#include "Context.h"
+#include "Export.h"
+
+#include "FusedAttention.h"
+#include "WorkerPool.h"
+
+#include "dtensor/rt_abi.h"
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+
+namespace dtensor::rt {
+
+namespace {
+
+/// The pool of the attention kernel, `threads` threads, shared by the
+/// contexts of the process (they set the same count, as for BLAS).
+WorkerPool *attentionPool(int threads) {
+  static std::mutex mutex;
+  static std::unique_ptr<WorkerPool> pool;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (threads <= 1)
+    return nullptr;
+  if (!pool || pool->threads() != threads)
+    pool = std::make_unique<WorkerPool>(threads);
+  return pool.get();
+}
+
+std::string shapeError(const char *what, const StridedView &view,
+                       const std::string &expected) {
+  return std::string("attention: ") + what + " has shape " +
+         view.shapeString() + ", expected " + expected;
+}
+
+template <typename T>
+Status attend(AbiCall &call, int32_t flags, double scale) {
+  bool hasMask = flags & DTENSOR_RT_ATTENTION_MASK;
+  bool hasRows = flags & DTENSOR_RT_ATTENTION_ROWS;
+  bool hasPositions = flags & DTENSOR_RT_ATTENTION_POSITIONS;
+  bool hasLse = flags & DTENSOR_RT_ATTENTION_LOG_SUM_EXP;
+  int64_t count = 4 + hasMask + hasRows + hasPositions + hasLse;
+  std::vector<StridedView> &views = call.program.callViews;
+  if (Status s = call.takeViews("attention", count, views))
+    return s;
+  size_t next = 4;
+  int64_t maskIndex = hasMask ? next++ : -1;
+  int64_t rowsIndex = hasRows ? next++ : -1;
+  int64_t positionsIndex = hasPositions ? next++ : -1;
+  int64_t lseIndex = hasLse ? next++ : -1;
+  for (size_t i = 0; i < views.size(); ++i) {
+    int64_t want =
+        static_cast<int64_t>(i) == rowsIndex ||
+                static_cast<int64_t>(i) == positionsIndex
+            ? 1
+            : static_cast<int64_t>(i) == lseIndex ? 3 : 4;
+    if (views[i].rank() != want)
+      return runtimeError("attention: buffer " + std::to_string(i) +
+                          " has rank " + std::to_string(views[i].rank()) +
+                          ", expected " + std::to_string(want));
+  }
+  const StridedView &q = views[0], &k = views[1], &v = views[2],
+                    &out = views[3];
+  int64_t batch = q.sizes[0], heads = q.sizes[1], queries = q.sizes[2],
+          features = q.sizes[3];
+  int64_t keyBatch = k.sizes[0], kvHeads = k.sizes[1], keys = k.sizes[2];
+  int64_t valueFeatures = v.sizes[3];
+  auto shape = [](std::initializer_list<int64_t> sizes) {
+    std::string text = "[";
+    for (int64_t size : sizes)
+      text += (text.size() > 1 ? ", " : "") + std::to_string(size);
+    return text + "]";
+  };
+  if (k.sizes[3] != features || (!hasRows && keyBatch != batch) ||
+      (kvHeads == 0 ? heads != 0 : heads % kvHeads != 0))
+    return runtimeError(shapeError(
+        "key", k,
+        "[" + std::string(hasRows ? "Bk" : std::to_string(batch)) +
+            ", a divisor of " + std::to_string(heads) + ", S, " +
+            std::to_string(features) + "]"));
+  if (v.sizes[0] != keyBatch || v.sizes[1] != kvHeads || v.sizes[2] != keys)
+    return runtimeError(shapeError(
+        "value", v, shape({keyBatch, kvHeads, keys}) + " and Ev"));
+  if (out.sizes != Dims{batch, heads, queries, valueFeatures})
+    return runtimeError(
+        shapeError("out", out, shape({batch, heads, queries, valueFeatures})));
+
+  attention::Problem<T> p;
+  p.batch = batch;
+  p.heads = heads;
+  p.kvHeads = kvHeads;
+  p.queries = queries;
+  p.keys = keys;
+  p.features = features;
+  p.valueFeatures = valueFeatures;
+  p.keyBatch = keyBatch;
+  p.query = reinterpret_cast<const T *>(q.data);
+  p.key = reinterpret_cast<const T *>(k.data);
+  p.value = reinterpret_cast<const T *>(v.data);
+  p.out = reinterpret_cast<T *>(out.data);
+  for (int dim = 0; dim < 4; ++dim) {
+    p.queryStrides[dim] = q.strides[dim];
+    p.keyStrides[dim] = k.strides[dim];
+    p.valueStrides[dim] = v.strides[dim];
+    p.outStrides[dim] = out.strides[dim];
+  }
+  if (hasMask) {
+    const StridedView &mask = views[maskIndex];
+    int64_t logical[4] = {batch, heads, queries, keys};
+    for (int dim = 0; dim < 4; ++dim) {
+      if (mask.sizes[dim] != logical[dim] && mask.sizes[dim] != 1)
+        return runtimeError(shapeError(
+            "mask", mask, "one that broadcasts to " +
+                              shape({batch, heads, queries, keys})));
+      p.maskStrides[dim] = mask.sizes[dim] == 1 ? 0 : mask.strides[dim];
+    }
+    p.mask = reinterpret_cast<const T *>(mask.data);
+  }
+  // Rows and positions are i64; read contiguously into copies that keep
+  // their storage from step to step.
+  thread_local std::vector<int64_t> rows, positions;
+  auto readIndices = [&](int64_t index, const char *what,
+                         std::vector<int64_t> &into) -> Status {
+    StridedView view = call.viewAs(index, sizeof(int64_t));
+    if (view.sizes[0] != batch)
+      return runtimeError(shapeError(what, view, shape({batch})));
+    into.resize(batch);
+    for (int64_t b = 0; b < batch; ++b)
+      std::memcpy(&into[b], view.data + b * view.strides[0] * 8, 8);
+    return Status::success();
+  };
+  if (hasRows) {
+    if (Status s = readIndices(rowsIndex, "rows", rows))
+      return s;
+    p.rows = rows.data();
+  }
+  if (hasPositions) {
+    if (Status s = readIndices(positionsIndex, "positions", positions))
+      return s;
+    p.positions = positions.data();
+  }
+  if (hasLse) {
+    const StridedView &lse = views[lseIndex];
+    if (lse.sizes != Dims{batch, heads, queries})
+      return runtimeError(
+          shapeError("log-sum-exp", lse, shape({batch, heads, queries})));
+    p.logSumExp = reinterpret_cast<T *>(lse.data);
+    for (int dim = 0; dim < 3; ++dim)
+      p.logSumExpStrides[dim] = lse.strides[dim];
+  }
+  p.causal = flags & DTENSOR_RT_ATTENTION_CAUSAL;
+  p.scale = static_cast<T>(scale);
+  attention::run(p, attentionPool(call.program.context
+                                      ? call.program.context->threads
+                                      : 1));
+  return Status::success();
+}
+
+} // namespace
+
+} // namespace dtensor::rt
+
+extern "C" DTENSOR_EXPORT void dtensor_rt_attention(int32_t dtype,
+                                                    int32_t flags,
+                                                    double scale) {
+  dtensor::rt::AbiCall::run("attention", dtype, [&](dtensor::rt::AbiCall &call) {
+    using namespace dtensor::rt;
+    if (std::strcmp(call.program.backend->target(), "cpu") != 0)
+      return runtimeError(std::string("attention: programs of target ") +
+                          call.program.backend->target() +
+                          " have no fused attention");
+    if (flags & ~int32_t(31))
+      return runtimeError("attention: unknown flags " + std::to_string(flags));
+    if (call.dtype == DType::F32)
+      return attend<float>(call, flags, scale);
+    if (call.dtype == DType::F64)
+      return attend<double>(call, flags, scale);
+    return runtimeError(std::string("attention: dtype ") +
+                        dtypeName(call.dtype) + " is not f32 or f64");
+  });
+}
