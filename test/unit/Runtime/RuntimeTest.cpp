@@ -1107,8 +1107,9 @@ TEST(RuntimeAbi, ParallelForRunsEveryIterationOnce) {
     }
     EXPECT_TRUE(record.aligned);
     // Little work stays on the calling thread.
-    if ((c.end - c.begin) * c.work < 32768)
+    if ((c.end - c.begin) * c.work < 32768) {
       EXPECT_EQ(record.offThread.load(), 0) << c.begin << ".." << c.end;
+    }
   }
   dtensor_context_destroy(context);
 }
