@@ -54,6 +54,18 @@ TEST_F(AttentionOpsTest, RotaryOptions) {
              {3, 4}, roundTo(Dtype::F16, rotaryRef(h, 0, 10000, 0)), 1e-3);
 }
 
+TEST_F(AttentionOpsTest, RotaryLongSequence) {
+  // 4100 positions x 32 frequencies is over the constant tables' limit:
+  // the tables are computed once per step. The angles are f32 (as Hugging
+  // Face's rotary computes them): at positions near 4100 an angle is off by
+  // up to ~2.5e-4 from the double reference, hence the tolerance.
+  Tensor x = noise(Dtype::F32, {4100, 2, 64}, 1, 5);
+  expectNear(runOne(R"({"op": "rotary", "inputs": ["x"], "output": "y",
+                        "seq_dim": 0, "position_offset": 11})",
+                    {x}),
+             {4100, 2, 64}, rotaryRef(x, 0, 10000, 11), 1e-3);
+}
+
 TEST_F(AttentionOpsTest, RotaryErrors) {
   EXPECT_EQ(buildError(R"({"op": "rotary", "inputs": ["x"], "output": "y"})",
                        {noise(Dtype::F32, {2, 3, 5})}),

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace {
@@ -97,4 +98,19 @@ __attribute__((used)) void *dtensor_rt_alloc(uint64_t bytes) {
 __attribute__((used)) void dtensor_rt_free(void *buffer) { std::free(buffer); }
 
 __attribute__((used)) uint64_t dtensor_rt_step_seed(void) { return stepSeed; }
+
+/// Runs the iterations on the calling thread, in three pieces (each a
+/// multiple of the step) so that a nest's task is run on sub-ranges, as the
+/// runtime's worker threads would.
+__attribute__((used)) void
+dtensor_rt_parallel_for(void (*task)(void *args, int64_t begin, int64_t end),
+                        void *args, int64_t begin, int64_t end, int64_t step,
+                        int64_t /*work*/) {
+  int64_t iterations = (end - begin + step - 1) / step;
+  int64_t perPiece = (iterations + 2) / 3;
+  for (int64_t first = 0; first < iterations; first += perPiece) {
+    int64_t last = std::min(iterations, first + perPiece);
+    task(args, begin + first * step, std::min(end, begin + last * step));
+  }
+}
 }

@@ -29,15 +29,50 @@ using namespace dtensor::frontend::ops;
 
 /// The inverse frequencies theta^(-2i/D), i < D/2, computed in f32 as
 /// Hugging Face's Llama does: 1 / theta ** (arange(0, D, 2).float() / D).
-static DenseElementsAttr getInverseFrequencies(OpBuilder &b, double theta,
-                                               int64_t headDim) {
+static SmallVector<float> getInverseFrequencies(double theta,
+                                                int64_t headDim) {
   SmallVector<float> values;
   for (int64_t i = 0; i < headDim / 2; ++i) {
     float exponent = static_cast<float>(2 * i) / static_cast<float>(headDim);
     values.push_back(1.0f / std::pow(static_cast<float>(theta), exponent));
   }
-  auto type = RankedTensorType::get({headDim / 2}, b.getF32Type());
-  return DenseElementsAttr::get(type, ArrayRef<float>(values));
+  return values;
+}
+
+/// The largest cos/sin table (positions x D/2 elements, each of cos and sin)
+/// that rotary keeps as a constant of the program: 512 KiB of f32 each.
+/// Longer sequences compute their table once per step instead.
+static constexpr int64_t kMaxConstantTableElements = int64_t{1} << 17;
+
+/// The cos and sin of each position's angles, f32, and the map through
+/// which the rotation reads them.
+struct RotaryTables {
+  Value cos, sin;
+  AffineMap map;
+};
+
+/// cos[s, i] and sin[s, i] of the angles (s + offset) * frequencies[i] for
+/// the positions s < `length` of the sequence, as constants: the angle is
+/// rounded to f32 as the rotation would compute it, its cos and sin
+/// computed in double and rounded once.
+static std::pair<DenseElementsAttr, DenseElementsAttr>
+getConstantTables(OpBuilder &b, ArrayRef<float> frequencies, int64_t length,
+                  int64_t offset) {
+  int64_t half = frequencies.size();
+  SmallVector<float> cosValues, sinValues;
+  cosValues.reserve(length * half);
+  sinValues.reserve(length * half);
+  for (int64_t s = 0; s < length; ++s) {
+    float position = static_cast<float>(s + offset);
+    for (float frequency : frequencies) {
+      double angle = static_cast<double>(position * frequency);
+      cosValues.push_back(static_cast<float>(std::cos(angle)));
+      sinValues.push_back(static_cast<float>(std::sin(angle)));
+    }
+  }
+  auto type = RankedTensorType::get({length, half}, b.getF32Type());
+  return {DenseElementsAttr::get(type, ArrayRef<float>(cosValues)),
+          DenseElementsAttr::get(type, ArrayRef<float>(sinValues))};
 }
 
 /// How rotary reads its optional positions input over the loops (x's dims
@@ -136,8 +171,109 @@ EmitResult ops::emitRotary(OpEmitter &emitter) {
   groups.push_back({rank - 1, rank});
   Value halves = tensor::ExpandShapeOp::create(
       b, loc, RankedTensorType::get(shape, element), emitter.input(0), groups);
-  Value frequencies = arith::ConstantOp::create(
-      b, loc, getInverseFrequencies(b, *theta, headDim));
+  SmallVector<float> frequencies = getInverseFrequencies(*theta, headDim);
+  Type f32 = b.getF32Type();
+  int64_t seqLoop = *seqDim;
+  int64_t positionOffset = *offset;
+  int64_t length = type.getDimSize(seqLoop);
+
+  // The cos/sin tables, computed once per position rather than once per
+  // element of x (every head and both halves read one entry): constants of
+  // the program when the positions are the sequence index (plus
+  // position_offset) and the table is small, else one generic per step
+  // over the positions (the sequence, or x's batch-and-sequence dims for a
+  // positions input). The rotation reads them through `tables.map`.
+  RotaryTables tables;
+  if (!hasPositions && length * half <= kMaxConstantTableElements) {
+    auto [cosTable, sinTable] =
+        getConstantTables(b, frequencies, length, positionOffset);
+    tables.cos = arith::ConstantOp::create(b, loc, cosTable);
+    tables.sin = arith::ConstantOp::create(b, loc, sinTable);
+    tables.map = AffineMap::get(
+        rank + 1, 0,
+        {getAffineDimExpr(seqLoop, context), getAffineDimExpr(rank, context)},
+        context);
+  } else {
+    // Loops (positions..., i): the sequence alone, or x's dims up to
+    // seq_dim for a positions input, of size 1 where all positions are
+    // equal (the dims between the batch and the sequence for each row's
+    // start, the broadcast dims of each token's own).
+    bool rowStarts = hasPositions && positionsMap->second;
+    SmallVector<int64_t> tableShape;
+    if (hasPositions) {
+      ArrayRef<int64_t> positions = emitter.inputType(1).getShape();
+      for (int64_t dim = 0; dim <= seqLoop; ++dim) {
+        bool varies = rowStarts ? dim == 0 || dim == seqLoop
+                                : positions[dim] != 1;
+        tableShape.push_back(varies ? type.getDimSize(dim) : 1);
+      }
+    } else {
+      tableShape.push_back(length);
+    }
+    tableShape.push_back(half);
+    int64_t tableLoops = tableShape.size();
+    int64_t tableSeqLoop = hasPositions ? seqLoop : 0;
+    Value frequencyTensor = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({half}, f32),
+                               ArrayRef<float>(frequencies)));
+    SmallVector<Value> inputs{frequencyTensor};
+    SmallVector<AffineMap> maps{AffineMap::get(
+        tableLoops, 0, getAffineDimExpr(tableLoops - 1, context))};
+    if (hasPositions) {
+      // The same reading of the positions as over x's loops, over the
+      // table's (x's dims up to seq_dim, then i).
+      auto positions = getPositionsMap(
+          context, ArrayRef<int64_t>(tableShape).drop_back(),
+          emitter.inputType(1).getShape(), seqLoop);
+      inputs.push_back(emitter.input(1));
+      maps.push_back(positions->first);
+    }
+    auto angle = [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+      Type i64 = nested.getI64Type();
+      Value position;
+      if (!hasPositions || rowStarts) {
+        Value seq = linalg::IndexOp::create(nested, bodyLoc, tableSeqLoop);
+        position = arith::IndexCastOp::create(nested, bodyLoc, i64, seq);
+      }
+      if (hasPositions) {
+        Value given = args[1];
+        if (given.getType() != i64)
+          given = arith::ExtSIOp::create(nested, bodyLoc, i64, given);
+        position = position ? arith::AddIOp::create(nested, bodyLoc,
+                                                    position, given)
+                                  .getResult()
+                            : given;
+      }
+      if (positionOffset != 0)
+        position = arith::AddIOp::create(
+            nested, bodyLoc, position,
+            arith::ConstantOp::create(
+                nested, bodyLoc, nested.getI64IntegerAttr(positionOffset)));
+      Value positionF = arith::SIToFPOp::create(nested, bodyLoc, f32, position);
+      return arith::MulFOp::create(nested, bodyLoc, positionF, args[0])
+          .getResult();
+    };
+    tables.cos = createMap(
+        b, loc, tableShape, f32, inputs, maps,
+        [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+          return SmallVector<Value>{math::CosOp::create(
+              nested, bodyLoc, angle(nested, bodyLoc, args))};
+        });
+    tables.sin = createMap(
+        b, loc, tableShape, f32, inputs, maps,
+        [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+          return SmallVector<Value>{math::SinOp::create(
+              nested, bodyLoc, angle(nested, bodyLoc, args))};
+        });
+    SmallVector<AffineExpr> results;
+    for (int64_t dim = hasPositions ? 0 : seqLoop; dim <= seqLoop; ++dim)
+      results.push_back(hasPositions && tableShape[dim] == 1
+                            ? getAffineConstantExpr(0, context)
+                            : getAffineDimExpr(dim, context));
+    results.push_back(getAffineDimExpr(rank, context));
+    tables.map = AffineMap::get(rank + 1, 0, results, context);
+  }
 
   // Loops (..., p, i): out[..., p, i] from x1 = x[..., 0, i] and
   // x2 = x[..., 1, i]: x1 cos - x2 sin for p = 0, x2 cos + x1 sin for p = 1.
@@ -150,48 +286,13 @@ EmitResult ops::emitRotary(OpEmitter &emitter) {
     results.push_back(getAffineDimExpr(rank, context));
     return AffineMap::get(numLoops, 0, results, context);
   };
-  AffineMap frequencyMap =
-      AffineMap::get(numLoops, 0, getAffineDimExpr(rank, context));
-  Type f32 = b.getF32Type();
-  int64_t seqLoop = *seqDim;
-  int64_t positionOffset = *offset;
-  SmallVector<Value> inputs{halves, halves, frequencies};
-  SmallVector<AffineMap> maps{halfMap(0), halfMap(1), frequencyMap};
-  bool rowStarts = false;
-  if (hasPositions) {
-    inputs.push_back(emitter.input(1));
-    maps.push_back(positionsMap->first);
-    rowStarts = positionsMap->second;
-  }
+  SmallVector<Value> inputs{halves, halves, tables.cos, tables.sin};
+  SmallVector<AffineMap> maps{halfMap(0), halfMap(1), tables.map, tables.map};
   Value rotated = createMap(
       b, loc, shape, element, inputs, maps,
       [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
-        Type i64 = nested.getI64Type();
-        Value position;
-        if (!hasPositions || rowStarts) {
-          Value seq = linalg::IndexOp::create(nested, bodyLoc, seqLoop);
-          position = arith::IndexCastOp::create(nested, bodyLoc, i64, seq);
-        }
-        if (hasPositions) {
-          Value given = args[3];
-          if (given.getType() != i64)
-            given = arith::ExtSIOp::create(nested, bodyLoc, i64, given);
-          position =
-              position ? arith::AddIOp::create(nested, bodyLoc, position, given)
-                             .getResult()
-                       : given;
-        }
-        if (positionOffset != 0)
-          position = arith::AddIOp::create(
-              nested, bodyLoc, position,
-              arith::ConstantOp::create(
-                  nested, bodyLoc, nested.getI64IntegerAttr(positionOffset)));
-        Value positionF =
-            arith::SIToFPOp::create(nested, bodyLoc, f32, position);
-        Value angle =
-            arith::MulFOp::create(nested, bodyLoc, positionF, args[2]);
-        Value cos = math::CosOp::create(nested, bodyLoc, angle);
-        Value sin = math::SinOp::create(nested, bodyLoc, angle);
+        Value cos = args[2];
+        Value sin = args[3];
         Value x1 = extend(nested, bodyLoc, args[0]);
         Value x2 = extend(nested, bodyLoc, args[1]);
         Value first = arith::SubFOp::create(
