@@ -28,11 +28,14 @@ sequence whose context is C tokens:
   0 .. C-K-1, and the K - 1 decode steps run at positions C-K .. C-2
   (contexts C-K+1 .. C-1, "about C"); the median decode step it prints.
   The decode entry always runs its S rows (the rows of slots without a
-  prompt are padding: they write and read nothing but are computed) and
-  attends over all M positions of each row's slot (the positions past a
-  row's own are masked), so its cost follows M, not C; the max-seq probe
-  (one rank, the smallest context C0) compiles the same model with
-  --max-seq C0 to show it;
+  prompt are padding: they write nothing, but the weight products compute
+  them). Its attention is the runtime's fused kernel, which reads each
+  row's cache slot in place up to that row's own position (a padding row
+  reads none), so the attention's cost follows C, not M; compiled with
+  `dtensor-compile --no-fused-attention` it would attend over all M
+  positions of every row, masked. The max-seq probe (one rank, the
+  smallest context C0) compiles the same model with --max-seq C0 to show
+  what M still costs;
 - recompute (the old path): the stateless plan of the same model,
   `gen-model-plan.py --batch 1 --seq C --plan tp --mesh R`, with
   `dtensor-run -n R --random-inputs 1 --warmup W --iters I`: one step is
@@ -53,7 +56,7 @@ sequence whose context is C tokens:
   bandwidth per rank (bench.py's ceilings_per_rank: all cores' best stream
   kernel / R); the FLOPs (2 per weight element and row, attention's over
   C) over the GEMM peak, the larger of the two; `% roofline` = roofline /
-  ours. `roofline@M` counts the cache rows the compiled step really reads
+  ours. `roofline@M` counts the cache rows an unfused step would read
   (all M positions of the decode entry's S rows).
 
 Every side is measured --rounds times (default 2; --quick 1), interleaved
@@ -603,8 +606,8 @@ def markdown(decode):
              f"prompt(s) of C − {st['tokens']} tokens, the median of its "
              f"{st['tokens'] - 1} decode steps (contexts C − "
              f"{st['tokens'] - 1} .. C − 1); the decode entry computes its "
-             f"{st['slots']} rows and attends over all {st['max_seq']} "
-             f"cache positions (masked). recompute: the stateless plan "
+             f"{st['slots']} rows; its fused attention reads each row's cache "
+             f"positions up to its own (of {st['max_seq']}). recompute: the stateless plan "
              f"(`--batch 1 --seq C`) run as one step. torch-cache: "
              f"{torch_text}, a decode step at position C − 1; on R ranks "
              f"ours runs R processes of {st['cores']}/R threads against "
@@ -613,7 +616,7 @@ def markdown(decode):
              f"the least bytes a step reads per rank (weight shards once, "
              f"the looked-up embedding rows, the KV rows of the C positions)"
              f" over the memory bandwidth per rank; roofline@M counts what "
-             f"the compiled step reads (the cache's {st['slots']} rows × "
+             f"an unfused step would read (the cache's {st['slots']} rows × "
              f"{st['max_seq']} positions). Best of {st['rounds']} "
              f"interleaved round(s); load average "
              f"{st['load_average_at_start'][0]:.1f} at the start, "

@@ -1,8 +1,8 @@
 //===- Attention.cpp - dtensor_rt_attention ------------------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Checks the queued views against each other and hands them to the fused
-// CPU kernel (attention/FusedAttention.h), which reads them in place. The
-// kernel's threads are a worker pool of the context's thread count.
+// CPU kernel (attention/FusedAttention.h), which reads them in place, on
+// the runtime's shared worker pool (blas::sharedWorkerPool).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +10,7 @@
 #include "Context.h"
 #include "Export.h"
 
+#include "Blas.h"
 #include "FusedAttention.h"
 #include "WorkerPool.h"
 
@@ -17,24 +18,10 @@
 
 #include <cstring>
 #include <memory>
-#include <mutex>
 
 namespace dtensor::rt {
 
 namespace {
-
-/// The pool of the attention kernel, `threads` threads, shared by the
-/// contexts of the process (they set the same count, as for BLAS).
-WorkerPool *attentionPool(int threads) {
-  static std::mutex mutex;
-  static std::unique_ptr<WorkerPool> pool;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (threads <= 1)
-    return nullptr;
-  if (!pool || pool->threads() != threads)
-    pool = std::make_unique<WorkerPool>(threads);
-  return pool.get();
-}
 
 std::string shapeError(const char *what, const StridedView &view,
                        const std::string &expected) {
@@ -159,9 +146,10 @@ Status attend(AbiCall &call, int32_t flags, double scale) {
   }
   p.causal = flags & DTENSOR_RT_ATTENTION_CAUSAL;
   p.scale = static_cast<T>(scale);
-  attention::run(p, attentionPool(call.program.context
-                                      ? call.program.context->threads
-                                      : 1));
+  // The runtime's worker pool (threads = the context's, as BLAS and the
+  // parallel loop nests): one set of threads per process.
+  std::shared_ptr<WorkerPool> pool = blas::sharedWorkerPool();
+  attention::run(p, pool.get());
   return Status::success();
 }
 
