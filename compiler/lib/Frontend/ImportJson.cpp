@@ -685,6 +685,21 @@ LogicalResult Importer::emitOp(const OpDecl &op) {
   // attends to the keys and values of every rank, gathered over the
   // context-parallel mesh dim; their sequence is dim -2 ([..., S, E]).
   if (plan.contextParallel &&
+      op.definition->name == "scaled_dot_product_attention")
+    if (const JsonNode *positions = op.node->get("query_positions");
+        positions && positions->kind == JsonNode::Kind::Bool &&
+        positions->boolean) {
+      InFlightDiagnostic diag = locator.emitError(*positions);
+      diag << "context parallelism shards the keys' sequence over mesh dim "
+           << plan.mesh.names[plan.contextParallel->meshDim]
+           << "; attention over a KV cache (query_positions) reads the "
+              "cache's rows by slot and position, which is not supported "
+              "with it";
+      diag.attachNote(locator.get(*plan.contextParallel->node))
+          << "context parallelism is set here";
+      return failure();
+    }
+  if (plan.contextParallel &&
       op.definition->name == "scaled_dot_product_attention" &&
       inputs.size() >= 3 &&
       llvm::all_of(ArrayRef<Value>(inputs).take_front(3), [](Value v) {
