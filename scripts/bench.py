@@ -1641,7 +1641,9 @@ def main(argv=None):
     results["settings"]["load_average_at_end"] = os.getloadavg()
     summarise(results)
     write_outputs(a, results)
-    failed = [c for c in results["cases"] if "error" in c]
+    failed = [c for c in results["cases"] +
+              results.get("context_parallel", {}).get("cases", [])
+              if "error" in c]
     check_failed = not results.get("self_check", {"ok": True})["ok"]
     return 1 if failed or check_failed else 0
 
