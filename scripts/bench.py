@@ -13,6 +13,8 @@ machine's ceilings.
       [--no-decode | --decode-only] [--decode-contexts 128,512,2048]
       [--decode-models REGEX] [--decode-tokens K] [--decode-batch B]
       [--decode-no-recompute] [--decode-no-torch] [--decode-no-max-seq-probe]
+      [--no-context-parallel | --context-parallel-only] [--cp-seqs 8192,32768]
+      [--cp-no-causal]
 
 Steps, each printed as it starts:
 
@@ -68,7 +70,14 @@ Steps, each printed as it starts:
    KV-cache bytes per rank and the roofline of a step (its weight shards
    and the context's cache rows over the memory bandwidth per rank); a
    table of its own in results.md and `decode` in results.json;
-5. compile time: `dtensor-compile` (default -O3, --no-reference) of the
+5. context parallelism (scripts/bench_context_parallel.py;
+   --no-context-parallel skips it, --context-parallel-only runs the
+   ceilings and it alone): a long prefill (--cp-seqs tokens, default 8192
+   and 32768) through one block of width 64 with causal attention, the
+   sequence sharded over --ranks (plan.context_parallel): step time, peak
+   memory per rank, bytes sent per rank and the ratios to 1 rank; a table
+   of its own in results.md and `context_parallel` in results.json;
+6. compile time: `dtensor-compile` (default -O3, --no-reference) of the
    32-layer 7B-shaped plan (gen-model-plan.py --preset 7b --plan tp --mesh 2):
    wall time and peak resident memory.
 
@@ -189,6 +198,7 @@ def load_make_test_tensors():
 
 # The decode table.
 bench_decode = load_script("bench_decode", "bench_decode.py")
+bench_cp = load_script("bench_context_parallel", "bench_context_parallel.py")
 
 
 # --- ceilings --------------------------------------------------------------------------
@@ -1309,7 +1319,14 @@ def parse_args(argv):
                    help="the ceilings and the decode table only (no "
                    "self-check, cases or compile time)")
     bench_decode.add_options(p, "decode-")
+    p.add_argument("--no-context-parallel", action="store_true",
+                   help="skip the context-parallel table "
+                   "(scripts/bench_context_parallel.py)")
+    p.add_argument("--context-parallel-only", action="store_true",
+                   help="the ceilings and the context-parallel table only")
+    bench_cp.add_options(p, "cp-")
     a = p.parse_args(argv)
+    a.scripts_dir = os.path.dirname(os.path.abspath(__file__))
     a.bin_dir = os.path.join(a.build_dir, "bin")
     if a.budget is None:
         a.budget = 0.2 if a.quick else 1.0
@@ -1325,8 +1342,16 @@ def parse_args(argv):
         if a.no_decode:
             p.error("--decode-only and --no-decode exclude each other")
         a.no_self_check = a.no_compile_time = True
+    if a.context_parallel_only:
+        if a.no_context_parallel or a.decode_only:
+            p.error("--context-parallel-only excludes --no-context-parallel "
+                    "and --decode-only")
+        a.no_self_check = a.no_compile_time = a.no_decode = True
     error = bench_decode.configure(a, "decode_")
     if error and not a.no_decode:
+        p.error(error)
+    error = bench_cp.configure(a, "cp_")
+    if error and not a.no_context_parallel:
         p.error(error)
     a.blas_env = lambda: blas_env(a)
     for tool in ("dtensor-compile", "dtensor-run", "dtensor-bench-ceilings"):
@@ -1523,6 +1548,8 @@ def write_outputs(a, results):
     text = markdown(results)
     if "decode" in results:
         text += "\n" + bench_decode.markdown(results["decode"])
+    if "context_parallel" in results:
+        text += "\n" + bench_cp.markdown(results["context_parallel"])
     with open(os.path.join(a.out, "results.md"), "w") as f:
         f.write(text)
     plotted = plot(results, os.path.join(a.out, "results.png"))
@@ -1588,10 +1615,12 @@ def main(argv=None):
     }
     if not a.no_self_check:
         results["self_check"] = self_check(a, work)
-    if not a.decode_only:
+    if not a.decode_only and not a.context_parallel_only:
         run_cases(a, results, work, tuned, runtime_core)
     if not a.no_decode:
         results["decode"] = bench_decode.measure(a, log)
+    if not a.no_context_parallel and not a.decode_only:
+        results["context_parallel"] = bench_cp.measure(a, log)
     if not a.no_compile_time:
         results["compile_time"] = compile_time(a, work)
     # The ceilings again: other processes only ever lower a measurement, so
@@ -1612,7 +1641,9 @@ def main(argv=None):
     results["settings"]["load_average_at_end"] = os.getloadavg()
     summarise(results)
     write_outputs(a, results)
-    failed = [c for c in results["cases"] if "error" in c]
+    failed = [c for c in results["cases"] +
+              results.get("context_parallel", {}).get("cases", [])
+              if "error" in c]
     check_failed = not results.get("self_check", {"ok": True})["ok"]
     return 1 if failed or check_failed else 0
 

@@ -5,8 +5,8 @@ torchtitan-like tensor-parallel plan.
 
   gen-model-plan.py [--preset tiny|7b] [--layers N] [--dim D] [--heads H]
       [--kv-heads N] [--ffn F] [--vocab V] [--batch B] [--seq S] [--dtype f32|f16|bf16]
-      [--plan none|tp|tp-sp|dp-tp] [--mesh 2 | 2x2] [--model llama|block|mlp]
-      [--loss] [--kv-cache [--slots N] [--max-seq M] [--prefill L,L,...]
+      [--plan none|tp|tp-sp|dp-tp|cp|cp-tp] [--mesh 2 | 2x2]
+      [--model llama|block|mlp] [--no-causal] [--loss] [--kv-cache [--slots N] [--max-seq M] [--prefill L,L,...]
       [--decode-rows N,N,...]]
       [--name NAME] [-o FILE]
 
@@ -52,6 +52,12 @@ Plans (mesh dim `tp`; with dp-tp a 2-D mesh `dp` x `tp`):
          (prepare_module_input), output's input Shard(1)
   dp-tp  the tp plan on mesh dim `tp` plus `data_parallel: "dp"` (the batch
          sharded over `dp`)
+  cp     context parallelism on a 1-D mesh `cp`: `context_parallel: {}`,
+         every activation sharded over its sequence (dim 1), each attention
+         gathering its keys and values; weights replicated
+  cp-tp  the tp plan on mesh dim `tp` plus context parallelism over `cp`
+         (a 2-D mesh `cp` x `tp`)
+--no-causal makes the attention non-causal (is_causal false).
 With --model mlp, tp is fc1 colwise and fc2 rowwise (tp-sp is not offered).
 
 Defaults (--preset tiny): 2 layers, dim 64, 4 heads, ffn 128, vocab 256,
@@ -156,7 +162,7 @@ def decoder_block(b, a, i, h, out):
     attention_inputs = [t["wq"], t["wk"], t["wv"]] + positions
     extra = {"query_positions": True} if a.kv_cache else {}
     o = b.op("scaled_dot_product_attention", att, attention_inputs,
-             v + "attn", is_causal=True, **gqa, **extra)
+             v + "attn", is_causal=a.causal, **gqa, **extra)
     o = b.op("transpose", att, [o], v + "attn_t", dim0=1, dim1=2)
     o = b.op("view", att, [o], v + "attn_flat", shape=[batch, seq, -1])
     o = b.op("linear", f"{att}.wo",
@@ -246,6 +252,8 @@ def build_model(a):
 def build_plan(a):
     if a.plan == "none":
         return None
+    if a.plan == "cp":
+        return {"context_parallel": {}}
     if a.model == "mlp":
         plan = {"data_parallel": "dp"} if a.plan == "dp-tp" else {}
         plan["styles"] = {"fc1": "colwise", "fc2": "rowwise"}
@@ -287,6 +295,8 @@ def build_plan(a):
     plan = {}
     if a.plan == "dp-tp":
         plan["data_parallel"] = "dp"
+    if a.plan == "cp-tp":
+        plan["context_parallel"] = {"mesh_dim": "cp"}
     plan["styles"] = styles
     if a.model == "block" and sp:
         # The block's input and output are the residual stream between
@@ -300,19 +310,21 @@ def parse_mesh(text, plan):
         shape = [int(s) for s in text.split("x")]
     except ValueError:
         sys.exit(f"gen-model-plan: --mesh {text}: expected sizes like 2 or 2x2")
-    if plan == "dp-tp" and len(shape) != 2:
-        sys.exit("gen-model-plan: --plan dp-tp needs a 2-D --mesh (DPxTP)")
-    if plan != "dp-tp" and len(shape) != 1:
+    two = {"dp-tp": ["dp", "tp"], "cp-tp": ["cp", "tp"]}
+    if plan in two and len(shape) != 2:
+        sys.exit(f"gen-model-plan: --plan {plan} needs a 2-D --mesh "
+                 f"({'x'.join(two[plan]).upper()})")
+    if plan not in two and len(shape) != 1:
         sys.exit(f"gen-model-plan: --plan {plan} needs a 1-D --mesh")
-    names = ["dp", "tp"] if len(shape) == 2 else ["tp"]
+    names = two.get(plan, ["cp"] if plan == "cp" else ["tp"])
     return {"shape": shape, "names": names}
 
 
 def check_shapes(a):
     errors = []
     if a.model == "mlp":
-        if a.plan == "tp-sp":
-            errors.append("--model mlp has no tp-sp plan")
+        if a.plan in ("tp-sp", "cp", "cp-tp"):
+            errors.append(f"--model mlp has no {a.plan} plan")
     elif a.dim % a.heads:
         errors.append(f"--dim {a.dim} is not a multiple of --heads {a.heads}")
     elif (a.dim // a.heads) % 2:
@@ -330,7 +342,7 @@ def check_shapes(a):
     if a.kv_cache:
         if a.model != "llama" or a.loss:
             errors.append("--kv-cache needs --model llama without --loss")
-        if a.plan in ("tp-sp", "dp-tp"):
+        if a.plan not in ("none", "tp"):
             errors.append("--kv-cache takes --plan none or tp")
         if a.slots < 1 or a.max_seq < 1:
             errors.append("--slots and --max-seq must be positive")
@@ -354,10 +366,13 @@ def main(argv=None):
                    help="key/value heads, a divisor of --heads (default: "
                    "--heads; fewer: grouped-query attention)")
     p.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="f32")
-    p.add_argument("--plan", choices=["none", "tp", "tp-sp", "dp-tp"],
+    p.add_argument("--plan",
+                   choices=["none", "tp", "tp-sp", "dp-tp", "cp", "cp-tp"],
                    default="tp")
     p.add_argument("--mesh", help="mesh shape, e.g. 2 or 2x2 (default: 2, "
-                   "or 2x2 with dp-tp)")
+                   "or 2x2 with dp-tp and cp-tp)")
+    p.add_argument("--no-causal", dest="causal", action="store_false",
+                   help="non-causal attention (default: causal)")
     p.add_argument("--model", choices=["llama", "block", "mlp"],
                    default="llama")
     p.add_argument("--loss", action="store_true",
@@ -394,7 +409,8 @@ def main(argv=None):
         sys.exit(f"gen-model-plan: --prefill {a.prefill} or --decode-rows "
                  f"{a.decode_rows}: expected numbers like 16,64,256")
     check_shapes(a)
-    mesh = parse_mesh(a.mesh or ("2x2" if a.plan == "dp-tp" else "2"), a.plan)
+    mesh = parse_mesh(
+        a.mesh or ("2x2" if a.plan in ("dp-tp", "cp-tp") else "2"), a.plan)
 
     doc = {"format": "dtensor.model_plan", "version": 1, "mesh": mesh,
            "model": build_model(a)}

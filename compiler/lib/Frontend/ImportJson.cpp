@@ -99,6 +99,10 @@ private:
   std::map<std::pair<std::string, std::string>, Value> inputStages;
   llvm::StringSet<> parameterNames;
   llvm::StringMap<const PlacementDecl *> rawPlacements;
+  /// Context parallelism: each value claimed sequence-sharded, and gathered,
+  /// for attention; attentions reading one value share them, so k and v are
+  /// gathered once however many attentions read them.
+  DenseMap<Value, Value> sequenceClaims, sequenceGathers;
   std::vector<LocalMapModule> localMaps;
 
   Location getOpLocation(llvm::StringRef module, const JsonNode &node) const {
@@ -130,6 +134,11 @@ private:
   Value redistribute(Value value, LayoutAttr from, LayoutAttr to, Location loc);
   /// Asks for `value` in `layout`, whatever layout it has (a to_layout).
   Value request(Value value, LayoutAttr layout, Location loc);
+  /// Context parallelism: claims `value` sharded on `dim` over the
+  /// context-parallel mesh dim, its other mesh dims left to propagation
+  /// (or kept from an earlier claim); with `gather`, then asks for it
+  /// replicated over that dim (the all-gather rotation of k and v).
+  Value claimSequence(Value value, int64_t dim, bool gather, Location loc);
   /// Claims `value` is `given`, then redistributes it to the style's
   /// `desired` placement when there is one (PyTorch's from_local followed by
   /// redistribute).
@@ -186,6 +195,11 @@ Importer::getDefaultPlacements(int64_t rank, bool activation) const {
     if (activation && rank > 0 && plan.dataParallelDim &&
         static_cast<int64_t>(dim) == *plan.dataParallelDim)
       placements.push_back(ShardAttr::get(context, 0));
+    else if (activation && plan.contextParallel &&
+             static_cast<int64_t>(dim) == plan.contextParallel->meshDim &&
+             rank > plan.contextParallel->sequenceDim)
+      placements.push_back(
+          ShardAttr::get(context, plan.contextParallel->sequenceDim));
     else
       placements.push_back(ReplicateAttr::get(context));
   }
@@ -235,7 +249,8 @@ Value Importer::claim(Value value, LayoutAttr layout, Location loc) {
       return value;
     return redistribute(value, it->second, layout, loc);
   }
-  Value result = DistributeOp::create(builder, loc, value, layout);
+  Value result = DistributeOp::create(builder, loc, value, layout,
+                                     /*open_mesh_dims=*/nullptr);
   claims[value] = layout;
   claims[result] = layout;
   return result;
@@ -254,9 +269,62 @@ Value Importer::request(Value value, LayoutAttr layout, Location loc) {
   auto it = claims.find(value);
   if (it != claims.end())
     return redistribute(value, it->second, layout, loc);
-  Value result = ToLayoutOp::create(builder, loc, value, layout);
+  Value result = ToLayoutOp::create(builder, loc, value, layout,
+                                   /*open_mesh_dims=*/nullptr);
   claims[result] = layout;
   return result;
+}
+
+Value Importer::claimSequence(Value value, int64_t dim, bool gather,
+                              Location loc) {
+  if (Value known = (gather ? sequenceGathers : sequenceClaims).lookup(value))
+    return known;
+  Value original = value;
+  int64_t meshDim = plan.contextParallel->meshDim;
+  int64_t meshRank = plan.mesh.shape.size();
+  SmallVector<int64_t> open;
+  for (int64_t other = 0; other < meshRank; ++other)
+    if (other != meshDim)
+      open.push_back(other);
+  auto withCp = [&](LayoutAttr base, PlacementAttr placement) {
+    SmallVector<PlacementAttr> placements =
+        base ? SmallVector<PlacementAttr>(base.getPlacements())
+             : SmallVector<PlacementAttr>(meshRank,
+                                          ReplicateAttr::get(context));
+    placements[meshDim] = placement;
+    return getLayout(placements);
+  };
+  PlacementAttr shard = ShardAttr::get(context, dim);
+  PlacementAttr replicate = ReplicateAttr::get(context);
+  Value claimed = sequenceClaims.lookup(original);
+  auto it = claims.find(original);
+  if (it != claims.end()) {
+    // A value claimed before (an argument, a style's layout) keeps its
+    // other mesh dims; its sequence is (re)distributed over this one.
+    LayoutAttr known = it->second.getNormalized(
+        cast<RankedTensorType>(value.getType()).getRank());
+    if (!claimed)
+      claimed = claim(value, withCp(known, shard), loc);
+    sequenceClaims[original] = claimed;
+    if (!gather)
+      return claimed;
+    Value gathered = redistribute(claimed, withCp(known, shard),
+                                  withCp(known, replicate), loc);
+    sequenceGathers[original] = gathered;
+    return gathered;
+  }
+  auto openDims =
+      open.empty() ? DenseI64ArrayAttr() : builder.getDenseI64ArrayAttr(open);
+  if (!claimed)
+    claimed = DistributeOp::create(builder, loc, value, withCp({}, shard),
+                                   openDims);
+  sequenceClaims[original] = claimed;
+  if (!gather)
+    return claimed;
+  Value gathered = ToLayoutOp::create(builder, loc, claimed,
+                                      withCp({}, replicate), openDims);
+  sequenceGathers[original] = gathered;
+  return gathered;
 }
 
 FailureOr<Value> Importer::claimThenRedistribute(
@@ -613,6 +681,35 @@ LogicalResult Importer::emitOp(const OpDecl &op) {
     inputs.push_back(*value);
   }
   Location loc = getOpLocation(op.module, *op.node);
+  // Context parallelism: the rank keeps its queries (sequence-sharded) and
+  // attends to the keys and values of every rank, gathered over the
+  // context-parallel mesh dim; their sequence is dim -2 ([..., S, E]).
+  if (plan.contextParallel &&
+      op.definition->name == "scaled_dot_product_attention")
+    if (const JsonNode *positions = op.node->get("query_positions");
+        positions && positions->kind == JsonNode::Kind::Bool &&
+        positions->boolean) {
+      InFlightDiagnostic diag = locator.emitError(*positions);
+      diag << "context parallelism shards the keys' sequence over mesh dim "
+           << plan.mesh.names[plan.contextParallel->meshDim]
+           << "; attention over a KV cache (query_positions) reads the "
+              "cache's rows by slot and position, which is not supported "
+              "with it";
+      diag.attachNote(locator.get(*plan.contextParallel->node))
+          << "context parallelism is set here";
+      return failure();
+    }
+  if (plan.contextParallel &&
+      op.definition->name == "scaled_dot_product_attention" &&
+      inputs.size() >= 3 &&
+      llvm::all_of(ArrayRef<Value>(inputs).take_front(3), [](Value v) {
+        return cast<RankedTensorType>(v.getType()).getRank() >= 2;
+      })) {
+    for (unsigned i = 0; i < 3; ++i) {
+      int64_t rank = cast<RankedTensorType>(inputs[i].getType()).getRank();
+      inputs[i] = claimSequence(inputs[i], rank - 2, /*gather=*/i > 0, loc);
+    }
+  }
   OpEmitter emitter(builder, loc, *op.node, inputs, op.inputNodes,
                     op.outputs.size(), locator);
   FailureOr<SmallVector<Value>> results =

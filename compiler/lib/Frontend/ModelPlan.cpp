@@ -123,6 +123,7 @@ private:
   LogicalResult readModel(const JsonNode &node, ModelPlan &plan);
   LogicalResult readOp(const JsonNode &node, OpDecl &op);
   LogicalResult readPlan(const JsonNode &node, ModelPlan &plan);
+  LogicalResult readContextParallel(const JsonNode &node, ModelPlan &plan);
   LogicalResult readStyle(const JsonNode &key, llvm::StringRef pattern,
                           const JsonNode &node, const ModelPlan &plan,
                           StyleDecl &style);
@@ -808,8 +809,8 @@ LogicalResult PlanReader::readStyle(const JsonNode &key,
 LogicalResult PlanReader::readPlan(const JsonNode &node, ModelPlan &plan) {
   plan.planNode = &node;
   if (failed(checkObject(
-          node, {"mesh_dim", "data_parallel", "styles", "placements",
-                 "local_maps"})))
+          node, {"mesh_dim", "data_parallel", "context_parallel", "styles",
+                 "placements", "local_maps"})))
     return failure();
   // The styles' default mesh dim: `tp` if a dim has that name, else the last.
   plan.styleMeshDim = plan.mesh.shape.size() - 1;
@@ -828,6 +829,9 @@ LogicalResult PlanReader::readPlan(const JsonNode &node, ModelPlan &plan) {
       return failure();
     plan.dataParallelDim = *meshDim;
   }
+  if (const JsonNode *cp = node.get("context_parallel"))
+    if (failed(readContextParallel(*cp, plan)))
+      return failure();
   if (const JsonNode *styles = node.get("styles")) {
     if (failed(expectKind(*styles, JsonNode::Kind::Object)))
       return failure();
@@ -839,6 +843,12 @@ LogicalResult PlanReader::readPlan(const JsonNode &node, ModelPlan &plan) {
         return error(value)
                << "style applies to mesh dim " << plan.mesh.names[style.meshDim]
                << ", which is the data-parallel dim";
+      if (plan.contextParallel &&
+          style.meshDim == plan.contextParallel->meshDim)
+        return error(value)
+               << "style applies to mesh dim " << plan.mesh.names[style.meshDim]
+               << ", which is the context-parallel dim (plan.mesh_dim or the "
+                  "style's mesh_dim must name another)";
       plan.styles.push_back(std::move(style));
     }
   }
@@ -867,6 +877,57 @@ LogicalResult PlanReader::readPlan(const JsonNode &node, ModelPlan &plan) {
       plan.localMaps.push_back(std::move(localMap));
     }
   }
+  return success();
+}
+
+LogicalResult PlanReader::readContextParallel(const JsonNode &node,
+                                              ModelPlan &plan) {
+  if (failed(expectKind(node, JsonNode::Kind::Object)) ||
+      failed(checkObject(node, {"mesh_dim", "sequence_dim", "rotate_method"})))
+    return failure();
+  ContextParallelDecl cp;
+  cp.node = &node;
+  if (const JsonNode *dim = node.get("mesh_dim")) {
+    FailureOr<int64_t> meshDim = readMeshDim(*dim, plan.mesh);
+    if (failed(meshDim))
+      return failure();
+    cp.meshDim = *meshDim;
+  } else {
+    // The dim named `cp`, else the only dim of a 1-D mesh.
+    auto named = llvm::find(plan.mesh.names, "cp");
+    if (named != plan.mesh.names.end())
+      cp.meshDim = named - plan.mesh.names.begin();
+    else if (plan.mesh.shape.size() != 1)
+      return error(node) << "missing member 'mesh_dim': the mesh has "
+                         << plan.mesh.shape.size()
+                         << " dims and none is named 'cp'";
+  }
+  if (plan.dataParallelDim && cp.meshDim == *plan.dataParallelDim)
+    return error(node.get("mesh_dim") ? *node.get("mesh_dim") : node)
+           << "context parallelism over mesh dim "
+           << plan.mesh.names[cp.meshDim]
+           << ", which is the data-parallel dim";
+  if (const JsonNode *dim = node.get("sequence_dim")) {
+    FailureOr<int64_t> value = readInteger(*dim);
+    if (failed(value))
+      return failure();
+    if (*value < 0)
+      return error(*dim) << "sequence_dim must be >= 0, got " << *value;
+    cp.sequenceDim = *value;
+  }
+  if (const JsonNode *method = node.get("rotate_method")) {
+    FailureOr<std::string> text = readString(*method);
+    if (failed(text))
+      return failure();
+    if (*text == "alltoall")
+      return error(*method)
+             << "rotate_method 'alltoall' (passing key/value blocks to the "
+                "next rank) is not supported yet; 'allgather' is";
+    if (*text != "allgather")
+      return error(*method) << "unknown rotate_method '" << *text
+                            << "'; expected allgather";
+  }
+  plan.contextParallel = cp;
   return success();
 }
 

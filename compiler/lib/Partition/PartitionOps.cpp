@@ -65,6 +65,10 @@ static LogicalResult checkCaptures(Operation *op, PartitionState &state) {
 //===----------------------------------------------------------------------===//
 
 static LogicalResult partition(DistributeOp op, PartitionState &state) {
+  if (op.getOpenMeshDims())
+    return op.emitOpError()
+           << "leaves mesh dims open; --dtensor-propagate chooses them "
+              "before partitioning";
   // The operand already has the layout the annotation names.
   state.replaceOp(op, op.getInput());
   return success();

@@ -81,10 +81,40 @@ bool isRematerializable(Operation *op) {
 }
 
 /// A user's claim that a value has a layout, and where it was made.
+/// `open` (empty, or one flag per mesh dim) marks the mesh dims the claim
+/// leaves to propagation (a distribute's or to_layout's `open_mesh_dims`);
+/// their placements in `layout` mean nothing.
 struct Assertion {
   Layout layout;
   Location loc;
+  std::vector<bool> open;
+
+  bool isOpen(size_t meshDim) const {
+    return !open.empty() && open[meshDim];
+  }
+  bool isClosed() const {
+    return llvm::none_of(open, [](bool flag) { return flag; });
+  }
+  /// True when `candidate` has the claimed placement on every closed dim.
+  bool admits(const Layout &candidate) const {
+    for (size_t dim = 0; dim < layout.size(); ++dim)
+      if (!isOpen(dim) && !(candidate[dim] == layout[dim]))
+        return false;
+    return true;
+  }
 };
+
+/// The open flags of `open_mesh_dims` over a mesh of `meshRank` dims; empty
+/// when there are none.
+std::vector<bool> getOpenFlags(std::optional<ArrayRef<int64_t>> dims,
+                               size_t meshRank) {
+  if (!dims || dims->empty())
+    return {};
+  std::vector<bool> open(meshRank, false);
+  for (int64_t dim : *dims)
+    open[dim] = true;
+  return open;
+}
 
 /// What one node of the problem stands for.
 struct NodeInfo {
@@ -123,7 +153,12 @@ public:
 
 private:
   LogicalResult collectAssertions();
-  LogicalResult addAssertion(Value value, Layout layout, Location loc);
+  LogicalResult addAssertion(Value value, Layout layout, Location loc,
+                             std::vector<bool> open = {});
+  /// The layouts a value of `type` claimed by `assertion` may take: its
+  /// closed dims as claimed, its open dims replicated or sharded.
+  std::vector<Layout> getAdmittedLayouts(RankedTensorType type,
+                                         const Assertion &assertion) const;
   LogicalResult addLocalMapAssertions(LocalMapOp op);
   void addValue(Value value);
   void buildNodes();
@@ -139,6 +174,9 @@ private:
   /// The layout a constraint claims for `value` (which has one).
   const Layout &claimed(Value value) const {
     return assertions.find(value)->second.layout;
+  }
+  const Assertion &getAssertion(Value value) const {
+    return assertions.find(value)->second;
   }
   LayoutAttr getAttr(const Layout &layout) const {
     return getLayoutAttr(meshRef, layout);
@@ -160,17 +198,73 @@ private:
 } // namespace
 
 LogicalResult FunctionPropagation::addAssertion(Value value, Layout layout,
-                                                Location loc) {
+                                                Location loc,
+                                                std::vector<bool> open) {
   auto [it, inserted] =
-      assertions.try_emplace(value, Assertion{layout, loc});
-  if (inserted || it->second.layout == layout)
+      assertions.try_emplace(value, Assertion{layout, loc, open});
+  if (inserted)
     return success();
-  InFlightDiagnostic diag = emitError(loc)
-                            << "conflicting layouts for one value: "
-                            << layout::str(layout) << " here, but "
-                            << layout::str(it->second.layout) << " before";
-  diag.attachNote(it->second.loc) << "the other layout constraint is here";
+  Assertion &old = it->second;
+  if (old.isClosed() && llvm::none_of(open, [](bool f) { return f; })) {
+    if (old.layout == layout)
+      return success();
+  } else {
+    // An open claim and another: both hold where either is closed.
+    Assertion merged{old.layout, old.loc, {}};
+    bool conflict = false;
+    for (size_t dim = 0; dim < layout.size(); ++dim) {
+      bool newOpen = !open.empty() && open[dim];
+      if (newOpen)
+        continue;
+      if (old.isOpen(dim))
+        merged.layout[dim] = layout[dim];
+      else
+        conflict |= !(old.layout[dim] == layout[dim]);
+    }
+    if (!conflict) {
+      for (size_t dim = 0; dim < layout.size(); ++dim)
+        merged.open.push_back(old.isOpen(dim) && !open.empty() && open[dim]);
+      old = std::move(merged);
+      return success();
+    }
+  }
+  // Open mesh dims are written `?`.
+  auto describe = [](const Layout &layout, auto isOpen) {
+    std::string text = "[";
+    for (size_t dim = 0; dim < layout.size(); ++dim)
+      text += (dim ? ", " : "") +
+              (isOpen(dim) ? std::string("?") : layout[dim].str());
+    return text + "]";
+  };
+  InFlightDiagnostic diag =
+      emitError(loc) << "conflicting layouts for one value: "
+                     << describe(layout,
+                                 [&](size_t dim) {
+                                   return !open.empty() && open[dim];
+                                 })
+                     << " here, but "
+                     << describe(old.layout,
+                                 [&](size_t dim) { return old.isOpen(dim); })
+                     << " before";
+  diag.attachNote(old.loc) << "the other layout constraint is here";
   return failure();
+}
+
+std::vector<Layout>
+FunctionPropagation::getAdmittedLayouts(RankedTensorType type,
+                                        const Assertion &assertion) const {
+  if (assertion.isClosed())
+    return {assertion.layout};
+  std::vector<int64_t> shape(type.getShape());
+  std::vector<Layout> layouts;
+  for (Layout candidate : enumerateShardLayouts(shape, mesh)) {
+    for (size_t dim = 0; dim < candidate.size(); ++dim)
+      if (!assertion.isOpen(dim))
+        candidate[dim] = assertion.layout[dim];
+    if (llvm::find(layouts, candidate) == layouts.end())
+      layouts.push_back(std::move(candidate));
+  }
+  return layouts;
 }
 
 LogicalResult FunctionPropagation::collectAssertions() {
@@ -187,15 +281,20 @@ LogicalResult FunctionPropagation::collectAssertions() {
     if (auto distribute = dyn_cast<DistributeOp>(op)) {
       int64_t rank = distribute.getInput().getType().getRank();
       Layout layout = toLayout(distribute.getLayout(), rank);
-      if (failed(addAssertion(distribute.getInput(), layout, op.getLoc())) ||
-          failed(addAssertion(distribute.getResult(), layout, op.getLoc())))
+      std::vector<bool> open =
+          getOpenFlags(distribute.getOpenMeshDims(), layout.size());
+      if (failed(addAssertion(distribute.getInput(), layout, op.getLoc(),
+                              open)) ||
+          failed(addAssertion(distribute.getResult(), layout, op.getLoc(),
+                              open)))
         return failure();
     } else if (auto request = dyn_cast<ToLayoutOp>(op)) {
       // Only the result: the input keeps its producer's choice.
       int64_t rank = request.getInput().getType().getRank();
-      if (failed(addAssertion(request.getResult(),
-                              toLayout(request.getLayout(), rank),
-                              op.getLoc())))
+      Layout layout = toLayout(request.getLayout(), rank);
+      if (failed(addAssertion(
+              request.getResult(), layout, op.getLoc(),
+              getOpenFlags(request.getOpenMeshDims(), layout.size()))))
         return failure();
     } else if (auto localMap = dyn_cast<LocalMapOp>(op)) {
       if (failed(addLocalMapAssertions(localMap)))
@@ -254,7 +353,7 @@ void FunctionPropagation::addNode(NodeInfo info, SmallVector<Value> operands,
       continue;
     std::vector<Strategy> kept;
     for (const Strategy &strategy : strategies)
-      if (strategy.results[index] == it->second.layout)
+      if (it->second.admits(strategy.results[index]))
         kept.push_back(strategy);
     if (kept.empty())
       info.missedClaim = true;
@@ -298,9 +397,13 @@ void FunctionPropagation::addOpNode(Operation *op) {
   };
 
   if (isa<DistributeOp, ToLayoutOp>(op)) {
-    Layout layout = claimed(op->getResult(0));
+    // The claimed layout, or with open mesh dims each layout it admits.
+    Value result = op->getResult(0);
     addSlot(op->getOpOperand(0));
-    strategies.push_back(Strategy{{layout}, {layout}, 0.0});
+    for (Layout &layout :
+         getAdmittedLayouts(cast<RankedTensorType>(result.getType()),
+                            getAssertion(result)))
+      strategies.push_back(Strategy{{layout}, {layout}, 0.0});
   } else if (auto redistribute = dyn_cast<RedistributeOp>(op)) {
     addSlot(redistribute.getInputMutable());
     strategies.push_back(
@@ -404,7 +507,8 @@ void FunctionPropagation::buildNodes() {
     std::vector<Strategy> strategies;
     auto it = assertions.find(arg);
     if (it != assertions.end()) {
-      strategies.push_back(Strategy{{}, {it->second.layout}, 0.0});
+      for (Layout &layout : getAdmittedLayouts(type, it->second))
+        strategies.push_back(Strategy{{}, {std::move(layout)}, 0.0});
     } else {
       std::vector<int64_t> shape(type.getShape());
       for (Layout &layout : enumerateShardLayouts(shape, mesh))
@@ -477,6 +581,17 @@ void FunctionPropagation::materialize(const std::vector<int> &choice,
                          getAttr(strategy.operands.front()));
       break;
     case NodeInfo::Kind::Op: {
+      // The open mesh dims are chosen: the claim becomes a whole layout.
+      LayoutAttr chosen = getAttr(strategy.results.front());
+      if (auto distribute = dyn_cast<DistributeOp>(info.op);
+          distribute && distribute.getOpenMeshDims()) {
+        distribute.setLayoutAttr(chosen);
+        distribute.removeOpenMeshDimsAttr();
+      } else if (auto request = dyn_cast<ToLayoutOp>(info.op);
+                 request && request.getOpenMeshDims()) {
+        request.setLayoutAttr(chosen);
+        request.removeOpenMeshDimsAttr();
+      }
       if (isa<DistributeOp, RedistributeOp, ToLayoutOp>(info.op))
         break;
       if (info.missedClaim)
@@ -574,7 +689,7 @@ void FunctionPropagation::materialize(const std::vector<int> &choice,
     builder.setInsertionPoint(request);
     auto distribute =
         DistributeOp::create(builder, request.getLoc(), request.getInput(),
-                             request.getLayout());
+                             request.getLayout(), /*open_mesh_dims=*/nullptr);
     request.replaceAllUsesWith(distribute.getResult());
     request.erase();
   }

@@ -106,6 +106,33 @@ static LogicalResult verifyLayoutUse(Operation *op, StringRef what,
       [&] { return op->emitOpError() << what << " "; }, type, mesh);
 }
 
+/// Checks `open_mesh_dims` of a distribute or to_layout: distinct mesh dims
+/// of `layout`, in increasing order.
+static LogicalResult verifyOpenMeshDims(Operation *op, LayoutAttr layout,
+                                        std::optional<ArrayRef<int64_t>> open) {
+  if (!open)
+    return success();
+  int64_t meshRank = layout.getPlacements().size();
+  for (auto [index, dim] : llvm::enumerate(*open)) {
+    if (dim < 0 || dim >= meshRank)
+      return op->emitOpError()
+             << "open mesh dim " << dim << " is out of range for a layout of "
+             << meshRank << " mesh dim(s)";
+    if (index > 0 && dim <= (*open)[index - 1])
+      return op->emitOpError()
+             << "open mesh dims must be distinct and increasing";
+  }
+  return success();
+}
+
+LogicalResult DistributeOp::verify() {
+  return verifyOpenMeshDims(*this, getLayout(), getOpenMeshDims());
+}
+
+LogicalResult ToLayoutOp::verify() {
+  return verifyOpenMeshDims(*this, getLayout(), getOpenMeshDims());
+}
+
 LogicalResult DistributeOp::verifySymbolUses(SymbolTableCollection &tables) {
   return verifyLayoutUse(*this, "layout", getLayout(), getType(), tables);
 }

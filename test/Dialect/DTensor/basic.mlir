@@ -56,6 +56,16 @@ func.func @global(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   return %3 : tensor<8x16xf32>
 }
 
+// Claims and requests that leave mesh dims open round-trip.
+// CHECK-LABEL: func.func @open_mesh_dims
+func.func @open_mesh_dims(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // CHECK: dtensor.distribute %{{.*}} to <@mesh, [shard<0>, replicate]> {open_mesh_dims = array<i64: 1>} : tensor<8x16xf32>
+  %0 = dtensor.distribute %x to <@mesh, [shard<0>, replicate]> {open_mesh_dims = array<i64: 1>} : tensor<8x16xf32>
+  // CHECK: dtensor.to_layout %{{.*}} to <@mesh, [replicate, replicate]> {open_mesh_dims = array<i64: 1>} : tensor<8x16xf32>
+  %1 = dtensor.to_layout %0 to <@mesh, [replicate, replicate]> {open_mesh_dims = array<i64: 1>} : tensor<8x16xf32>
+  return %1 : tensor<8x16xf32>
+}
+
 // Result layouts of ops, one entry per result; a unit entry stands for a
 // result that is not a ranked tensor.
 // CHECK-LABEL: func.func @result_layouts

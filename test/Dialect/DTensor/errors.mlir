@@ -257,6 +257,24 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+dtensor.mesh @m shape [2, 2]
+func.func @f(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'dtensor.distribute' op open mesh dim 2 is out of range for a layout of 2 mesh dim(s)}}
+  %0 = dtensor.distribute %x to <@m, [shard<0>, replicate]> {open_mesh_dims = array<i64: 2>} : tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+dtensor.mesh @m shape [2, 2]
+func.func @f(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'dtensor.to_layout' op open mesh dims must be distinct and increasing}}
+  %0 = dtensor.to_layout %x to <@m, [replicate, replicate]> {open_mesh_dims = array<i64: 1, 1>} : tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
 dtensor.mesh @m shape [2]
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'dtensor.to_layout' op layout shard dim 1 on mesh dim 0 is out of range for a rank-1 tensor}}

@@ -148,3 +148,14 @@ func.func @local_map_unpropagated(
   } {dtensor.layouts = [#dtensor.layout<@tp, [shard<1>]>]} : (tensor<8x64xf32>) -> tensor<8x64xf32>
   return %y : tensor<8x64xf32>
 }
+
+// -----
+
+dtensor.mesh @m shape [2, 2]
+
+// A claim whose open mesh dims propagation has not chosen.
+func.func @open_mesh_dims(%x: tensor<8x8xf32> {dtensor.layout = #dtensor.layout<@m, [shard<0>, replicate]>}) -> (tensor<8x8xf32> {dtensor.layout = #dtensor.layout<@m, [shard<0>, replicate]>}) {
+  // expected-error @+1 {{'dtensor.distribute' op leaves mesh dims open; --dtensor-propagate chooses them before partitioning}}
+  %0 = dtensor.distribute %x to <@m, [shard<0>, replicate]> {open_mesh_dims = array<i64: 1>} : tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}

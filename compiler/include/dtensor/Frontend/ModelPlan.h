@@ -117,6 +117,18 @@ struct LocalMapDecl {
   bool redistributeInputs = false;
 };
 
+/// `plan.context_parallel`: activations sharded along their sequence over a
+/// mesh dim, and each scaled_dot_product_attention computed on the rank's
+/// queries against the keys and values of every rank (PyTorch's
+/// context_parallel, with the all-gather rotation).
+struct ContextParallelDecl {
+  int64_t meshDim = 0;
+  /// The sequence dim of model inputs and outputs and of the activations of
+  /// styles.
+  int64_t sequenceDim = 1;
+  const JsonNode *node = nullptr;
+};
+
 struct ModelPlan {
   MeshDecl mesh;
   std::string name = "main";
@@ -134,6 +146,7 @@ struct ModelPlan {
   /// The plan: the styles' default mesh dim, the data-parallel mesh dim.
   int64_t styleMeshDim = 0;
   std::optional<int64_t> dataParallelDim;
+  std::optional<ContextParallelDecl> contextParallel;
   std::vector<StyleDecl> styles;
   std::vector<PlacementDecl> placements;
   std::vector<LocalMapDecl> localMaps;

@@ -5,7 +5,8 @@
 // and createSoftmax emit for a rank-4 f32 attention, loops (B, H, l, ...):
 //
 //   scores  = contraction q[B,H,l,e] k[B,H,s,e]      (zero fill, mulf/addf)
-//   logits  = scores * scale [+ mask] [causal select]   (all parallel)
+//   logits  = scores * scale [+ mask] [causal select]   (all parallel;
+//             the query row may be offset by partition: positions)
 //   max     = reduce maximumf over s                  (fill -inf)
 //   exp     = exp(logits - (max == -inf ? 0 : max))
 //   sum     = reduce addf over s                      (fill 0)
@@ -13,7 +14,7 @@
 //   out     = contraction weights[B,H,l,s] v[B,H,s,ev] (zero fill, mulf/addf)
 //
 // Each body is checked op by op, so that a variant (a softmax without the
-// masked-row rule, indices offset by partition, an extension of a
+// masked-row rule, key indices offset by partition, an extension of a
 // half-precision operand) is left alone. The operands are then traced
 // back through views the kernel reads in place (see the pass description).
 //
@@ -133,6 +134,10 @@ struct Logits {
   bool causal = false;
   Value mask;      // the mask input, before broadcasting
   Value positions; // the query positions input
+  /// Added to the query's row index by partition: the global position of
+  /// the rank's first query when the query's sequence is sharded (context
+  /// parallelism), an index defined outside the body.
+  Value rowOffset;
 };
 
 /// `value` is `linalg.index dim`.
@@ -162,9 +167,22 @@ std::optional<Logits> matchLogits(linalg::GenericOp op) {
     auto cmp = select.getCondition().getDefiningOp<arith::CmpIOp>();
     if (!cmp)
       return std::nullopt;
+    auto offsetRow = cmp.getRhs().getDefiningOp<arith::AddIOp>();
     if (cmp.getPredicate() == arith::CmpIPredicate::ugt &&
         isIndex(cmp.getLhs(), 3) && isIndex(cmp.getRhs(), 2)) {
       expectedOps += 4; // index, index, cmpi, select
+    } else if (cmp.getPredicate() == arith::CmpIPredicate::ugt &&
+               isIndex(cmp.getLhs(), 3) && offsetRow) {
+      // Query rows offset by partition: row + offset, the offset computed
+      // outside the body.
+      Value offset = isIndex(offsetRow.getLhs(), 2)   ? offsetRow.getRhs()
+                     : isIndex(offsetRow.getRhs(), 2) ? offsetRow.getLhs()
+                                                      : Value();
+      if (!offset || offset.getParentBlock() == body ||
+          !offset.getType().isIndex())
+        return std::nullopt;
+      logits.rowOffset = offset;
+      expectedOps += 5; // index, index, addi, cmpi, select
     } else if (cmp.getPredicate() == arith::CmpIPredicate::sgt &&
                isIndexAsI64(cmp.getLhs(), 3)) {
       auto add = cmp.getRhs().getDefiningOp<arith::AddIOp>();
@@ -399,6 +417,28 @@ LogicalResult fuse(linalg::GenericOp out) {
     if (!mask)
       return failure();
   }
+  // Query rows offset by partition: every batch row's queries start at the
+  // offset, the kernel's positions (query i sees key j iff j <= offset + i).
+  Value positions = logits->positions;
+  SmallVector<Operation *> created;
+  if (logits->rowOffset) {
+    int64_t batch = query.dims[0];
+    auto queryType = cast<RankedTensorType>(query.value.getType());
+    SmallVector<OpFoldResult> size{b.getIndexAttr(queryType.getDimSize(batch))};
+    Operation *dim = nullptr;
+    if (queryType.isDynamicDim(batch)) {
+      dim = tensor::DimOp::create(b, loc, query.value, batch);
+      size.front() = dim->getResult(0);
+    }
+    Value empty = tensor::EmptyOp::create(b, loc, size, b.getI64Type());
+    Value start = arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                             logits->rowOffset);
+    auto fill = linalg::FillOp::create(b, loc, start, empty);
+    positions = fill.getResult(0);
+    created = {fill, start.getDefiningOp(), empty.getDefiningOp()};
+    if (dim)
+      created.push_back(dim);
+  }
   // The result, transposed in place when its only user is a transpose.
   Value result = out->getResult(0);
   auto resultType = cast<RankedTensorType>(result.getType());
@@ -420,7 +460,7 @@ LogicalResult fuse(linalg::GenericOp out) {
                                    resultType.getElementType());
   auto fused = AttentionOp::create(
       b, loc, init.getType(), query.value, key.value, value.value, mask,
-      key.rows, logits->positions, init, b.getF64FloatAttr(logits->scale),
+      key.rows, positions, init, b.getF64FloatAttr(logits->scale),
       logits->causal ? b.getUnitAttr() : UnitAttr(),
       b.getDenseI64ArrayAttr(query.dims), b.getDenseI64ArrayAttr(key.dims),
       b.getDenseI64ArrayAttr(value.dims), b.getDenseI64ArrayAttr(resultDims));
@@ -428,6 +468,8 @@ LogicalResult fuse(linalg::GenericOp out) {
     fused->erase();
     if (mask && mask != logits->mask)
       mask.getDefiningOp()->erase();
+    for (Operation *op : created)
+      op->erase();
     return failure();
   }
   replaced->getResult(0).replaceAllUsesWith(fused.getResult());

@@ -87,12 +87,15 @@ def CpuFuseAttention : Pass<"dtensor-cpu-fuse-attention",
     for grouped-query attention is dropped (the kernel reads head
     `h / groups`); a `tensor.gather` of KV-cache rows by a `[B]` i64 slot
     tensor (the plan's `index_select`) becomes the op's `rows`, so the
-    cache is read in place rather than copied for every step.
+    cache is read in place rather than copied for every step. A causal
+    mask whose query row partition offset (a query sequence sharded over
+    the ranks: context parallelism, keys gathered) becomes the op's
+    `positions`, every row starting at the offset.
 
-    Anything else (other ranks or element types, a mask that is not
-    additive, an integer positions tensor other than i64, a sequence
-    sharded so that partition offset the loop indices) is left to the
-    linalg lowering.
+    Anything else (other ranks or element types, dynamic shapes such as
+    uneven shards, a mask that is not additive, an integer positions
+    tensor other than i64, a key sequence sharded so that partition
+    offset its loop index) is left to the linalg lowering.
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }

@@ -69,11 +69,26 @@ def DTensor_DistributeOp : DTensor_Op<"distribute", [Pure,
     ```mlir
     %w = dtensor.distribute %arg0 to <@mesh, [shard<1>]> : tensor<64x256xf32>
     ```
+
+    `open_mesh_dims` lists mesh dims the claim leaves open: their
+    placements in `layout` are ignored (write `replicate`) and propagation
+    chooses them, so the claim constrains only the other mesh dims (as an
+    open dimension of Shardy's sharding constraints). Propagation writes
+    the chosen placements into `layout` and drops the list. Context
+    parallelism claims q, k and v sequence-sharded over its mesh dim this
+    way, whatever tensor parallelism does to their heads.
+
+    ```mlir
+    %k = dtensor.distribute %k0 to <@mesh, [shard<2>, replicate]>
+        {open_mesh_dims = array<i64: 1>} : tensor<2x4x16x8xf32>
+    ```
   }];
-  let arguments = (ins AnyRankedTensor:$input, DTensor_LayoutAttr:$layout);
+  let arguments = (ins AnyRankedTensor:$input, DTensor_LayoutAttr:$layout,
+                       OptionalAttr<DenseI64ArrayAttr>:$open_mesh_dims);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$input `to` $layout attr-dict `:` type($input)";
   let hasFolder = 1;
+  let hasVerifier = 1;
 }
 
 def DTensor_ToLayoutOp : DTensor_Op<"to_layout", [Pure,
@@ -90,11 +105,17 @@ def DTensor_ToLayoutOp : DTensor_Op<"to_layout", [Pure,
     ```mlir
     %r = dtensor.to_layout %y to <@tp, [replicate]> : tensor<8x64xf32>
     ```
+
+    `open_mesh_dims` lists mesh dims the request leaves open, as for
+    `dtensor.distribute`: propagation chooses their placements (keeping
+    the input's where that is cheapest) and writes them into `layout`.
   }];
-  let arguments = (ins AnyRankedTensor:$input, DTensor_LayoutAttr:$layout);
+  let arguments = (ins AnyRankedTensor:$input, DTensor_LayoutAttr:$layout,
+                       OptionalAttr<DenseI64ArrayAttr>:$open_mesh_dims);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$input `to` $layout attr-dict `:` type($input)";
   let hasFolder = 1;
+  let hasVerifier = 1;
 }
 
 def DTensor_RedistributeOp : DTensor_Op<"redistribute", [Pure,

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The long-prefill benchmark of context parallelism (a table of
+scripts/bench.py, or alone): one decoder block of small width over a long
+sequence, on 1 rank and sequence-sharded over more (plan.context_parallel,
+docs/model-plan.md).
+
+  bench_context_parallel.py [--out DIR] [--build-dir DIR] [--quick]
+      [--seqs 8192,32768] [--ranks 1,2] [--iters N] [--no-causal]
+
+Per sequence length S and rank count R: the plan of `gen-model-plan.py
+--model block --layers 1 --dim 64 --heads 4 --ffn 128 --batch 1 --seq S
+--plan cp --mesh 1` (causal attention, unless --no-causal),
+`dtensor-compile --mesh R --no-reference --comm-report=json`, then each
+rank of `mpirun -n R` runs `dtensor-run --random-inputs 1 --warmup 1
+--iters N` under this script's `--peak-rss` wrapper, which prints the
+rank's peak resident memory (getrusage of its child). The table: the
+median step time, the peak memory of the largest rank, the bytes each
+rank sends per step (the comm report: k and v of the other ranks, once
+per attention), and the ratio to 1 rank's time and memory.
+
+With the all-gather rotation each rank attends its queries to the whole
+sequence's keys and values; under a causal mask the rank holding the
+last queries reads the most keys, so 2 ranks take about 3/4 of 1 rank's
+attention time rather than 1/2 (PyTorch's load balancing of causal
+attention is not done yet). Alone it writes DIR/results.json
+({"context_parallel": ...}) and DIR/results.md.
+"""
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import time
+
+SEQS = [8192, 32768]
+QUICK_SEQS = [1024]
+MODEL = ["--model", "block", "--layers", "1", "--dim", "64", "--heads", "4",
+         "--ffn", "128", "--batch", "1"]
+
+RAN = re.compile(r"ran (\d+) steps? on (\d+) ranks?: median ([0-9.]+) ms, "
+                 r"min ([0-9.]+) ms")
+PEAK = re.compile(r"peak-rss rank (\d+): (\d+) KiB")
+
+
+def default_log(message):
+    print(f"[bench-cp] {message}", file=sys.stderr, flush=True)
+
+
+def run(cmd, timeout=None, env=None):
+    result = subprocess.run(cmd, capture_output=True, text=True,
+                            timeout=timeout, env=env)
+    if result.returncode != 0:
+        raise RuntimeError(f"command failed ({result.returncode}): "
+                           f"{' '.join(cmd)}\n{result.stdout[-3000:]}"
+                           f"{result.stderr[-3000:]}")
+    return result
+
+
+def peak_rss(argv):
+    """Runs argv as one rank and prints its peak resident memory."""
+    code = subprocess.call(argv)
+    rank = os.environ.get("OMPI_COMM_WORLD_RANK",
+                          os.environ.get("PMIX_RANK", "0"))
+    kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    print(f"peak-rss rank {rank}: {kib} KiB", flush=True)
+    return code
+
+
+def add_options(p, prefix=""):
+    """The options of the table (bench.py adds them with the prefix
+    'cp-')."""
+    p.add_argument(f"--{prefix}seqs", metavar="S,S,...",
+                   help="sequence lengths (default 8192,32768; --quick 1024)")
+    p.add_argument(f"--{prefix}no-causal", action="store_true",
+                   help="non-causal attention (default: causal)")
+
+
+def configure(a, prefix=""):
+    """Fills in the derived settings; returns an error message or None."""
+    dash, prefix = prefix.replace("_", "-"), prefix.replace("-", "_")
+    seqs = getattr(a, prefix + "seqs")
+    try:
+        a.cp_seq_list = ([int(s) for s in seqs.split(",")] if seqs else
+                         QUICK_SEQS if a.quick else SEQS)
+    except ValueError:
+        return f"--{dash}seqs {seqs}: expected numbers"
+    a.cp_causal = not getattr(a, prefix + "no_causal")
+    if min(a.cp_seq_list) < 1:
+        return f"--{dash}seqs: lengths must be positive"
+    return None
+
+
+def launch_command(ranks):
+    cmd = ["mpirun", "-n", str(ranks), "--oversubscribe", "--bind-to", "none"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    return cmd
+
+
+def measure_case(a, work, seq, ranks, log):
+    name = f"cp-{seq}"
+    plan = os.path.join(work, name + ".json")
+    if not os.path.exists(plan):
+        flags = [] if a.cp_causal else ["--no-causal"]
+        run([sys.executable, os.path.join(a.scripts_dir, "gen-model-plan.py")]
+            + MODEL + ["--seq", str(seq), "--plan", "cp", "--mesh", "1",
+                       "-o", plan] + flags)
+    artifact = os.path.join(work, f"{name}-r{ranks}.dtc")
+    shutil.rmtree(artifact, ignore_errors=True)
+    start = time.monotonic()
+    comm = run([os.path.join(a.bin_dir, "dtensor-compile"), plan, "-o",
+                artifact, "--mesh", str(ranks), "--no-reference",
+                "--comm-report=json"], timeout=a.case_timeout).stdout
+    compile_s = time.monotonic() - start
+    report = json.loads(comm)
+    sent = sum(c["bytes_per_rank"] or 0 for f in report["functions"]
+               for m in f["modules"] for c in m["collectives"])
+    kinds = sorted({c["kind"] for f in report["functions"]
+                    for m in f["modules"] for c in m["collectives"]})
+    cmd = launch_command(ranks) + [
+        sys.executable, os.path.abspath(__file__), "--peak-rss", "--",
+        os.path.join(a.bin_dir, "dtensor-run"), artifact, "--random-inputs",
+        "1", "--warmup", "1", "--iters", str(a.iters or 3)]
+    result = run(cmd, timeout=a.case_timeout, env=a.blas_env())
+    m = RAN.search(result.stdout)
+    peaks = {int(r): int(k) * 1024 for r, k in PEAK.findall(result.stdout)}
+    if not m or len(peaks) != ranks:
+        raise RuntimeError("no timing or memory lines in the output:\n" +
+                           result.stdout[-2000:] + result.stderr[-2000:])
+    shutil.rmtree(artifact, ignore_errors=True)
+    case = {"seq": seq, "ranks": ranks, "causal": a.cp_causal,
+            "median_ms": float(m.group(3)), "min_ms": float(m.group(4)),
+            "iters": int(m.group(1)),
+            "peak_bytes_per_rank": [peaks[r] for r in sorted(peaks)],
+            "bytes_sent_per_rank": sent, "collectives": kinds,
+            "compile_s": round(compile_s, 2)}
+    log(f"  S={seq} R={ranks}: {case['median_ms']:.1f} ms, peak "
+        f"{max(case['peak_bytes_per_rank']) / 2**20:.0f} MiB/rank, sends "
+        f"{sent / 2**20:.2f} MiB/rank ({', '.join(kinds) or 'nothing'})")
+    return case
+
+
+def measure(a, log=default_log):
+    work = os.path.join(a.out, "work-cp")
+    os.makedirs(work, exist_ok=True)
+    cases = []
+    for seq in a.cp_seq_list:
+        for ranks in a.rank_list:
+            log(f"context parallel: {seq} tokens on {ranks} rank(s)")
+            try:
+                cases.append(measure_case(a, work, seq, ranks, log))
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                log(f"  FAILED: {str(e)[:2000]}")
+                cases.append({"seq": seq, "ranks": ranks, "error": str(e)})
+    for case in cases:
+        one = next((c for c in cases if c["seq"] == case["seq"] and
+                    c["ranks"] == 1 and "error" not in c), None)
+        if one and "error" not in case:
+            case["time_vs_1_rank"] = case["median_ms"] / one["median_ms"]
+            case["memory_vs_1_rank"] = (max(case["peak_bytes_per_rank"]) /
+                                        max(one["peak_bytes_per_rank"]))
+    return {"model": " ".join(MODEL), "causal": a.cp_causal, "cases": cases}
+
+
+def markdown(results):
+    lines = ["## Context parallelism: long prefill", "",
+             f"One block ({results['model']}), "
+             f"{'causal' if results['causal'] else 'non-causal'} attention, "
+             "the sequence sharded over the ranks (plan.context_parallel, "
+             "k and v all-gathered per attention).", "",
+             "| tokens | ranks | step ms | peak MiB/rank | sent MiB/rank | "
+             "time / 1 rank | memory / 1 rank |",
+             "|---:|---:|---:|---:|---:|---:|---:|"]
+    for c in results["cases"]:
+        if "error" in c:
+            lines.append(f"| {c['seq']} | {c['ranks']} | failed | | | | |")
+            continue
+        ratio = (lambda k: f"{c[k]:.2f}" if k in c else "")
+        lines.append(
+            f"| {c['seq']} | {c['ranks']} | {c['median_ms']:.1f} | "
+            f"{max(c['peak_bytes_per_rank']) / 2**20:.0f} | "
+            f"{c['bytes_sent_per_rank'] / 2**20:.2f} | "
+            f"{ratio('time_vs_1_rank')} | {ratio('memory_vs_1_rank')} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--peak-rss"]:
+        rest = argv[1:]
+        return peak_rss(rest[1:] if rest[:1] == ["--"] else rest)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", default="bench-results")
+    p.add_argument("--build-dir", default=os.path.join(root, "build"))
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--ranks", default="1,2")
+    p.add_argument("--iters", type=int)
+    p.add_argument("--case-timeout", type=float, default=1800)
+    add_options(p)
+    a = p.parse_args(argv)
+    error = configure(a)
+    if error:
+        p.error(error)
+    a.rank_list = [int(r) for r in a.ranks.split(",")]
+    a.bin_dir = os.path.join(a.build_dir, "bin")
+    a.scripts_dir = os.path.join(root, "scripts")
+    a.blas_env = lambda: dict(os.environ)
+    os.makedirs(a.out, exist_ok=True)
+    results = {"context_parallel": measure(a)}
+    with open(os.path.join(a.out, "results.json"), "w") as f:
+        json.dump(results, f, indent=2)
+    text = markdown(results["context_parallel"])
+    with open(os.path.join(a.out, "results.md"), "w") as f:
+        f.write(text)
+    print(text)
+    return 1 if any("error" in c for c in
+                    results["context_parallel"]["cases"]) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
