@@ -33,36 +33,15 @@ import time
 import urllib.error
 import urllib.request
 
+# The process-tree helpers of the server tests (this script drives the
+# server's rank-kill test too).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, "Server"))
+from server_harness import descendants, fail  # noqa: E402
+
 KILL_LINE = re.compile(r"DTENSOR_TEST_FAULT: rank (\d+) kills itself \(SIGKILL\) "
                        r"at step (\d+) in (\w+) \((\w+)\) at monotonic "
                        r"([0-9.]+) s")
-
-
-def fail(message):
-    raise SystemExit("FAIL: " + message)
-
-
-def descendants(root):
-    """Pids of every process below `root` (from /proc)."""
-    children = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            # A zombie has exited; only its parent has not reaped it yet.
-            if fields[0] == "Z":
-                continue
-            children.setdefault(int(fields[1]), []).append(int(entry))
-        except (OSError, IndexError, ValueError):
-            continue
-    found, todo = [], [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
 
 
 def alive(pid):

@@ -38,6 +38,9 @@ def descendants(root):
         try:
             with open(f"/proc/{entry}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
+            # A zombie has exited; only its parent has not reaped it yet.
+            if fields[0] == "Z":
+                continue
             children.setdefault(int(fields[1]), []).append(int(entry))
         except (OSError, IndexError, ValueError):
             continue

@@ -16,6 +16,7 @@
 
 #include "dtensor/Frontend/ImportJson.h"
 
+#include "EmitPlanOp.h"
 #include "LocalMaps.h"
 #include "ModuleTree.h"
 #include "Ops/Formatting.h"
@@ -106,10 +107,7 @@ private:
   std::vector<LocalMapModule> localMaps;
 
   Location getOpLocation(llvm::StringRef module, const JsonNode &node) const {
-    FileLineColLoc at = locator.get(node);
-    if (module.empty())
-      return at;
-    return NameLoc::get(StringAttr::get(context, module), at);
+    return getPlanLocation(module, node, locator);
   }
 
   /// The layout of a `rank`-D tensor with `placement` over `meshDim`,
@@ -139,6 +137,10 @@ private:
   /// (or kept from an earlier claim); with `gather`, then asks for it
   /// replicated over that dim (the all-gather rotation of k and v).
   Value claimSequence(Value value, int64_t dim, bool gather, Location loc);
+  /// Tensor `name`'s `value` claimed in the layout of its `placements`
+  /// entry when it has one, else `value`.
+  FailureOr<Value> claimPlacementsEntry(llvm::StringRef name, Value value,
+                                        Location loc);
   /// Claims `value` is `given`, then redistributes it to the style's
   /// `desired` placement when there is one (PyTorch's from_local followed by
   /// redistribute).
@@ -325,6 +327,19 @@ Value Importer::claimSequence(Value value, int64_t dim, bool gather,
                                       withCp({}, replicate), openDims);
   sequenceGathers[original] = gathered;
   return gathered;
+}
+
+FailureOr<Value> Importer::claimPlacementsEntry(llvm::StringRef name,
+                                                Value value, Location loc) {
+  const PlacementDecl *raw = rawPlacements.lookup(name);
+  if (!raw)
+    return value;
+  int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+  FailureOr<SmallVector<PlacementAttr>> placements = normalizePlacements(
+      raw->placements, rank, *raw->node, ("tensor '" + name + "'").str());
+  if (failed(placements))
+    return failure();
+  return claim(value, getLayout(*placements), loc);
 }
 
 FailureOr<Value> Importer::claimThenRedistribute(
@@ -712,16 +727,9 @@ LogicalResult Importer::emitOp(const OpDecl &op) {
   }
   OpEmitter emitter(builder, loc, *op.node, inputs, op.inputNodes,
                     op.outputs.size(), locator);
-  FailureOr<SmallVector<Value>> results =
-      op.custom ? emitCustomOp(emitter, *op.custom)
-                : op.definition->emit(emitter);
+  FailureOr<SmallVector<Value>> results = emitPlanOp(op, emitter, locator);
   if (failed(results))
     return failure();
-  if (results->size() != op.outputs.size())
-    return locator.emitError(*op.node)
-           << "internal error: '" << op.definition->name << "' made "
-           << results->size() << " result(s) for " << op.outputs.size()
-           << " output(s)";
   // A result too large to be addressed (expand, full, a product of large
   // inputs) is refused here, naming it, rather than by the manifest.
   for (auto [name, result] : llvm::zip(op.outputs, *results)) {
@@ -733,19 +741,11 @@ LogicalResult Importer::emitOp(const OpDecl &op) {
              << " and dtype " << ops::formatDtype(type.getElementType())
              << ": more bytes than an int64 holds";
   }
-  if (failed(checkUnreadAttributes(op, emitter, locator)))
-    return failure();
   for (auto [name, result] : llvm::zip(op.outputs, *results)) {
-    Value value = result;
-    if (const PlacementDecl *raw = rawPlacements.lookup(name)) {
-      int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
-      FailureOr<SmallVector<PlacementAttr>> placements = normalizePlacements(
-          raw->placements, rank, *raw->node, "tensor '" + name + "'");
-      if (failed(placements))
-        return failure();
-      value = claim(value, getLayout(*placements), loc);
-    }
-    values[name] = value;
+    FailureOr<Value> claimed = claimPlacementsEntry(name, result, loc);
+    if (failed(claimed))
+      return failure();
+    values[name] = *claimed;
   }
   if (op.definition->name == "scaled_dot_product_attention") {
     const JsonNode *gqa = op.node->get("enable_gqa");
@@ -837,15 +837,10 @@ LogicalResult Importer::emitLocalMapModule(const LocalMapModule &localMap) {
         cast<LocalMapOp>(result.getDefiningOp()).getOutLayouts()[cast<OpResult>(
             result).getResultNumber()]);
     claims[value] = layout;
-    if (const PlacementDecl *raw = rawPlacements.lookup(name)) {
-      int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
-      FailureOr<SmallVector<PlacementAttr>> placements = normalizePlacements(
-          raw->placements, rank, *raw->node, "tensor '" + name + "'");
-      if (failed(placements))
-        return failure();
-      value = claim(value, getLayout(*placements), loc);
-    }
-    values[name] = value;
+    FailureOr<Value> claimed = claimPlacementsEntry(name, value, loc);
+    if (failed(claimed))
+      return failure();
+    values[name] = *claimed;
   }
   return success();
 }

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "LocalMaps.h"
 
+#include "EmitPlanOp.h"
+
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,20 +22,6 @@ using namespace dtensor::frontend;
 //===----------------------------------------------------------------------===//
 // Finding the modules
 //===----------------------------------------------------------------------===//
-
-/// Every module path of the plan: each op's module and its ancestors.
-static llvm::SetVector<llvm::StringRef> getModulePaths(const ModelPlan &plan) {
-  llvm::SetVector<llvm::StringRef> paths;
-  for (const OpDecl &op : plan.ops) {
-    llvm::StringRef module = op.module;
-    for (size_t dot = module.find('.'); dot != llvm::StringRef::npos;
-         dot = module.find('.', dot + 1))
-      paths.insert(module.take_front(dot));
-    if (!module.empty())
-      paths.insert(module);
-  }
-  return paths;
-}
 
 /// Fills the ops, inputs and outputs of `localMap` and checks them.
 static LogicalResult collectModule(const ModelPlan &plan,
@@ -163,32 +151,10 @@ dtensor::frontend::findLocalMaps(const ModelPlan &plan,
   return result;
 }
 
-LogicalResult dtensor::frontend::checkUnreadAttributes(
-    const OpDecl &op, const OpEmitter &emitter, const JsonLocator &locator) {
-  static constexpr llvm::StringLiteral kCommon[] = {"op", "module", "inputs",
-                                                    "output", "outputs"};
-  for (const auto &[key, value] : op.node->members) {
-    if (llvm::is_contained(kCommon, key) || emitter.getReadKeys().contains(key))
-      continue;
-    return locator.emitError(value)
-           << "unknown attribute '" << key << "' of op '" << op.definition->name
-           << "'";
-  }
-  return success();
-}
-
 //===----------------------------------------------------------------------===//
 // Building the op
 //===----------------------------------------------------------------------===//
 
-/// The op's location: NameLoc(module, file position).
-static Location getLocation(llvm::StringRef module, const JsonNode &node,
-                            const JsonLocator &locator) {
-  FileLineColLoc at = locator.get(node);
-  if (module.empty())
-    return at;
-  return NameLoc::get(StringAttr::get(locator.getContext(), module), at);
-}
 
 /// Emits the module's ops on `args` (static pieces of its inputs) and
 /// returns its outputs.
@@ -204,18 +170,11 @@ emitBody(OpBuilder &builder, const ModelPlan &plan,
     SmallVector<Value> inputs;
     for (const std::string &name : op.inputs)
       inputs.push_back(scope.lookup(name));
-    OpEmitter emitter(builder, getLocation(op.module, *op.node, locator),
+    OpEmitter emitter(builder, getPlanLocation(op.module, *op.node, locator),
                       *op.node, inputs, op.inputNodes, op.outputs.size(),
                       locator);
-    FailureOr<SmallVector<Value>> results = op.definition->emit(emitter);
+    FailureOr<SmallVector<Value>> results = emitPlanOp(op, emitter, locator);
     if (failed(results))
-      return failure();
-    if (results->size() != op.outputs.size())
-      return locator.emitError(*op.node)
-             << "internal error: '" << op.definition->name << "' made "
-             << results->size() << " result(s) for " << op.outputs.size()
-             << " output(s)";
-    if (failed(checkUnreadAttributes(op, emitter, locator)))
       return failure();
     for (auto [name, value] : llvm::zip_equal(op.outputs, *results))
       scope[name] = value;
@@ -254,7 +213,7 @@ FailureOr<SmallVector<Value>> dtensor::frontend::emitLocalMap(
     FlatSymbolRefAttr meshRef, const JsonLocator &locator) {
   MLIRContext *context = builder.getContext();
   const LocalMapDecl &decl = *localMap.decl;
-  Location loc = getLocation(localMap.path, *decl.node, locator);
+  Location loc = getPlanLocation(localMap.path, *decl.node, locator);
   layout::Mesh mesh(
       std::vector<int64_t>(plan.mesh.shape.begin(), plan.mesh.shape.end()));
 

@@ -47,11 +47,6 @@ struct LocalMapModule {
 mlir::FailureOr<std::vector<LocalMapModule>>
 findLocalMaps(const ModelPlan &plan, const JsonLocator &locator);
 
-/// Errors at the op object for members no accessor of `emitter` read.
-mlir::LogicalResult checkUnreadAttributes(const OpDecl &op,
-                                          const OpEmitter &emitter,
-                                          const JsonLocator &locator);
-
 /// Builds the dtensor.local_map of `localMap` at `builder`'s insertion
 /// point on mesh `meshRef` (`plan.mesh`): `inputs` are its input values and
 /// `inLayouts` their layouts. The output layouts and global shapes follow

@@ -46,15 +46,8 @@ bool dtensor::frontend::moduleContains(llvm::StringRef module,
          opModule[module.size()] == '.';
 }
 
-FailureOr<ModuleTree> ModuleTree::build(const ModelPlan &plan,
-                                        const JsonLocator &locator) {
-  ModuleTree tree;
-  for (const OpDecl &op : plan.ops)
-    for (const std::string &output : op.outputs)
-      tree.definingModule[output] = op.module;
-
-  // Every module path: each op's module and all its ancestors, in order of
-  // first appearance.
+llvm::SetVector<llvm::StringRef>
+dtensor::frontend::getModulePaths(const ModelPlan &plan) {
   llvm::SetVector<llvm::StringRef> paths;
   for (const OpDecl &op : plan.ops) {
     llvm::StringRef module = op.module;
@@ -64,6 +57,17 @@ FailureOr<ModuleTree> ModuleTree::build(const ModelPlan &plan,
     if (!module.empty())
       paths.insert(module);
   }
+  return paths;
+}
+
+FailureOr<ModuleTree> ModuleTree::build(const ModelPlan &plan,
+                                        const JsonLocator &locator) {
+  ModuleTree tree;
+  for (const OpDecl &op : plan.ops)
+    for (const std::string &output : op.outputs)
+      tree.definingModule[output] = op.module;
+
+  llvm::SetVector<llvm::StringRef> paths = getModulePaths(plan);
 
   llvm::StringMap<const StyleDecl *> styleOf;
   for (const StyleDecl &style : plan.styles) {

@@ -11,6 +11,7 @@
 
 #include "dtensor/Frontend/ModelPlan.h"
 
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 
 namespace dtensor::frontend {
@@ -22,6 +23,10 @@ bool matchModulePattern(llvm::StringRef pattern, llvm::StringRef path);
 /// True when module `module` contains an op of module `opModule` (the root
 /// module "" contains everything).
 bool moduleContains(llvm::StringRef module, llvm::StringRef opModule);
+
+/// Every module path of the plan: each op's module and all its ancestors,
+/// in order of first appearance.
+llvm::SetVector<llvm::StringRef> getModulePaths(const ModelPlan &plan);
 
 struct StyledModule {
   std::string path;

@@ -45,7 +45,8 @@ typedef enum dtensor_dtype {
   DTENSOR_I32 = 4,
   DTENSOR_I64 = 5,
   DTENSOR_I8 = 6,
-  DTENSOR_BOOL = 7
+  DTENSOR_BOOL = 7,
+  DTENSOR_DTYPE_MAX_ENUM = 0x7fffffff /* not a dtype; as for dtensor_factory */
 } dtensor_dtype;
 
 typedef struct dtensor_context dtensor_context;
@@ -165,7 +166,8 @@ dtensor_status dtensor_program_find_tensor(const dtensor_program *program,
 
 typedef enum dtensor_view {
   DTENSOR_GLOBAL = 0, /* the whole tensor, single-device semantics */
-  DTENSOR_LOCAL = 1   /* this rank's shard (its local_shape) */
+  DTENSOR_LOCAL = 1,  /* this rank's shard (its local_shape) */
+  DTENSOR_VIEW_MAX_ENUM = 0x7fffffff /* not a view; as for dtensor_factory */
 } dtensor_view;
 
 /* COLLECTIVE. Sets input or weight `name` from host memory, which holds
@@ -183,7 +185,10 @@ typedef enum dtensor_factory {
   DTENSOR_ONES = 1,
   DTENSOR_FULL = 2,  /* every element `value` */
   DTENSOR_RAND = 3,  /* uniform [0, 1) */
-  DTENSOR_RANDN = 4  /* standard normal */
+  DTENSOR_RANDN = 4, /* standard normal */
+  /* Not a factory: makes every int a value of the type, so that a caller's
+   * unknown number is refused with a status, not undefined behaviour. */
+  DTENSOR_FACTORY_MAX_ENUM = 0x7fffffff
 } dtensor_factory;
 
 /* COLLECTIVE. Fills input or weight `name` (every one when `name` is NULL,

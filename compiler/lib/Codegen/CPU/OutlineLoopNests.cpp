@@ -9,6 +9,8 @@
 
 #include "dtensor/Codegen/CPU/Passes.h"
 
+#include "OutlinedFunction.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -22,6 +24,7 @@ namespace dtensor::codegen {
 } // namespace dtensor::codegen
 
 using namespace mlir;
+using namespace dtensor::codegen;
 
 namespace {
 
@@ -33,43 +36,19 @@ void outlineLoopNest(scf::ForOp loop, StringRef name, SymbolTable &symbols) {
   captured.insert(loop->operand_begin(), loop->operand_end());
   getUsedValuesDefinedAbove(loop.getRegion(), captured);
 
-  // Constants are cloned, so that the nest keeps its static bounds and
-  // steps and identical nests have identical signatures.
-  SmallVector<Operation *> constants;
-  SmallVector<Value> arguments;
-  for (Value value : captured) {
-    Operation *producer = value.getDefiningOp();
-    if (producer && producer->hasTrait<OpTrait::ConstantLike>() &&
-        producer->getNumOperands() == 0 && producer->getNumRegions() == 0)
-      constants.push_back(producer);
-    else
-      arguments.push_back(value);
-  }
-
-  MLIRContext *context = loop.getContext();
-  auto type = FunctionType::get(context, ValueRange(arguments).getTypes(),
-                                loop.getResultTypes());
-  OpBuilder builder(context);
-  auto func = func::FuncOp::create(builder, loop.getLoc(), name, type);
-  func.setPrivate();
-  // One call site each: LLVM's inliner would put the nest straight back.
-  // (The func-to-LLVM conversion keeps `passthrough`, LLVM's own function
-  // attributes, and drops a `no_inline` on func.func.)
-  func->setAttr("passthrough",
-                builder.getArrayAttr({builder.getStringAttr("noinline")}));
-  symbols.insert(func);
-
-  Block *body = func.addEntryBlock();
-  builder.setInsertionPointToStart(body);
+  Captures captures = splitCaptures(captured);
+  OpBuilder builder(loop.getContext());
   IRMapping mapping;
-  for (Operation *constant : constants)
-    builder.clone(*constant, mapping);
-  mapping.map(arguments, body->getArguments());
+  func::FuncOp func =
+      createOutlinedFunction(builder, loop.getLoc(), name, captures,
+                             loop.getResultTypes(), symbols, mapping);
+  mapping.map(captures.arguments, func.getArguments());
   Operation *clone = builder.clone(*loop, mapping);
   func::ReturnOp::create(builder, loop.getLoc(), clone->getResults());
 
   builder.setInsertionPoint(loop);
-  auto call = func::CallOp::create(builder, loop.getLoc(), func, arguments);
+  auto call =
+      func::CallOp::create(builder, loop.getLoc(), func, captures.arguments);
   loop->replaceAllUsesWith(call.getResults());
   loop->erase();
 }

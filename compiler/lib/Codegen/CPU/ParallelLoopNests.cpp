@@ -10,6 +10,8 @@
 
 #include "dtensor/Codegen/CPU/Passes.h"
 
+#include "OutlinedFunction.h"
+
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -26,6 +28,7 @@ namespace dtensor::codegen {
 } // namespace dtensor::codegen
 
 using namespace mlir;
+using namespace dtensor::codegen;
 
 namespace {
 
@@ -112,39 +115,20 @@ void outline(scf::ParallelOp loop, unsigned split, int64_t work,
     captured.insert(loop.getUpperBound()[dim]);
     captured.insert(loop.getStep()[dim]);
   }
-  SmallVector<Operation *> constants;
-  SmallVector<Value> arguments = {loop.getLowerBound()[split],
-                                  loop.getUpperBound()[split],
-                                  loop.getStep()[split]};
-  for (Value value : captured) {
-    Operation *producer = value.getDefiningOp();
-    if (producer && producer->hasTrait<OpTrait::ConstantLike>() &&
-        producer->getNumOperands() == 0 && producer->getNumRegions() == 0)
-      constants.push_back(producer);
-    else
-      arguments.push_back(value);
-  }
-
-  MLIRContext *context = loop.getContext();
-  OpBuilder builder(context);
-  auto type = FunctionType::get(context, ValueRange(arguments).getTypes(), {});
-  auto func = func::FuncOp::create(builder, loop.getLoc(), name, type);
-  func.setPrivate();
-  func->setAttr("passthrough",
-                builder.getArrayAttr({builder.getStringAttr("noinline")}));
-  func->setAttr("dtensor_parallel_nest", builder.getI64IntegerAttr(work));
-  symbols.insert(func);
-
-  Block *body = func.addEntryBlock();
-  builder.setInsertionPointToStart(body);
+  Captures captures = splitCaptures(
+      captured, {loop.getLowerBound()[split], loop.getUpperBound()[split],
+                 loop.getStep()[split]});
+  OpBuilder builder(loop.getContext());
   IRMapping mapping;
-  for (Operation *constant : constants)
-    builder.clone(*constant, mapping);
+  func::FuncOp func = createOutlinedFunction(builder, loop.getLoc(), name,
+                                             captures, {}, symbols, mapping);
+  func->setAttr("dtensor_parallel_nest", builder.getI64IntegerAttr(work));
+  Block *body = &func.getBody().front();
   // The split dim's bounds and step are the first three arguments; every
   // other captured value is mapped in order. A value may appear both as a
   // bound of the first dim and elsewhere: the later mapping wins, which is
   // the same value.
-  for (auto [index, value] : llvm::enumerate(arguments))
+  for (auto [index, value] : llvm::enumerate(captures.arguments))
     if (index >= 3)
       mapping.map(value, body->getArgument(index));
   auto clone = cast<scf::ParallelOp>(builder.clone(*loop, mapping));
@@ -152,21 +136,18 @@ void outline(scf::ParallelOp loop, unsigned split, int64_t work,
   clone.getUpperBoundMutable()[split].assign(body->getArgument(1));
   // A constant step stays a constant in the nest (LLVM vectorises only
   // loops whose step it knows); the runtime gets it as the third argument.
-  Value step = loop.getStep()[split];
-  if (Operation *producer = step.getDefiningOp();
-      producer && producer->hasTrait<OpTrait::ConstantLike>() &&
-      producer->getNumOperands() == 0 && producer->getNumRegions() == 0) {
+  if (Operation *constant = getClonableConstant(loop.getStep()[split])) {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(clone);
     clone.getStepMutable()[split].assign(
-        builder.clone(*producer)->getResult(0));
+        builder.clone(*constant)->getResult(0));
   } else {
     clone.getStepMutable()[split].assign(body->getArgument(2));
   }
   func::ReturnOp::create(builder, loop.getLoc());
 
   builder.setInsertionPoint(loop);
-  func::CallOp::create(builder, loop.getLoc(), func, arguments);
+  func::CallOp::create(builder, loop.getLoc(), func, captures.arguments);
   loop->erase();
 }
 

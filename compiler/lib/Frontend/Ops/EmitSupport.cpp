@@ -55,6 +55,17 @@ LogicalResult ops::checkSameDtype(OpEmitter &emitter, unsigned i, unsigned j) {
          << "; dtypes must be equal (there is no type promotion)";
 }
 
+FailureOr<SmallVector<int64_t>> ops::getShapeAttr(OpEmitter &emitter) {
+  FailureOr<SmallVector<int64_t>> shape = emitter.getIntList("shape");
+  if (failed(shape))
+    return failure();
+  for (int64_t size : *shape)
+    if (size < 0)
+      return emitter.emitAttrError("shape") << "shape " << formatShape(*shape)
+                                            << " has a negative size " << size;
+  return shape;
+}
+
 LogicalResult ops::checkMinRank(OpEmitter &emitter, unsigned i, int64_t minRank,
                                 StringRef what) {
   RankedTensorType type = emitter.inputType(i);

@@ -39,6 +39,9 @@ mlir::LogicalResult checkIntInput(OpEmitter &emitter, unsigned i);
 mlir::LogicalResult checkSameDtype(OpEmitter &emitter, unsigned i, unsigned j);
 /// Input `i` must have rank at least `minRank`; `what` names its dims
 /// (`[..., m, k]`).
+/// The `shape` attribute of a tensor an op makes (factories, random ops):
+/// sizes of at least 0.
+mlir::FailureOr<llvm::SmallVector<int64_t>> getShapeAttr(OpEmitter &emitter);
 mlir::LogicalResult checkMinRank(OpEmitter &emitter, unsigned i,
                                  int64_t minRank, llvm::StringRef what);
 /// Input `i` must have exactly `shape`; `why` says where it comes from.

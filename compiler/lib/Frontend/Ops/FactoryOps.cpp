@@ -24,18 +24,6 @@ using namespace dtensor::frontend::ops;
 // full, zeros, ones
 //===----------------------------------------------------------------------===//
 
-/// The `shape` attribute of a tensor to make: sizes of at least 0.
-static FailureOr<SmallVector<int64_t>> getShapeAttr(OpEmitter &emitter) {
-  FailureOr<SmallVector<int64_t>> shape = emitter.getIntList("shape");
-  if (failed(shape))
-    return failure();
-  for (int64_t size : *shape)
-    if (size < 0)
-      return emitter.emitAttrError("shape") << "shape " << formatShape(*shape)
-                                            << " has a negative size " << size;
-  return shape;
-}
-
 /// A tensor of the `shape` and `dtype` attributes filled with `value`
 /// (zeros, ones), or without one with the number attribute `value` (full).
 static EmitResult emitFill(OpEmitter &emitter, std::optional<double> value) {

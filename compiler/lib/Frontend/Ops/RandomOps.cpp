@@ -180,18 +180,6 @@ static Value createRandomMap(OpEmitter &emitter, ArrayRef<int64_t> shape,
 // Attributes
 //===----------------------------------------------------------------------===//
 
-/// The `shape` attribute: sizes of at least 0.
-static FailureOr<SmallVector<int64_t>> getRandomShape(OpEmitter &emitter) {
-  FailureOr<SmallVector<int64_t>> shape = emitter.getIntList("shape");
-  if (failed(shape))
-    return failure();
-  for (int64_t size : *shape)
-    if (size < 0)
-      return emitter.emitAttrError("shape") << "shape " << formatShape(*shape)
-                                            << " has a negative size " << size;
-  return shape;
-}
-
 /// The dtype attribute of a random result (default `defaultDtype`): f32,
 /// f16 or bf16.
 static FailureOr<Type> getRandomDtype(OpEmitter &emitter,
@@ -239,7 +227,7 @@ static Value createDraws(OpEmitter &emitter, ArrayRef<int64_t> shape,
 }
 
 static EmitResult emitFactory(OpEmitter &emitter, bool normal) {
-  FailureOr<SmallVector<int64_t>> shape = getRandomShape(emitter);
+  FailureOr<SmallVector<int64_t>> shape = getShapeAttr(emitter);
   if (failed(shape))
     return failure();
   FailureOr<Type> dtype = getRandomDtype(emitter, std::nullopt);
