@@ -130,6 +130,90 @@ template <typename T> T expAndSum(T *data, int64_t n, T shift) {
   return result;
 }
 
+/// 64 bytes of T as one value of GCC's vector extension: one AVX-512
+/// register, two AVX2 ones, four SSE ones, whatever the build's ISA; lane by
+/// lane the same arithmetic as the scalar loops.
+template <typename T> struct VecOf;
+template <> struct VecOf<float> {
+  typedef float type __attribute__((vector_size(64)));
+};
+template <> struct VecOf<double> {
+  typedef double type __attribute__((vector_size(64)));
+};
+template <typename T> using Vec = typename VecOf<T>::type;
+template <typename T> constexpr int64_t kVecLanes = 64 / sizeof(T);
+
+// Vectors go by reference: GCC passes 64-byte vectors by value differently
+// with and without AVX-512 (-Wpsabi), which these inlined helpers need not.
+template <typename T> inline void loadVec(Vec<T> &v, const T *data) {
+  std::memcpy(&v, data, sizeof(v));
+}
+
+template <typename T> inline void storeVec(T *data, const Vec<T> &v) {
+  std::memcpy(data, &v, sizeof(v));
+}
+
+/// scores[j] = q . keysT[:, j] for the j < kKeyTile of a whole tile, in
+/// vector accumulators kept in registers, summed over e in order as
+/// partTileScores does.
+template <typename T>
+void fullTileScores(const T *q, const T *keysT, int64_t features, T *scores) {
+  constexpr int64_t lanes = kVecLanes<T>, vectors = kKeyTile / lanes;
+  Vec<T> acc[vectors] = {};
+  for (int64_t e = 0; e < features; ++e) {
+    Vec<T> qe = {};
+    qe += q[e];
+    const T *kRow = keysT + e * kKeyTile;
+    for (int64_t x = 0; x < vectors; ++x) {
+      Vec<T> k;
+      loadVec(k, kRow + x * lanes);
+      acc[x] += qe * k;
+    }
+  }
+  for (int64_t x = 0; x < vectors; ++x)
+    storeVec(scores + x * lanes, acc[x]);
+}
+
+/// scores[j] = q . keysT[:, j] for j < n (the last, partial tile).
+template <typename T>
+void partTileScores(const T *q, const T *keysT, int64_t features, int64_t n,
+                    T *scores) {
+  for (int64_t j = 0; j < n; ++j)
+    scores[j] = 0;
+  for (int64_t e = 0; e < features; ++e) {
+    T qe = q[e];
+    const T *kRow = keysT + e * kKeyTile;
+    for (int64_t j = 0; j < n; ++j)
+      scores[j] += qe * kRow[j];
+  }
+}
+
+/// acc[e] += sum over j < n of weights[j] * values[j * stride + e], for a
+/// value width E (a multiple of 16) known at compile time: acc stays in
+/// vector registers over the keys (the same sums, in the same order, as the
+/// loop for other widths).
+template <int64_t E, typename T>
+void accumulateValues(const T *weights, const T *values, int64_t stride,
+                      int64_t n, T *acc) {
+  constexpr int64_t lanes = kVecLanes<T>, vectors = E / lanes;
+  static_assert(E % lanes == 0, "a whole number of vectors");
+  Vec<T> local[vectors];
+  for (int64_t x = 0; x < vectors; ++x)
+    loadVec(local[x], acc + x * lanes);
+  for (int64_t j = 0; j < n; ++j) {
+    Vec<T> weight = {};
+    weight += weights[j];
+    const T *v = values + j * stride;
+    for (int64_t x = 0; x < vectors; ++x) {
+      Vec<T> value;
+      loadVec(value, v + x * lanes);
+      local[x] += weight * value;
+    }
+  }
+  for (int64_t x = 0; x < vectors; ++x)
+    storeVec(acc + x * lanes, local[x]);
+}
+
 /// The piece (b, kvHead, queries [first, first + count)).
 template <typename T>
 void computePiece(const Problem<T> &p, int64_t b, int64_t kvHead,
@@ -202,14 +286,10 @@ void computePiece(const Problem<T> &p, int64_t b, int64_t kvHead,
       int64_t head = kvHead * groups + r / count, query = first + r % count;
       T *scores = s.scores.data();
       const T *q = s.queries.data() + r * features;
-      for (int64_t j = 0; j < n; ++j)
-        scores[j] = 0;
-      for (int64_t e = 0; e < features; ++e) {
-        T qe = q[e];
-        const T *kRow = keysT + e * kKeyTile;
-        for (int64_t j = 0; j < visible; ++j)
-          scores[j] += qe * kRow[j];
-      }
+      if (n == kKeyTile)
+        fullTileScores(q, keysT, features, scores);
+      else
+        partTileScores(q, keysT, features, visible, scores);
       if (p.mask) {
         const T *m = p.mask + b * p.maskStrides[0] + head * p.maskStrides[1] +
                      query * p.maskStrides[2] + tile * p.maskStrides[3];
@@ -228,11 +308,26 @@ void computePiece(const Problem<T> &p, int64_t b, int64_t kvHead,
       if (rescale != T(1))
         for (int64_t e = 0; e < valueFeatures; ++e)
           acc[e] *= rescale;
-      for (int64_t j = 0; j < visible; ++j) {
-        T weight = scores[j];
-        const T *v = values + j * valueRowStride;
-        for (int64_t e = 0; e < valueFeatures; ++e)
-          acc[e] += weight * v[e];
+      switch (valueFeatures) {
+      case 16:
+        accumulateValues<16>(scores, values, valueRowStride, visible, acc);
+        break;
+      case 32:
+        accumulateValues<32>(scores, values, valueRowStride, visible, acc);
+        break;
+      case 64:
+        accumulateValues<64>(scores, values, valueRowStride, visible, acc);
+        break;
+      case 128:
+        accumulateValues<128>(scores, values, valueRowStride, visible, acc);
+        break;
+      default:
+        for (int64_t j = 0; j < visible; ++j) {
+          T weight = scores[j];
+          const T *v = values + j * valueRowStride;
+          for (int64_t e = 0; e < valueFeatures; ++e)
+            acc[e] += weight * v[e];
+        }
       }
     }
   }

@@ -318,6 +318,27 @@ TEST(FusedAttentionTest, Double) {
   f.check(p, 1e-12);
 }
 
+TEST(FusedAttentionTest, VectorisedValueWidths) {
+  // Value widths 16, 32, 64 and 128 keep their accumulators in vector
+  // registers (accumulateValues); each against the naive attention, in f32
+  // and f64, across whole and partial tiles of keys.
+  for (int64_t width : {16, 32, 64, 128}) {
+    Case c;
+    c.heads = 2;
+    c.kvHeads = 1;
+    c.queries = 6;
+    c.keys = 130;
+    c.features = width;
+    c.valueFeatures = width;
+    c.causal = width == 32;
+    runCase(c);
+    Fixture<double> f(c);
+    Problem<double> p = f.problem();
+    run(p, nullptr);
+    f.check(p, 1e-12);
+  }
+}
+
 TEST(FusedAttentionTest, EveryBuildAgrees) {
   Case c;
   c.heads = 8;
