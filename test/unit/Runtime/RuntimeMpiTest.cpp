@@ -36,8 +36,21 @@ void *operator new(size_t bytes) {
     return memory;
   throw std::bad_alloc();
 }
+// The nothrow forms too (std::stable_sort's temporary buffer uses them):
+// memory from any form must reach the free below, never a sanitizer's
+// own operator new.
+void *operator new(size_t bytes, const std::nothrow_t &) noexcept {
+  try {
+    return ::operator new(bytes);
+  } catch (const std::bad_alloc &) {
+    return nullptr;
+  }
+}
 void operator delete(void *memory) noexcept { std::free(memory); }
 void operator delete(void *memory, size_t) noexcept { std::free(memory); }
+void operator delete(void *memory, const std::nothrow_t &) noexcept {
+  std::free(memory);
+}
 
 using namespace dtensor::rt;
 using namespace dtensor::rt::test;
