@@ -262,8 +262,6 @@ static LogicalResult verifyAttentionOperand(AttentionOp op, StringRef name,
   if (ranked.getRank() != 4)
     return op.emitOpError() << name << " must have rank 4, not "
                             << ranked.getRank();
-  if (!ranked.hasStaticShape())
-    return op.emitOpError() << name << " must have a static shape";
   SmallVector<int64_t> sorted(dims);
   llvm::sort(sorted);
   if (sorted != SmallVector<int64_t>{0, 1, 2, 3})
@@ -300,26 +298,32 @@ LogicalResult AttentionOp::verify() {
   auto size = [](const Operand &operand, int64_t dim) {
     return logicalSize(operand.value, operand.dims, dim);
   };
+  // Dynamic sizes (uneven shards) are checked by the runtime kernel; here
+  // two sizes disagree only when both are known.
+  auto differ = [](int64_t a, int64_t b) {
+    return a != b && !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b);
+  };
   const Operand &q = operands[0], &k = operands[1], &v = operands[2],
                 &out = operands[3];
   int64_t batch = size(q, 0), heads = size(q, 1), queries = size(q, 2);
   int64_t kvHeads = size(k, 1), keys = size(k, 2);
-  if (size(k, 3) != size(q, 3))
+  if (differ(size(k, 3), size(q, 3)))
     return emitOpError() << "key and query need the same last dim E";
-  if (size(v, 0) != size(k, 0) || size(v, 1) != kvHeads ||
-      size(v, 2) != keys)
+  if (differ(size(v, 0), size(k, 0)) || differ(size(v, 1), kvHeads) ||
+      differ(size(v, 2), keys))
     return emitOpError() << "value must have the key's batch, heads and "
                             "sequence";
-  if (kvHeads == 0 ? heads != 0 : heads % kvHeads != 0)
+  if (!ShapedType::isDynamic(heads) && !ShapedType::isDynamic(kvHeads) &&
+      (kvHeads == 0 ? heads != 0 : heads % kvHeads != 0))
     return emitOpError() << "query heads " << heads
                          << " are not a multiple of key/value heads "
                          << kvHeads;
-  if (!getRows() && size(k, 0) != batch)
+  if (!getRows() && differ(size(k, 0), batch))
     return emitOpError() << "key batch " << size(k, 0)
                          << " differs from query batch " << batch
                          << " (without rows)";
-  if (size(out, 0) != batch || size(out, 1) != heads ||
-      size(out, 2) != queries || size(out, 3) != size(v, 3))
+  if (differ(size(out, 0), batch) || differ(size(out, 1), heads) ||
+      differ(size(out, 2), queries) || differ(size(out, 3), size(v, 3)))
     return emitOpError() << "result must be [B, H, L, Ev] in logical order";
   for (auto [name, indices] :
        {std::pair<StringRef, Value>{"rows", getRows()},
@@ -327,9 +331,13 @@ LogicalResult AttentionOp::verify() {
     if (!indices)
       continue;
     auto type = cast<RankedTensorType>(indices.getType());
-    if (type.getShape() != ArrayRef<int64_t>{batch} ||
+    if (type.getRank() != 1 || differ(type.getDimSize(0), batch) ||
         !type.getElementType().isInteger(64))
-      return emitOpError() << name << " must be tensor<" << batch << "xi64>";
+      return emitOpError() << name << " must be tensor<"
+                           << (ShapedType::isDynamic(batch)
+                                   ? std::string("?")
+                                   : std::to_string(batch))
+                           << "xi64>";
   }
   if (getPositions() && !getCausal())
     return emitOpError() << "positions need causal";
@@ -338,7 +346,7 @@ LogicalResult AttentionOp::verify() {
     int64_t logical[] = {batch, heads, queries, keys};
     bool broadcasts = type.getRank() == 4 && type.getElementType() == element;
     for (int64_t dim = 0; broadcasts && dim < 4; ++dim)
-      broadcasts = type.getDimSize(dim) == logical[dim] ||
+      broadcasts = !differ(type.getDimSize(dim), logical[dim]) ||
                    type.getDimSize(dim) == 1;
     if (!broadcasts)
       return emitOpError() << "mask must broadcast to [B, H, L, S] (each dim "

@@ -220,6 +220,42 @@ func.func private @inits(
     tensor<4xbf16> {dtensor.weight, dtensor.init = #dtensor.init<normal, mean = 0.0, std = 0.02>},
     tensor<2x2xf16> {dtensor.weight, dtensor.init = #dtensor.init<uniform, low = -0.1, high = 0.1>})
 
+// Fused attention with each optional operand alone and together (each typed
+// where it appears, so any subset parses back), and the dynamic head and
+// query dims of uneven shards.
+// CHECK-LABEL: func.func @attention
+// CHECK: dtensor.attention %{{.*}}, %{{.*}}, %{{.*}} positions(%{{.*}} : tensor<2xi64>) into %{{.*}} {causal, {{.*}}} : tensor<2x?x?x16xf32>, tensor<2x?x8x16xf32>, tensor<2x?x8x16xf32> into tensor<2x?x?x16xf32> -> tensor<2x?x?x16xf32>
+// CHECK: dtensor.attention %{{.*}}, %{{.*}}, %{{.*}} mask(%{{.*}} : tensor<1x1x3x8xf32>) into %{{.*}} {{{.*}}query_dims = array<i64: 0, 2, 1, 3>{{.*}}} : tensor<2x3x4x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> into tensor<2x4x3x16xf32> -> tensor<2x4x3x16xf32>
+// CHECK: dtensor.attention %{{.*}}, %{{.*}}, %{{.*}} rows(%{{.*}} : tensor<2xi64>) positions(%{{.*}} : tensor<2xi64>) into %{{.*}} {causal, {{.*}}} : tensor<2x4x1x16xf32>, tensor<6x2x8x16xf32>, tensor<6x2x8x16xf32> into tensor<2x4x1x16xf32> -> tensor<2x4x1x16xf32>
+func.func @attention(%q: tensor<2x?x?x16xf32>, %k: tensor<2x?x8x16xf32>,
+                     %v: tensor<2x?x8x16xf32>, %o: tensor<2x?x?x16xf32>,
+                     %p: tensor<2xi64>, %qt: tensor<2x3x4x16xf32>,
+                     %ks: tensor<2x4x8x16xf32>, %m: tensor<1x1x3x8xf32>,
+                     %ot: tensor<2x4x3x16xf32>, %q1: tensor<2x4x1x16xf32>,
+                     %ck: tensor<6x2x8x16xf32>, %o1: tensor<2x4x1x16xf32>)
+    -> (tensor<2x?x?x16xf32>, tensor<2x4x3x16xf32>, tensor<2x4x1x16xf32>) {
+  %a = dtensor.attention %q, %k, %v positions(%p : tensor<2xi64>) into %o
+      {causal, scale = 0.25 : f64, query_dims = array<i64: 0, 1, 2, 3>,
+       key_dims = array<i64: 0, 1, 2, 3>, value_dims = array<i64: 0, 1, 2, 3>,
+       result_dims = array<i64: 0, 1, 2, 3>}
+      : tensor<2x?x?x16xf32>, tensor<2x?x8x16xf32>, tensor<2x?x8x16xf32>
+        into tensor<2x?x?x16xf32> -> tensor<2x?x?x16xf32>
+  %b = dtensor.attention %qt, %ks, %ks mask(%m : tensor<1x1x3x8xf32>) into %ot
+      {scale = 0.25 : f64, query_dims = array<i64: 0, 2, 1, 3>,
+       key_dims = array<i64: 0, 1, 2, 3>, value_dims = array<i64: 0, 1, 2, 3>,
+       result_dims = array<i64: 0, 1, 2, 3>}
+      : tensor<2x3x4x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>
+        into tensor<2x4x3x16xf32> -> tensor<2x4x3x16xf32>
+  %c = dtensor.attention %q1, %ck, %ck rows(%p : tensor<2xi64>)
+      positions(%p : tensor<2xi64>) into %o1
+      {causal, scale = 0.25 : f64, query_dims = array<i64: 0, 1, 2, 3>,
+       key_dims = array<i64: 0, 1, 2, 3>, value_dims = array<i64: 0, 1, 2, 3>,
+       result_dims = array<i64: 0, 1, 2, 3>}
+      : tensor<2x4x1x16xf32>, tensor<6x2x8x16xf32>, tensor<6x2x8x16xf32>
+        into tensor<2x4x1x16xf32> -> tensor<2x4x1x16xf32>
+  return %a, %b, %c : tensor<2x?x?x16xf32>, tensor<2x4x3x16xf32>, tensor<2x4x1x16xf32>
+}
+
 // Row writes into a cache: i64 or i32 indices, dynamic trailing dims (an
 // unevenly sharded head dim after partitioning) and no trailing dims at all.
 // CHECK-LABEL: func.func @write_rows

@@ -85,7 +85,7 @@ linalg::GenericOp getGeneric(Value value, unsigned inputs, unsigned loops,
       op.getNumLoops() != loops || op->getNumResults() != 1)
     return {};
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
+  if (!type || !type.getElementType().isF32())
     return {};
   for (auto [loop, kind] : llvm::enumerate(op.getIteratorTypesArray()))
     if ((static_cast<int64_t>(loop) == reductionLoop) !=
@@ -333,6 +333,23 @@ void eraseDead(ArrayRef<Operation *> ops) {
   }
 }
 
+/// An empty tensor of `out`'s result type to write the fused result into.
+/// Dynamic sizes (uneven shards) are those of the tensor.empty under the
+/// fill `out` accumulates into, defined before `out`; else read off that
+/// fill's result.
+Value createResultInit(OpBuilder &b, Location loc, linalg::GenericOp out) {
+  auto type = cast<RankedTensorType>(out->getResult(0).getType());
+  Value accumulator = out.getDpsInitOperand(0)->get();
+  SmallVector<OpFoldResult> sizes;
+  auto fill = accumulator.getDefiningOp<linalg::FillOp>();
+  if (auto empty = fill ? fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()
+                        : tensor::EmptyOp())
+    sizes = empty.getMixedSizes();
+  else
+    sizes = tensor::getMixedSizes(b, loc, accumulator);
+  return tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+}
+
 /// Replaces the attention ending in `out`, if it is one.
 LogicalResult fuse(linalg::GenericOp out) {
   MLIRContext *context = out.getContext();
@@ -441,7 +458,6 @@ LogicalResult fuse(linalg::GenericOp out) {
   }
   // The result, transposed in place when its only user is a transpose.
   Value result = out->getResult(0);
-  auto resultType = cast<RankedTensorType>(result.getType());
   SmallVector<int64_t> resultDims{0, 1, 2, 3};
   Operation *replaced = out;
   Value init;
@@ -456,8 +472,7 @@ LogicalResult fuse(linalg::GenericOp out) {
       replaced = transpose;
     }
   if (!init)
-    init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
-                                   resultType.getElementType());
+    init = createResultInit(b, loc, out);
   auto fused = AttentionOp::create(
       b, loc, init.getType(), query.value, key.value, value.value, mask,
       key.rows, positions, init, b.getF64FloatAttr(logits->scale),

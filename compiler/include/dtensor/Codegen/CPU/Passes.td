@@ -90,12 +90,14 @@ def CpuFuseAttention : Pass<"dtensor-cpu-fuse-attention",
     cache is read in place rather than copied for every step. A causal
     mask whose query row partition offset (a query sequence sharded over
     the ranks: context parallelism, keys gathered) becomes the op's
-    `positions`, every row starting at the offset.
+    `positions`, every row starting at the offset. Dynamic sizes (a rank's
+    piece of an uneven shard of heads or of the query sequence) are kept:
+    the result's empty tensor takes them from the accumulator's.
 
-    Anything else (other ranks or element types, dynamic shapes such as
-    uneven shards, a mask that is not additive, an integer positions
-    tensor other than i64, a key sequence sharded so that partition
-    offset its loop index) is left to the linalg lowering.
+    Anything else (other ranks or element types, a mask that is not
+    additive, an integer positions tensor other than i64, a key sequence
+    sharded so that partition offset its loop index) is left to the
+    linalg lowering.
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }

@@ -356,15 +356,19 @@ def DTensor_AttentionOp : DTensor_Op<"attention", [Pure,
     - `causal`: query `i` sees key `j` iff `j <= i`, or with `positions`
       (`[B]` of `i64`) iff `j <= positions[b] + i`.
     - A query that sees no key gets 0, as PyTorch's attention.
+    - Sizes may be dynamic (the rank's piece of an uneven shard: heads under
+      tensor parallelism, queries under context parallelism). The verifier
+      compares the sizes it knows; the kernel checks the rest at run time
+      and fails the step with the shapes it got.
 
     ```mlir
-    %o = dtensor.attention %q, %cache_k, %cache_v rows(%slots)
-        positions(%start) into %init {causal, scale = 0.35355339059327379 : f64,
+    %o = dtensor.attention %q, %cache_k, %cache_v rows(%slots : tensor<4xi64>)
+        positions(%start : tensor<4xi64>) into %init {causal,
+        scale = 0.35355339059327379 : f64,
         query_dims = array<i64: 0, 2, 1, 3>, key_dims = array<i64: 0, 2, 1, 3>,
         value_dims = array<i64: 0, 2, 1, 3>, result_dims = array<i64: 0, 2, 1, 3>}
-        : tensor<4x1x4x8xf32>, tensor<4x256x1x8xf32>, tensor<4x256x1x8xf32>,
-          tensor<4xi64>, tensor<4xi64> into tensor<4x1x4x8xf32>
-        -> tensor<4x1x4x8xf32>
+        : tensor<4x1x4x8xf32>, tensor<4x256x1x8xf32>, tensor<4x256x1x8xf32>
+          into tensor<4x1x4x8xf32> -> tensor<4x1x4x8xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$query, AnyRankedTensor:$key,
@@ -380,10 +384,12 @@ def DTensor_AttentionOp : DTensor_Op<"attention", [Pure,
                        DenseI64ArrayAttr:$result_dims);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $query `,` $key `,` $value (`mask` `(` $mask^ `)`)? (`rows` `(` $rows^ `)`)?
-    (`positions` `(` $positions^ `)`)? `into` $init attr-dict
+    $query `,` $key `,` $value
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`rows` `(` $rows^ `:` type($rows) `)`)?
+    (`positions` `(` $positions^ `:` type($positions) `)`)?
+    `into` $init attr-dict
     `:` type($query) `,` type($key) `,` type($value)
-    (`,` type($mask)^)? (`,` type($rows)^)? (`,` type($positions)^)?
     `into` type($init) `->` type($result)
   }];
   let hasVerifier = 1;
