@@ -117,6 +117,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_support import run  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTS = os.path.join(ROOT, "scripts")
 START = time.monotonic()
@@ -169,17 +172,6 @@ def log(message):
     elapsed = time.monotonic() - START
     print(f"[bench {int(elapsed) // 60:2d}:{int(elapsed) % 60:02d}] {message}",
           file=sys.stderr, flush=True)
-
-
-def run(cmd, timeout=None, env=None, check=True):
-    """Runs a command, returns its CompletedProcess (text); raises with the
-    command's output on failure."""
-    result = subprocess.run(cmd, capture_output=True, text=True,
-                            timeout=timeout, env=env)
-    if check and result.returncode != 0:
-        raise RuntimeError(f"command failed ({result.returncode}): "
-                           f"{' '.join(cmd)}\n{result.stdout}{result.stderr}")
-    return result
 
 
 def load_script(name, filename):

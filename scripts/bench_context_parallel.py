@@ -37,6 +37,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_support import run  # noqa: E402
+
 SEQS = [8192, 32768]
 QUICK_SEQS = [1024]
 MODEL = ["--model", "block", "--layers", "1", "--dim", "64", "--heads", "4",
@@ -49,16 +52,6 @@ PEAK = re.compile(r"peak-rss rank (\d+): (\d+) KiB")
 
 def default_log(message):
     print(f"[bench-cp] {message}", file=sys.stderr, flush=True)
-
-
-def run(cmd, timeout=None, env=None):
-    result = subprocess.run(cmd, capture_output=True, text=True,
-                            timeout=timeout, env=env)
-    if result.returncode != 0:
-        raise RuntimeError(f"command failed ({result.returncode}): "
-                           f"{' '.join(cmd)}\n{result.stdout[-3000:]}"
-                           f"{result.stderr[-3000:]}")
-    return result
 
 
 def peak_rss(argv):

@@ -77,6 +77,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_support import run  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTS = os.path.join(ROOT, "scripts")
 
@@ -107,16 +110,6 @@ DTYPE_BYTES = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "i64": 8, "i32": 4}
 
 def default_log(message):
     print(f"[bench-decode] {message}", file=sys.stderr, flush=True)
-
-
-def run(cmd, timeout=None, env=None):
-    result = subprocess.run(cmd, capture_output=True, text=True,
-                            timeout=timeout, env=env)
-    if result.returncode != 0:
-        raise RuntimeError(f"command failed ({result.returncode}): "
-                           f"{' '.join(cmd)}\n{result.stdout[-3000:]}"
-                           f"{result.stderr[-3000:]}")
-    return result
 
 
 # --- the artifact's manifest: KV cache and weight bytes per rank ---------------
