@@ -333,20 +333,20 @@ void eraseDead(ArrayRef<Operation *> ops) {
   }
 }
 
-/// An empty tensor of `out`'s result type to write the fused result into.
-/// Dynamic sizes (uneven shards) are those of the tensor.empty under the
-/// fill `out` accumulates into, defined before `out`; else read off that
-/// fill's result.
+/// An empty tensor of `out`'s result type to write the fused result into,
+/// shaped as the tensor the zero fill of `out`'s accumulator (checked by
+/// fuse) writes: dynamic sizes (uneven shards) are those of the tensor.empty
+/// under it, defined before `out`, else read off the filled tensor.
 Value createResultInit(OpBuilder &b, Location loc, linalg::GenericOp out) {
   auto type = cast<RankedTensorType>(out->getResult(0).getType());
-  Value accumulator = out.getDpsInitOperand(0)->get();
-  SmallVector<OpFoldResult> sizes;
-  auto fill = accumulator.getDefiningOp<linalg::FillOp>();
-  if (auto empty = fill ? fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()
-                        : tensor::EmptyOp())
-    sizes = empty.getMixedSizes();
-  else
-    sizes = tensor::getMixedSizes(b, loc, accumulator);
+  Value filled = out.getDpsInitOperand(0)
+                     ->get()
+                     .getDefiningOp<linalg::FillOp>()
+                     .getOutputs()[0];
+  auto empty = filled.getDefiningOp<tensor::EmptyOp>();
+  SmallVector<OpFoldResult> sizes = empty
+                                        ? empty.getMixedSizes()
+                                        : tensor::getMixedSizes(b, loc, filled);
   return tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
 }
 
@@ -439,22 +439,16 @@ LogicalResult fuse(linalg::GenericOp out) {
   Value positions = logits->positions;
   SmallVector<Operation *> created;
   if (logits->rowOffset) {
-    int64_t batch = query.dims[0];
-    auto queryType = cast<RankedTensorType>(query.value.getType());
-    SmallVector<OpFoldResult> size{b.getIndexAttr(queryType.getDimSize(batch))};
-    Operation *dim = nullptr;
-    if (queryType.isDynamicDim(batch)) {
-      dim = tensor::DimOp::create(b, loc, query.value, batch);
-      size.front() = dim->getResult(0);
-    }
-    Value empty = tensor::EmptyOp::create(b, loc, size, b.getI64Type());
+    OpFoldResult batch = tensor::getMixedSize(b, loc, query.value,
+                                              query.dims[0]);
+    Value empty = tensor::EmptyOp::create(b, loc, {batch}, b.getI64Type());
     Value start = arith::IndexCastOp::create(b, loc, b.getI64Type(),
                                              logits->rowOffset);
     auto fill = linalg::FillOp::create(b, loc, start, empty);
     positions = fill.getResult(0);
     created = {fill, start.getDefiningOp(), empty.getDefiningOp()};
-    if (dim)
-      created.push_back(dim);
+    if (auto dim = dyn_cast<Value>(batch)) // a tensor.dim: a dynamic batch
+      created.push_back(dim.getDefiningOp());
   }
   // The result, transposed in place when its only user is a transpose.
   Value result = out->getResult(0);
