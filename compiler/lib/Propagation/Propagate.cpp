@@ -200,52 +200,47 @@ private:
 LogicalResult FunctionPropagation::addAssertion(Value value, Layout layout,
                                                 Location loc,
                                                 std::vector<bool> open) {
-  auto [it, inserted] =
-      assertions.try_emplace(value, Assertion{layout, loc, open});
+  Assertion claim{std::move(layout), loc, std::move(open)};
+  auto [it, inserted] = assertions.try_emplace(value, claim);
   if (inserted)
     return success();
   Assertion &old = it->second;
-  if (old.isClosed() && llvm::none_of(open, [](bool f) { return f; })) {
-    if (old.layout == layout)
+  size_t meshRank = claim.layout.size();
+  if (old.isClosed() && claim.isClosed()) {
+    if (old.layout == claim.layout)
       return success();
   } else {
     // An open claim and another: both hold where either is closed.
     Assertion merged{old.layout, old.loc, {}};
     bool conflict = false;
-    for (size_t dim = 0; dim < layout.size(); ++dim) {
-      bool newOpen = !open.empty() && open[dim];
-      if (newOpen)
+    for (size_t dim = 0; dim < meshRank; ++dim) {
+      if (claim.isOpen(dim))
         continue;
       if (old.isOpen(dim))
-        merged.layout[dim] = layout[dim];
+        merged.layout[dim] = claim.layout[dim];
       else
-        conflict |= !(old.layout[dim] == layout[dim]);
+        conflict |= !(old.layout[dim] == claim.layout[dim]);
     }
     if (!conflict) {
-      for (size_t dim = 0; dim < layout.size(); ++dim)
-        merged.open.push_back(old.isOpen(dim) && !open.empty() && open[dim]);
+      for (size_t dim = 0; dim < meshRank; ++dim)
+        merged.open.push_back(old.isOpen(dim) && claim.isOpen(dim));
       old = std::move(merged);
       return success();
     }
   }
   // Open mesh dims are written `?`.
-  auto describe = [](const Layout &layout, auto isOpen) {
+  auto describe = [](const Assertion &assertion) {
     std::string text = "[";
-    for (size_t dim = 0; dim < layout.size(); ++dim)
-      text += (dim ? ", " : "") +
-              (isOpen(dim) ? std::string("?") : layout[dim].str());
+    for (size_t dim = 0; dim < assertion.layout.size(); ++dim)
+      text += (dim ? ", " : "") + (assertion.isOpen(dim)
+                                       ? std::string("?")
+                                       : assertion.layout[dim].str());
     return text + "]";
   };
-  InFlightDiagnostic diag =
-      emitError(loc) << "conflicting layouts for one value: "
-                     << describe(layout,
-                                 [&](size_t dim) {
-                                   return !open.empty() && open[dim];
-                                 })
-                     << " here, but "
-                     << describe(old.layout,
-                                 [&](size_t dim) { return old.isOpen(dim); })
-                     << " before";
+  InFlightDiagnostic diag = emitError(loc)
+                            << "conflicting layouts for one value: "
+                            << describe(claim) << " here, but "
+                            << describe(old) << " before";
   diag.attachNote(old.loc) << "the other layout constraint is here";
   return failure();
 }
