@@ -5,7 +5,7 @@ torchtitan-like tensor-parallel plan.
 
   gen-model-plan.py [--preset tiny|7b] [--layers N] [--dim D] [--heads H]
       [--kv-heads N] [--ffn F] [--vocab V] [--batch B] [--seq S] [--dtype f32|f16|bf16]
-      [--plan none|tp|tp-sp|dp-tp|cp|cp-tp] [--mesh 2 | 2x2]
+      [--plan none|tp|tp-sp|dp-tp|cp|cp-tp] [--mesh 2 | 2x2] [--rotate-method allgather|alltoall]
       [--model llama|block|mlp] [--no-causal] [--loss] [--kv-cache [--slots N] [--max-seq M] [--prefill L,L,...]
       [--decode-rows N,N,...]]
       [--name NAME] [-o FILE]
@@ -57,6 +57,7 @@ Plans (mesh dim `tp`; with dp-tp a 2-D mesh `dp` x `tp`):
          gathering its keys and values; weights replicated
   cp-tp  the tp plan on mesh dim `tp` plus context parallelism over `cp`
          (a 2-D mesh `cp` x `tp`)
+--rotate-method sets context_parallel.rotate_method of cp and cp-tp.
 --no-causal makes the attention non-causal (is_causal false).
 With --model mlp, tp is fc1 colwise and fc2 rowwise (tp-sp is not offered).
 
@@ -249,11 +250,16 @@ def build_model(a):
     return model
 
 
+def rotation(a):
+    """The context_parallel members --rotate-method sets."""
+    return {"rotate_method": a.rotate_method} if a.rotate_method else {}
+
+
 def build_plan(a):
     if a.plan == "none":
         return None
     if a.plan == "cp":
-        return {"context_parallel": {}}
+        return {"context_parallel": rotation(a)}
     if a.model == "mlp":
         plan = {"data_parallel": "dp"} if a.plan == "dp-tp" else {}
         plan["styles"] = {"fc1": "colwise", "fc2": "rowwise"}
@@ -296,7 +302,7 @@ def build_plan(a):
     if a.plan == "dp-tp":
         plan["data_parallel"] = "dp"
     if a.plan == "cp-tp":
-        plan["context_parallel"] = {"mesh_dim": "cp"}
+        plan["context_parallel"] = {"mesh_dim": "cp", **rotation(a)}
     plan["styles"] = styles
     if a.model == "block" and sp:
         # The block's input and output are the residual stream between
@@ -371,6 +377,9 @@ def main(argv=None):
                    default="tp")
     p.add_argument("--mesh", help="mesh shape, e.g. 2 or 2x2 (default: 2, "
                    "or 2x2 with dp-tp and cp-tp)")
+    p.add_argument("--rotate-method", choices=["allgather", "alltoall"],
+                   help="with cp and cp-tp: context_parallel.rotate_method "
+                   "(default: none, the compiler's cost model chooses)")
     p.add_argument("--no-causal", dest="causal", action="store_false",
                    help="non-causal attention (default: causal)")
     p.add_argument("--model", choices=["llama", "block", "mlp"],

@@ -490,7 +490,8 @@ std::string validate(const Manifest &manifest, const std::string &file) {
     if (!layout::collectiveKindNamed(site.kind)) {
       check.fail(keyPath(path, "kind"),
                  "expected \"all_reduce\", \"all_gather\", "
-                 "\"reduce_scatter\", \"all_to_all\" or \"broadcast\", got \"" +
+                 "\"reduce_scatter\", \"all_to_all\", \"broadcast\" or "
+                 "\"shift\", got \"" +
                      site.kind + "\"");
       return check.result();
     }

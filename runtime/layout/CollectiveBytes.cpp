@@ -4,12 +4,14 @@
 
 #include "dtensor/Layout/LayoutMath.h"
 
+#include <iterator>
+
 namespace dtensor::layout {
 
 namespace {
 
 constexpr const char *kNames[] = {"all_reduce", "all_gather", "reduce_scatter",
-                                  "all_to_all", "broadcast"};
+                                  "all_to_all", "broadcast", "shift"};
 
 /// Elements of `shape`, or nullopt when a size is kDynamic.
 std::optional<int64_t> elementsOf(const std::vector<int64_t> &shape) {
@@ -39,7 +41,7 @@ const char *collectiveKindName(CollectiveKind kind) {
 }
 
 std::optional<CollectiveKind> collectiveKindNamed(std::string_view name) {
-  for (int i = 0; i < 5; ++i)
+  for (int i = 0; i < static_cast<int>(std::size(kNames)); ++i)
     if (name == kNames[i])
       return static_cast<CollectiveKind>(i);
   return std::nullopt;
@@ -49,7 +51,8 @@ std::optional<int64_t> ringBytesSent(CollectiveKind kind,
                                      const std::vector<int64_t> &input,
                                      const std::vector<int64_t> &result,
                                      int64_t dim, int64_t concatDim,
-                                     int64_t groupSize, int64_t elementBytes) {
+                                     int64_t groupSize, int64_t elementBytes,
+                                     int64_t wholeSize) {
   if (groupSize < 1 || input.size() != result.size())
     return std::nullopt;
   if (groupSize == 1)
@@ -86,6 +89,12 @@ std::optional<int64_t> ringBytesSent(CollectiveKind kind,
       return std::nullopt;
     block[dim] = largestPiece(result[dim], input[dim], n);
     block[concatDim] = largestPiece(input[concatDim], result[concatDim], n);
+    break;
+  case CollectiveKind::Shift:
+    if (!inRange(dim))
+      return std::nullopt;
+    block[dim] = largestPiece(input[dim], wholeSize, n);
+    messages = 1;
     break;
   }
   std::optional<int64_t> elements = elementsOf(block);

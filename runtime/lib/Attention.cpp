@@ -144,6 +144,10 @@ Status attend(AbiCall &call, int32_t flags, double scale) {
     for (int dim = 0; dim < 3; ++dim)
       p.logSumExpStrides[dim] = lse.strides[dim];
   }
+  p.accumulate = flags & DTENSOR_RT_ATTENTION_ACCUMULATE;
+  if (p.accumulate && !hasLse)
+    return runtimeError(
+        "attention: accumulating needs the log-sum-exp buffer (flag 16)");
   p.causal = flags & DTENSOR_RT_ATTENTION_CAUSAL;
   p.scale = static_cast<T>(scale);
   // The runtime's worker pool (threads = the context's, as BLAS and the
@@ -166,7 +170,7 @@ extern "C" DTENSOR_EXPORT void dtensor_rt_attention(int32_t dtype,
       return runtimeError(std::string("attention: programs of target ") +
                           call.program.backend->target() +
                           " have no fused attention");
-    if (flags & ~int32_t(31))
+    if (flags & ~int32_t(63))
       return runtimeError("attention: unknown flags " + std::to_string(flags));
     if (call.dtype == DType::F32)
       return attend<float>(call, flags, scale);

@@ -76,7 +76,8 @@ Status shapeError(const char *op, const StridedView &in, const StridedView &out,
 void recordBytesSent(AbiCall &call, layout::CollectiveKind kind,
                      const std::vector<StridedView> &in,
                      const std::vector<StridedView> &out, int64_t dim,
-                     int64_t concatDim, int members) {
+                     int64_t concatDim, int members,
+                     int64_t wholeSize = layout::kDynamic) {
   if (!call.program.tracing)
     return;
   using layout::CollectiveKind;
@@ -84,7 +85,7 @@ void recordBytesSent(AbiCall &call, layout::CollectiveKind kind,
   for (size_t i = 0; i < in.size() && i < out.size(); ++i) {
     std::vector<int64_t> input = in[i].sizes.vector(),
                          result = out[i].sizes.vector();
-    if (kind == CollectiveKind::AllGather)
+    if (kind == CollectiveKind::AllGather || kind == CollectiveKind::Shift)
       input[dim] = layout::kDynamic;
     if (kind == CollectiveKind::ReduceScatter ||
         kind == CollectiveKind::AllToAll)
@@ -93,7 +94,8 @@ void recordBytesSent(AbiCall &call, layout::CollectiveKind kind,
       input[concatDim] = layout::kDynamic;
     total += layout::ringBytesSent(kind, input, result, dim, concatDim,
                                    members,
-                                   static_cast<int64_t>(call.elemSize))
+                                   static_cast<int64_t>(call.elemSize),
+                                   wholeSize)
                  .value_or(0);
   }
   call.bytesSent = total;
@@ -259,6 +261,63 @@ Status broadcast(AbiCall &call, int64_t groupId, int64_t root) {
                                          static_cast<int>(root));
 }
 
+Status shift(AbiCall &call, int64_t groupId, int64_t dim, int64_t dimSize,
+             int64_t step, int64_t count) {
+  Group *group;
+  if (Status s = groupOf(call.program, groupId, group))
+    return s;
+  std::vector<StridedView> &in = call.program.callInputs,
+                           &out = call.program.callOutputs;
+  if (Status s = call.takeInputsOutputs("shift", count, in, out))
+    return s;
+  int members = group->comm->size(), me = group->comm->rank();
+  if (dimSize < 0 || step < 0)
+    return runtimeError("shift: dim size " + std::to_string(dimSize) +
+                        " and step " + std::to_string(step) +
+                        " must not be negative");
+  // This rank holds piece (me - step) of the dim and receives piece
+  // (me - step - 1) from the member before it.
+  auto memberAt = [&](int64_t offset) {
+    int64_t m = (me - offset) % members;
+    return static_cast<int>(m < 0 ? m + members : m);
+  };
+  int64_t held = pieceOf(call.program, *group, dimSize, memberAt(step)).size(),
+          received =
+              pieceOf(call.program, *group, dimSize, memberAt(step + 1)).size();
+  for (int64_t i = 0; i < count; ++i) {
+    if (Status s = checkDim("shift", in[i], dim))
+      return s;
+    if (!sameExcept(in[i], out[i], dim) || in[i].sizes[dim] != held ||
+        out[i].sizes[dim] != received)
+      return shapeError("shift", in[i], out[i],
+                        "are not pieces " + std::to_string(memberAt(step)) +
+                            " and " + std::to_string(memberAt(step + 1)) +
+                            " (" + std::to_string(held) + " and " +
+                            std::to_string(received) + " along dim " +
+                            std::to_string(dim) + ") of " +
+                            std::to_string(dimSize) + " over a group of " +
+                            std::to_string(members));
+  }
+  recordBytesSent(call, layout::CollectiveKind::Shift, in, out, dim, -1,
+                  members, dimSize);
+  // An all-to-all in which only the next member gets data and only the one
+  // before sends any: both backends implement it, and it orders the
+  // messages as every other collective of the group.
+  int next = (me + 1) % members, previous = (me + members - 1) % members;
+  std::vector<StridedView> sendPieces(members), recvPieces(members);
+  for (int64_t i = 0; i < count; ++i) {
+    for (int j = 0; j < members; ++j) {
+      sendPieces[j] = in[i].slice(dim, 0, j == next ? in[i].sizes[dim] : 0);
+      recvPieces[j] =
+          out[i].slice(dim, 0, j == previous ? out[i].sizes[dim] : 0);
+    }
+    if (Status s =
+            call.program.backend->allToAll(groupId, sendPieces, recvPieces))
+      return s;
+  }
+  return Status::success();
+}
+
 } // namespace
 
 } // namespace dtensor::rt
@@ -347,6 +406,19 @@ DTENSOR_EXPORT int64_t dtensor_rt_broadcast(int64_t group, int64_t root,
   AbiCall::run(
       "broadcast", dtype,
       [&](AbiCall &call) { return broadcast(call, group, root); }, group);
+  return 0;
+}
+
+DTENSOR_EXPORT int64_t dtensor_rt_shift(int64_t group, int64_t dim,
+                                        int64_t dimSize, int64_t step,
+                                        int32_t dtype, int64_t count,
+                                        int32_t async) {
+  AbiCall::run(
+      "shift", dtype,
+      [&](AbiCall &call) {
+        return shift(call, group, dim, dimSize, step, count);
+      },
+      group);
   return 0;
 }
 

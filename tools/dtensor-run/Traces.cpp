@@ -12,8 +12,9 @@
 namespace {
 constexpr const char *kNames[] = {"step",           "all_reduce",
                                   "all_gather",     "reduce_scatter",
-                                  "all_to_all",     "broadcast"};
-constexpr int kNumKinds = 6;
+                                  "all_to_all",     "broadcast",
+                                  "shift"};
+constexpr int kNumKinds = 7;
 /// Doubles per event on the wire.
 constexpr int kFields = 8;
 } // namespace

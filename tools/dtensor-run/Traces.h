@@ -26,7 +26,7 @@ struct TraceEvent {
 };
 
 /// "step", "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
-/// "broadcast" for kinds 0 to 5.
+/// "broadcast", "shift" for kinds 0 to 6.
 const char *traceEventName(int kind);
 
 /// COLLECTIVE over MPI_COMM_WORLD: every rank's events, in rank order and

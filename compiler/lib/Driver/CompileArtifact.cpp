@@ -644,6 +644,9 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   distributeOptions.visualizeSvgDir = options.visualizeSvgDir;
   distributeOptions.explain = options.explain;
   distributeOptions.statistics = options.statistics;
+  distributeOptions.cpuAttention = options.target == "cpu" &&
+                                   options.lowering.fuseAttention &&
+                                   !options.lowering.emulateGpuKernels;
   buildDistributePipeline(distribute, distributeOptions);
   // Numbered for the runtime's trace (dtensor-run --comm-trace).
   distribute.addPass(createNumberCollectiveSites());

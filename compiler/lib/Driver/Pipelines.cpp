@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Driver/Pipelines.h"
 
+#include "dtensor/Codegen/CPU/Passes.h"
 #include "dtensor/Collectives/Passes.h"
 #include "dtensor/Partition/Passes.h"
 #include "dtensor/Propagation/Passes.h"
@@ -53,6 +54,10 @@ void dtensor::driver::buildDistributePipeline(
   PartitionOptions partition;
   partition.explain = options.explain.partition;
   pm.addPass(createPartition(partition));
+  if (options.cpuAttention) {
+    pm.addNestedPass<func::FuncOp>(dtensor::codegen::createCpuFuseAttention());
+    pm.addNestedPass<func::FuncOp>(dtensor::codegen::createCpuRingAttention());
+  }
   FuseCollectivesOptions fuse;
   fuse.bucketBytes = options.bucketBytes;
   fuse.overlap = options.overlap;
@@ -104,6 +109,13 @@ struct DistributePipelineOptions
       llvm::cl::desc("Propagation and collective fusion report what they "
                      "did as remarks"),
       llvm::cl::init(false)};
+  Option<bool> cpuAttention{
+      *this, "cpu-attention",
+      llvm::cl::desc("After partitioning, fuse attention for the CPU and "
+                     "compute attention over gathered keys as a ring "
+                     "(--dtensor-cpu-fuse-attention, "
+                     "--dtensor-cpu-ring-attention)"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -121,6 +133,7 @@ void dtensor::driver::registerDistributePipeline() {
                                     options.visualize.end());
         distribute.visualizeSvgDir = options.visualizeSvgDir;
         distribute.statistics = options.statistics;
+        distribute.cpuAttention = options.cpuAttention;
         if (options.explain)
           distribute.explain = ExplainCategories::all();
         buildDistributePipeline(pm, distribute);

@@ -1217,6 +1217,15 @@ dtensor::frontend::importModelPlan(llvm::SourceMgr &sourceMgr,
     if (entries->listed && plans.size() > 1)
       (*module)->setAttr(DTensorDialect::getDefaultEntryAttrName(),
                          StringAttr::get(context, plans.front().plan.name));
+    // The plan's rotation of context parallelism, for
+    // --dtensor-cpu-ring-attention (entries share the plan's setting).
+    for (EntryPlan &entryPlan : plans)
+      if (entryPlan.plan.contextParallel &&
+          !entryPlan.plan.contextParallel->rotateMethod.empty())
+        (*module)->setAttr(
+            DTensorDialect::getRotateMethodAttrName(),
+            StringAttr::get(context,
+                            entryPlan.plan.contextParallel->rotateMethod));
     if (failed(verify(*module)))
       return nullptr;
     return module;

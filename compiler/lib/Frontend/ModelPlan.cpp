@@ -919,13 +919,10 @@ LogicalResult PlanReader::readContextParallel(const JsonNode &node,
     FailureOr<std::string> text = readString(*method);
     if (failed(text))
       return failure();
-    if (*text == "alltoall")
-      return error(*method)
-             << "rotate_method 'alltoall' (passing key/value blocks to the "
-                "next rank) is not supported yet; 'allgather' is";
-    if (*text != "allgather")
+    if (*text != "allgather" && *text != "alltoall")
       return error(*method) << "unknown rotate_method '" << *text
-                            << "'; expected allgather";
+                            << "'; expected allgather or alltoall";
+    cp.rotateMethod = *text;
   }
   plan.contextParallel = cp;
   return success();

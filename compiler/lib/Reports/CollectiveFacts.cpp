@@ -60,6 +60,11 @@ dtensor::getCollectiveKind(Operation *op) {
                                static_cast<int64_t>(allToAll.getSplitDim()),
                                static_cast<int64_t>(allToAll.getConcatDim()));
       })
+      .Case([](ShiftOp shift) {
+        return std::make_tuple(CollectiveKind::Shift,
+                               static_cast<int64_t>(shift.getDim()),
+                               static_cast<int64_t>(shift.getDimSize()));
+      })
       .Default([](Operation *) { return std::nullopt; });
 }
 
@@ -76,11 +81,12 @@ static std::optional<int64_t> getPairBytesSent(Operation *op,
       getStoredElementBytes(input.getElementType());
   if (!kind || !elementBytes)
     return std::nullopt;
-  auto [collective, dim, concatDim] = *kind;
+  auto [collective, dim, second] = *kind;
+  bool shift = collective == layout::CollectiveKind::Shift;
   return layout::ringBytesSent(
       collective, std::vector<int64_t>(input.getShape()),
-      std::vector<int64_t>(result.getShape()), dim, concatDim, n,
-      *elementBytes);
+      std::vector<int64_t>(result.getShape()), dim, shift ? -1 : second, n,
+      *elementBytes, shift ? second : layout::kDynamic);
 }
 
 std::optional<int64_t> dtensor::getBytesSent(Operation *op, int64_t n) {

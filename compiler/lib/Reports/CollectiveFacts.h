@@ -37,9 +37,10 @@ struct CollectiveGroup {
 CollectiveGroup getCollectiveGroup(mlir::Operation *op,
                                    mlir::SymbolTableCollection &tables);
 
-/// The byte model's kind of collective `op`, with its dims (gather, scatter
-/// or split dim, and all_to_all's concat dim); nullopt for an op that is
-/// not one of the five collectives.
+/// The byte model's kind of collective `op`, with its dim (gather, scatter,
+/// split or shifted dim) and a second figure (all_to_all's concat dim, or
+/// shift's dim_size; else 0); nullopt for an op that is not one of the six
+/// collectives.
 std::optional<std::tuple<layout::CollectiveKind, int64_t, int64_t>>
 getCollectiveKind(mlir::Operation *op);
 

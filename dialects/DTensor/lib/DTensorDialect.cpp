@@ -320,6 +320,15 @@ LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
              << "' must be a list of strings on a module";
     return success();
   }
+  if (attr.getName() == getRotateMethodAttrName()) {
+    auto method = dyn_cast<StringAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !method ||
+        (method.getValue() != "allgather" && method.getValue() != "alltoall"))
+      return op->emitOpError()
+             << "'" << attr.getName().getValue()
+             << "' must be \"allgather\" or \"alltoall\" on a module";
+    return success();
+  }
   if (attr.getName() == getDefaultEntryAttrName()) {
     auto module = dyn_cast<ModuleOp>(op);
     auto name = dyn_cast<StringAttr>(attr.getValue());

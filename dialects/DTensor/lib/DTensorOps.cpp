@@ -341,6 +341,21 @@ LogicalResult AttentionOp::verify() {
   }
   if (getPositions() && !getCausal())
     return emitOpError() << "positions need causal";
+  if (Value lseInit = getLogSumExpInit()) {
+    auto type = cast<RankedTensorType>(lseInit.getType());
+    if (type.getRank() != 3 || type.getElementType() != element ||
+        differ(type.getDimSize(0), batch) || differ(type.getDimSize(1), heads) ||
+        differ(type.getDimSize(2), queries))
+      return emitOpError() << "log_sum_exp must be [B, H, L] in logical "
+                              "order, of the query's element type";
+    if (!getLogSumExp() || getLogSumExp().getType() != type)
+      return emitOpError() << "the log-sum-exp result must have the type of "
+                              "its init";
+  } else if (getLogSumExp()) {
+    return emitOpError() << "a log-sum-exp result needs a log_sum_exp init";
+  }
+  if (getAccumulate() && !getLogSumExpInit())
+    return emitOpError() << "accumulate needs a log_sum_exp init";
   if (Value mask = getMask()) {
     auto type = cast<RankedTensorType>(mask.getType());
     int64_t logical[] = {batch, heads, queries, keys};
@@ -613,6 +628,61 @@ LogicalResult ReduceScatterOp::verifyGroupShapes(MeshOp, int64_t groupSize) {
                                     std::nullopt, getScatterDim(),
                                     PairNames::indexed(index))))
       return failure();
+  }
+  return success();
+}
+
+LogicalResult ShiftOp::verify() {
+  if (failed(verifyRegroupedPairs(*this, getInputs(), getResults(), "dim",
+                                  getDim())))
+    return failure();
+  if (getMeshDims().size() != 1)
+    return emitOpError() << "shifts along one mesh dim, not "
+                         << getMeshDims().size();
+  int64_t dimSize = getDimSizeAttr().getInt(), step = getStepAttr().getInt();
+  if (dimSize < 0 || step < 0)
+    return emitOpError() << "dim_size " << dimSize << " and step " << step
+                         << " must not be negative";
+  for (auto [index, pair] :
+       llvm::enumerate(getTypePairs(getInputs(), getResults()))) {
+    auto [input, result] = pair;
+    for (int64_t dim = 0; dim < input.getRank(); ++dim)
+      if (dim != static_cast<int64_t>(getDim()) &&
+          input.getDimSize(dim) != result.getDimSize(dim))
+        return emitOpError()
+               << "result #" << index << " dim " << dim
+               << " differs from input #" << index
+               << "; only the shifted dim may change";
+  }
+  return success();
+}
+
+LogicalResult ShiftOp::verifyGroupShapes(MeshOp, int64_t groupSize) {
+  // torch.chunk pieces of dim_size over the group: a static size claims the
+  // same piece on every rank, so it must be the size of every piece.
+  int64_t whole = getDimSizeAttr().getInt();
+  int64_t chunk = groupSize > 0 ? (whole + groupSize - 1) / groupSize : 0;
+  bool even = groupSize > 0 && whole % groupSize == 0;
+  for (auto [index, pair] :
+       llvm::enumerate(getTypePairs(getInputs(), getResults()))) {
+    auto [input, result] = pair;
+    for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{
+                                  "input", input},
+                              {"result", result}}) {
+      int64_t size = type.getDimSize(getDim());
+      if (ShapedType::isDynamic(size))
+        continue;
+      if (!even)
+        return emitOpError()
+               << name << " #" << index << " dim " << getDim()
+               << " is static, but " << whole << " does not split evenly over "
+               << groupSize << " ranks; it must be dynamic";
+      if (size != chunk)
+        return emitOpError() << name << " #" << index << " dim " << getDim()
+                             << " has size " << size << "; expected " << chunk
+                             << " (" << whole << " split over " << groupSize
+                             << " ranks)";
+    }
   }
   return success();
 }

@@ -92,6 +92,13 @@ int64_t dtensor_rt_all_to_all(int64_t group, int64_t split_dim,
 int64_t dtensor_rt_broadcast(int64_t group, int64_t root, int32_t dtype,
                              int32_t async);
 
+/* Passes pieces around the group's ring: member g holds piece (g - step)
+ * mod n of each input's dim `dim` (of `dim_size` elements in all, split as
+ * dtensor.chunk splits it), sends it to member (g + 1) mod n and receives
+ * piece (g - step - 1) mod n from member (g - 1) mod n into the output. */
+int64_t dtensor_rt_shift(int64_t group, int64_t dim, int64_t dim_size,
+                         int64_t step, int32_t dtype, int64_t count,
+                         int32_t async);
 /* The next collective call of this program is site `site` of the
  * manifest's "collective_sites" (the compiler numbers them): the trace
  * (dtensor_program_trace) records it with the call. */
@@ -137,7 +144,8 @@ enum dtensor_rt_attention_flag {
   DTENSOR_RT_ATTENTION_MASK = 2,       /* an additive mask is queued */
   DTENSOR_RT_ATTENTION_ROWS = 4,       /* a key/value row per batch row */
   DTENSOR_RT_ATTENTION_POSITIONS = 8,  /* causal from per-row positions */
-  DTENSOR_RT_ATTENTION_LOG_SUM_EXP = 16 /* the log-sum-exp is written */
+  DTENSOR_RT_ATTENTION_LOG_SUM_EXP = 16, /* the log-sum-exp is written */
+  DTENSOR_RT_ATTENTION_ACCUMULATE = 32  /* merged into out and lse */
 };
 
 /* Attention on the queued buffers, any strides, on programs of target "cpu":
@@ -152,6 +160,10 @@ enum dtensor_rt_attention_flag {
  *   POSITIONS: positions [B] (i64): with CAUSAL, query i of row b sees key
  *     j iff j <= positions[b] + i;
  *   LOG_SUM_EXP: lse [B, H, L] (of `dtype`, written).
+ * ACCUMULATE (with LOG_SUM_EXP): out and lse already hold the attention of
+ * these queries over other keys (lse -inf: none); they are overwritten with
+ * the attention over those keys and these together (a ring of key blocks
+ * merged through the log-sum-exp).
  * H must be a multiple of Hkv; query head h reads key/value head
  * h / (H / Hkv). A query that sees no key gets 0 (and a log-sum-exp of
  * -inf). dtype is DTENSOR_RT_F32 or DTENSOR_RT_F64. */

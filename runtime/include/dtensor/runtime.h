@@ -287,7 +287,7 @@ dtensor_status dtensor_program_get(dtensor_program *program, const char *name,
  * for a program of target "cuda" it is the time to queue it. */
 typedef struct dtensor_trace_event {
   const char *name;  /* "step", "all_reduce", "all_gather", "reduce_scatter",
-                        "all_to_all" or "broadcast" */
+                        "all_to_all", "broadcast" or "shift" */
   int64_t step;      /* the step, counted from 0 since tracing began */
   int64_t group;     /* a collective's group (the program's numbering), or -1 */
   int64_t bytes;     /* a collective's input bytes on this rank, or 0 */

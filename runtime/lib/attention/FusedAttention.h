@@ -57,6 +57,11 @@ template <typename T> struct Problem {
   /// no key (the merge of partial attentions over split keys needs it).
   T *logSumExp = nullptr;
   int64_t logSumExpStrides[3] = {};
+  /// With logSumExp: `out` and `logSumExp` already hold the attention of
+  /// these queries over other keys (a log-sum-exp of -inf: over none), and
+  /// are overwritten with the attention over those keys and these together,
+  /// as if the keys had been one sequence (a ring of key blocks).
+  bool accumulate = false;
 };
 
 /// Computes `problem`; a query that sees no key gets an output of 0, as

@@ -13,7 +13,9 @@
 //   scores = (q * scale) . k^T (+ mask), -inf past each row's causal limit
 //   m' = max(m, max(scores)); p = exp(scores - m')
 //   sum = sum * exp(m - m') + sum(p); acc = acc * exp(m - m') + p . v
-// and the output is acc / sum (0 where sum is 0: no key seen).
+// and the output is acc / sum (0 where sum is 0: no key seen). With
+// `accumulate` the state starts from the output and log-sum-exp of earlier
+// keys (m = lse, sum = 1, acc = out) instead of from nothing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -252,7 +254,23 @@ void computePiece(const Problem<T> &p, int64_t b, int64_t kvHead,
       packed[e] = q[e * p.queryStrides[3]] * p.scale;
     s.maxima[r] = minusInf;
     s.sums[r] = 0;
-    std::fill_n(s.acc.data() + r * valueFeatures, valueFeatures, T(0));
+    T *acc = s.acc.data() + r * valueFeatures;
+    std::fill_n(acc, valueFeatures, T(0));
+    if (p.accumulate) {
+      // The earlier keys' softmax state: maximum lse with sum 1 (their
+      // exp-sum relative to it) and the output as the weighted values.
+      T lse = p.logSumExp[b * p.logSumExpStrides[0] +
+                          head * p.logSumExpStrides[1] +
+                          query * p.logSumExpStrides[2]];
+      if (lse != minusInf) {
+        s.maxima[r] = lse;
+        s.sums[r] = 1;
+        const T *out = p.out + b * p.outStrides[0] + head * p.outStrides[1] +
+                       query * p.outStrides[2];
+        for (int64_t e = 0; e < valueFeatures; ++e)
+          acc[e] = out[e * p.outStrides[3]];
+      }
+    }
   }
 
   const T *keyBase = p.key + kvRow * p.keyStrides[0] + kvHead * p.keyStrides[1];

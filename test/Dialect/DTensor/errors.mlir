@@ -146,6 +146,20 @@ module attributes {dtensor.default_entry = 1 : i64} {
 
 // -----
 
+// The rotation of ring attention chosen by a model plan.
+// expected-error @+1 {{'builtin.module' op 'dtensor.rotate_method' must be "allgather" or "alltoall" on a module}}
+module attributes {dtensor.rotate_method = "ring"} {
+}
+
+// -----
+
+// expected-error @+1 {{'dtensor.rotate_method' must be "allgather" or "alltoall" on a module}}
+func.func @h() attributes {dtensor.rotate_method = "alltoall"} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'func.func' op 'dtensor.layout' is not an operation attribute; the layouts of an op's results belong in 'dtensor.layouts', a function argument's or result's in its 'dtensor.layout'}}
 func.func private @f() attributes {dtensor.layout = 1 : i64}
 

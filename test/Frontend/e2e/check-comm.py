@@ -6,7 +6,7 @@
       [--max-bytes KIND[@MODULE]=B] ... [--mesh-dims D[,D...]]
 
 KIND is a collective kind (all_reduce, all_gather, reduce_scatter,
-all_to_all, broadcast) or `*` for any; MODULE a module pattern (fnmatch,
+all_to_all, broadcast, shift) or `*` for any; MODULE a module pattern (fnmatch,
 `<unnamed>` for collectives without a module), default every module.
 Calls are summed over the functions of the report.
   --calls       the number of calls is exactly N

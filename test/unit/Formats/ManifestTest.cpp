@@ -588,8 +588,8 @@ TEST_F(ManifestTest, CollectiveSiteErrors) {
       << negative;
   std::string unknown = readEdited(withSites({{{"kind", "gather"}}}));
   EXPECT_NE(unknown.find("collective_sites[0].kind: expected \"all_reduce\", "
-                         "\"all_gather\", \"reduce_scatter\", \"all_to_all\" "
-                         "or \"broadcast\", got \"gather\""),
+                         "\"all_gather\", \"reduce_scatter\", \"all_to_all\", "
+                         "\"broadcast\" or \"shift\", got \"gather\""),
             std::string::npos)
       << unknown;
   // The writer validates too.

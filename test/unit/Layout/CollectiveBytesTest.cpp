@@ -15,11 +15,29 @@ TEST(CollectiveBytes, NamesRoundTrip) {
   for (CollectiveKind kind :
        {CollectiveKind::AllReduce, CollectiveKind::AllGather,
         CollectiveKind::ReduceScatter, CollectiveKind::AllToAll,
-        CollectiveKind::Broadcast})
+        CollectiveKind::Broadcast, CollectiveKind::Shift})
     EXPECT_EQ(collectiveKindNamed(collectiveKindName(kind)), kind);
   EXPECT_STREQ(collectiveKindName(CollectiveKind::ReduceScatter),
                "reduce_scatter");
   EXPECT_EQ(collectiveKindNamed("gather"), std::nullopt);
+  EXPECT_STREQ(collectiveKindName(CollectiveKind::Shift), "shift");
+}
+
+TEST(CollectiveBytes, ShiftSendsItsPieceOnce) {
+  // A piece [4, 3] of f32 to the next rank: one message, whatever the group.
+  EXPECT_EQ(ringBytesSent(CollectiveKind::Shift, {4, 3}, {4, 3}, 0, -1, 4, 4,
+                          16),
+            4 * 3 * 4);
+  // Uneven pieces of 10 over 4 (3, 3, 2, 2): counted at the largest, 3.
+  EXPECT_EQ(ringBytesSent(CollectiveKind::Shift, {D, 3}, {D, 3}, 0, -1, 4, 4,
+                          10),
+            3 * 3 * 4);
+  // Without the whole size a dynamic piece has no figure.
+  EXPECT_EQ(ringBytesSent(CollectiveKind::Shift, {D, 3}, {D, 3}, 0, -1, 4, 4),
+            std::nullopt);
+  EXPECT_EQ(ringBytesSent(CollectiveKind::Shift, {4, 3}, {4, 3}, 0, -1, 1, 4,
+                          4),
+            0);
 }
 
 TEST(CollectiveBytes, AllReduceIsTwoRingsOfChunks) {

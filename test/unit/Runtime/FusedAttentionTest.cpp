@@ -362,6 +362,47 @@ TEST(FusedAttentionTest, EveryBuildAgrees) {
   }
 }
 
+TEST(FusedAttentionTest, KeyBlocksAccumulateToTheWhole) {
+  // A ring of key blocks (context parallelism): uneven blocks of the keys,
+  // taken in a rotated order, the first written and the others merged in
+  // through the log-sum-exp, equal the attention over all keys at once.
+  // Causal per-row positions shift by each block's start, and a block wholly
+  // after some rows' limits leaves those rows as they were.
+  for (bool causal : {false, true}) {
+    Case c;
+    c.batch = 3;
+    c.heads = 4;
+    c.kvHeads = 2;
+    c.queries = 9;
+    c.keys = 130;
+    c.features = 16;
+    c.valueFeatures = 16;
+    c.causal = causal;
+    c.positions = causal;
+    c.mask = !causal;
+    c.transposed = true;
+    Fixture<float> f(c);
+    Problem<float> whole = f.problem();
+    const int64_t starts[] = {44, 87, 0}, sizes[] = {43, 43, 44};
+    for (int block = 0; block < 3; ++block) {
+      Problem<float> p = whole;
+      int64_t start = starts[block];
+      p.keys = sizes[block];
+      p.key = whole.key + start * whole.keyStrides[2];
+      p.value = whole.value + start * whole.valueStrides[2];
+      if (p.mask)
+        p.mask = whole.mask + start * whole.maskStrides[3];
+      std::vector<int64_t> positions(f.positions);
+      for (int64_t &position : positions)
+        position -= start;
+      p.positions = causal ? positions.data() : nullptr;
+      p.accumulate = block > 0;
+      run(p, nullptr);
+    }
+    f.check(whole, 2e-5);
+  }
+}
+
 TEST(FusedAttentionTest, ThreadsGiveTheSameResult) {
   // Large enough to be split over the pool.
   Case c;

@@ -58,12 +58,18 @@ struct DistributeOptions {
   /// Propagation and collective fusion report what they did as remarks
   /// (their `statistics` option).
   bool statistics = false;
+  /// For the CPU target: attention fused into dtensor.attention
+  /// (--dtensor-cpu-fuse-attention) and attention over gathered keys
+  /// computed as a ring (--dtensor-cpu-ring-attention) right after
+  /// partitioning, so that collective fusion, the report and the numbered
+  /// sites see the ring's shifts.
+  bool cpuAttention = false;
 };
 
 /// Global program (layouts on arguments, distribute constraints) -> per-rank
 /// program: --dtensor-propagate, --dtensor-visualize-sharding when asked,
-/// --dtensor-partition, --dtensor-fuse-collectives, and
-/// --dtensor-comm-report when asked.
+/// --dtensor-partition, the CPU attention passes with `cpuAttention`,
+/// --dtensor-fuse-collectives, and --dtensor-comm-report when asked.
 void buildDistributePipeline(mlir::OpPassManager &pm,
                              const DistributeOptions &options);
 

@@ -120,12 +120,15 @@ struct LocalMapDecl {
 /// `plan.context_parallel`: activations sharded along their sequence over a
 /// mesh dim, and each scaled_dot_product_attention computed on the rank's
 /// queries against the keys and values of every rank (PyTorch's
-/// context_parallel, with the all-gather rotation).
+/// context_parallel).
 struct ContextParallelDecl {
   int64_t meshDim = 0;
   /// The sequence dim of model inputs and outputs and of the activations of
   /// styles.
   int64_t sequenceDim = 1;
+  /// How keys and values reach every rank: "allgather", "alltoall" (a ring
+  /// of blocks passed to the next rank), or "" (the compiler's cost model).
+  std::string rotateMethod;
   const JsonNode *node = nullptr;
 };
 

@@ -133,7 +133,7 @@ def CommReport : Pass<"dtensor-comm-report", "mlir::ModuleOp"> {
   let description = [{
     A compile-time CommDebugMode. Prints, for every function with a body,
     the collectives it calls (`all_reduce`, `all_gather`, `reduce_scatter`,
-    `all_to_all`, `broadcast`), grouped by module and then by kind, mesh,
+    `all_to_all`, `broadcast`, `shift`), grouped by module and then by kind, mesh,
     mesh dims and reduction, with the number of calls and the bytes each
     rank sends, then the function's total. The report goes to standard
     output; the IR is not changed. `--dtensor-comm-report=json` (or
@@ -164,6 +164,8 @@ def CommReport : Pass<"dtensor-comm-report", "mlir::ModuleOp"> {
     - all_reduce: 2(n-1) * ceil(E/n) elements, E those of the input
     - all_to_all: (n-1) * the largest piece of the input's split dim
     - broadcast: the input's bytes, once
+    - shift: the input's bytes, once (to the next rank), its shifted dim
+      counted as the largest piece of `dim_size`
     - a group of one rank: 0
 
     For even shapes these are (n-1), (n-1)/n, 2(n-1)/n and (n-1)/n times
@@ -189,8 +191,8 @@ def NumberCollectiveSites
   let summary = "Number the collectives of a per-rank program for its trace";
   let description = [{
     Gives every collective of the per-rank program (`all_reduce`,
-    `all_gather`, `reduce_scatter`, `all_to_all`, `broadcast`, also inside
-    regions) a number, its *site*, in program order over the module's
+    `all_gather`, `reduce_scatter`, `all_to_all`, `broadcast`, `shift`,
+    also inside regions) a number, its *site*, in program order over the module's
     functions: the op carries it in `dtensor.site`, and the module lists
     what the compiler knows of each site in `dtensor.collective_sites`, site
     `i` at position `i`:

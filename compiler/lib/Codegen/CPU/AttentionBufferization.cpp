@@ -5,7 +5,8 @@
 // each operand's buffer viewed in logical order by a memref.transpose of
 // its dims (no copy), queued, then
 //   dtensor_rt_attention(dtype, flags, scale)
-// which writes the init's buffer. The init is only written, never read.
+// which writes the init's buffer (and the log-sum-exp init's). The inits
+// are only written, unless the op accumulates into them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,7 +44,9 @@ struct AttentionModel
     : DstBufferizableOpInterfaceExternalModel<AttentionModel, AttentionOp> {
   bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
                               const AnalysisState &) const {
-    return &operand != &cast<AttentionOp>(op).getInitMutable();
+    auto attention = cast<AttentionOp>(op);
+    return attention.getAccumulate() ||
+           !attention.isDpsInit(&operand);
   }
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
@@ -89,6 +92,17 @@ struct AttentionModel
       views.push_back(*buffer);
       flags |= flag;
     }
+    SmallVector<Value> results{out};
+    if (Value lseInit = attention.getLogSumExpInit()) {
+      FailureOr<Value> buffer = bufferOf(lseInit);
+      if (failed(buffer))
+        return failure();
+      views.push_back(*buffer);
+      results.push_back(*buffer);
+      flags |= DTENSOR_RT_ATTENTION_LOG_SUM_EXP;
+      if (attention.getAccumulate())
+        flags |= DTENSOR_RT_ATTENTION_ACCUMULATE;
+    }
     for (Value view : views)
       pushBuffer(rewriter, loc, view);
     Type element = attention.getQuery().getType().getElementType();
@@ -97,7 +111,7 @@ struct AttentionModel
     callRuntime(rewriter, loc, "dtensor_rt_attention", {},
                 {createI32(rewriter, loc, *getRuntimeDType(element)),
                  createI32(rewriter, loc, flags), scale});
-    replaceOpWithBufferizedValues(rewriter, op, out);
+    replaceOpWithBufferizedValues(rewriter, op, results);
     return success();
   }
 };

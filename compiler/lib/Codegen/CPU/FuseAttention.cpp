@@ -468,9 +468,10 @@ LogicalResult fuse(linalg::GenericOp out) {
   if (!init)
     init = createResultInit(b, loc, out);
   auto fused = AttentionOp::create(
-      b, loc, init.getType(), query.value, key.value, value.value, mask,
-      key.rows, positions, init, b.getF64FloatAttr(logits->scale),
-      logits->causal ? b.getUnitAttr() : UnitAttr(),
+      b, loc, init.getType(), /*log_sum_exp=*/Type(), query.value, key.value,
+      value.value, mask, key.rows, positions, init, /*log_sum_exp_init=*/Value(),
+      b.getF64FloatAttr(logits->scale),
+      logits->causal ? b.getUnitAttr() : UnitAttr(), /*accumulate=*/UnitAttr(),
       b.getDenseI64ArrayAttr(query.dims), b.getDenseI64ArrayAttr(key.dims),
       b.getDenseI64ArrayAttr(value.dims), b.getDenseI64ArrayAttr(resultDims));
   if (failed(mlir::verify(fused))) {

@@ -148,8 +148,34 @@ Value getGroupSum(OpBuilder &builder, Location loc, const CommContext &comm,
   return arith::IndexCastOp::create(builder, loc, builder.getIndexType(), sum);
 }
 
+/// The size of the piece `shift` receives: piece (g - step - 1) mod n of
+/// its dim_size, g this rank's coordinate along the shift's mesh dim.
+Value getReceivedPieceSize(OpBuilder &builder, ShiftOp shift) {
+  Location loc = shift.getLoc();
+  auto mesh = lookupMesh(shift, shift.getMeshAttr());
+  int64_t n = mesh.getGroupSize(shift.getMeshDims());
+  int64_t whole = shift.getDimSize();
+  int64_t chunk = (whole + n - 1) / n;
+  auto index = [&](int64_t value) {
+    return arith::ConstantIndexOp::create(builder, loc, value);
+  };
+  Value coord = MeshCoordOp::create(builder, loc,
+                                    TypeRange{builder.getIndexType()},
+                                    shift.getMesh(), shift.getMeshDimsAttr())
+                    .getResult(0);
+  int64_t back = (static_cast<int64_t>(shift.getStep()) + 1) % n;
+  Value source = arith::RemUIOp::create(
+      builder, loc, arith::AddIOp::create(builder, loc, coord, index(n - back)),
+      index(n));
+  Value start = arith::MinUIOp::create(
+      builder, loc, arith::MulIOp::create(builder, loc, source, index(chunk)),
+      index(whole));
+  Value rest = arith::SubIOp::create(builder, loc, index(whole), start);
+  return arith::MinUIOp::create(builder, loc, rest, index(chunk));
+}
+
 /// How each dynamic dim of a result relates to its input.
-enum class DimKind { Same, Gathered, Split };
+enum class DimKind { Same, Gathered, Split, ReceivedPiece };
 
 /// Allocates the result buffer of `result`, whose dynamic dims are computed
 /// from `inputBuffer` according to `kindOf(dim)`.
@@ -180,6 +206,10 @@ FailureOr<Value> allocateResult(RewriterBase &rewriter, Operation *op,
       dynamicSizes.push_back(*size);
       break;
     }
+    case DimKind::ReceivedPiece:
+      dynamicSizes.push_back(
+          getReceivedPieceSize(rewriter, cast<ShiftOp>(op)));
+      break;
     }
   }
   return options.createAlloc(rewriter, loc, type, dynamicSizes);
@@ -325,6 +355,23 @@ struct BroadcastModel : CopyingCollectiveModel<BroadcastModel, BroadcastOp> {
   }
 };
 
+struct ShiftModel : CopyingCollectiveModel<ShiftModel, ShiftOp> {
+  static DimKind getDimKind(ShiftOp op, int64_t dim) {
+    return dim == static_cast<int64_t>(op.getDim()) ? DimKind::ReceivedPiece
+                                                    : DimKind::Same;
+  }
+  static void emitCall(OpBuilder &b, Location loc, ShiftOp op,
+                       const CommContext &comm, int64_t count) {
+    callCollective(b, loc, "dtensor_rt_shift",
+                   {createI64(b, loc, comm.groupId),
+                    createI64(b, loc, op.getDim()),
+                    createI64(b, loc, op.getDimSize()),
+                    createI64(b, loc, op.getStep()),
+                    createI32(b, loc, comm.dtype), createI64(b, loc, count),
+                    createI32(b, loc, 0)});
+  }
+};
+
 /// all_reduce works in place: each input buffer is also its output, and
 /// result i is equivalent to input i (one-shot analysis copies the input
 /// first when it is read afterwards).
@@ -378,5 +425,6 @@ void dtensor::codegen::registerCollectiveBufferizationModels(
     ReduceScatterOp::attachInterface<ReduceScatterModel>(*context);
     AllToAllOp::attachInterface<AllToAllModel>(*context);
     BroadcastOp::attachInterface<BroadcastModel>(*context);
+    ShiftOp::attachInterface<ShiftModel>(*context);
   });
 }

@@ -97,8 +97,8 @@ struct GroupInfo {
 /// --dtensor-number-collective-sites): what the compile-time communication
 /// report knows of it, for comparison with the run-time trace.
 struct CollectiveSiteInfo {
-  /// "all_reduce", "all_gather", "reduce_scatter", "all_to_all" or
-  /// "broadcast".
+  /// "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+  /// "broadcast" or "shift".
   std::string kind;
   /// The reduction ("sum", ...), the model's module and the source position
   /// ("file:line:col"); each "" when it has none.

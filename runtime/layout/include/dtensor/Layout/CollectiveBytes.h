@@ -10,6 +10,8 @@
 #ifndef DTENSOR_LAYOUT_COLLECTIVEBYTES_H
 #define DTENSOR_LAYOUT_COLLECTIVEBYTES_H
 
+#include "dtensor/Layout/LayoutMath.h"
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -17,17 +19,18 @@
 
 namespace dtensor::layout {
 
-/// The five collectives of the dialect and the runtime.
+/// The six collectives of the dialect and the runtime.
 enum class CollectiveKind {
   AllReduce,
   AllGather,
   ReduceScatter,
   AllToAll,
-  Broadcast
+  Broadcast,
+  Shift
 };
 
-/// "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast":
-/// the op names of the dialect and of the runtime's ABI.
+/// "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast",
+/// "shift": the op names of the dialect and of the runtime's ABI.
 const char *collectiveKindName(CollectiveKind kind);
 
 /// The kind named `name` (as collectiveKindName), or nullopt.
@@ -41,7 +44,10 @@ std::optional<CollectiveKind> collectiveKindNamed(std::string_view name);
 ///  - all_gather, reduce_scatter, all_to_all: n - 1 messages of the input
 ///    with `dim` (gather, scatter, split dim) and, for all_to_all,
 ///    `concatDim` cut to their largest piece;
-///  - broadcast: the whole input once (a pipelined chain).
+///  - broadcast: the whole input once (a pipelined chain);
+///  - shift: the input once, to the next rank; its `dim` is a piece of a
+///    dim of `wholeSize` split over the group, counted at its largest size
+///    (ceil(wholeSize / n)) when it is kDynamic.
 /// A piece's size is the smaller side's size along the dim when it is
 /// static, else ceil(larger side / n). 0 for a group of one; nullopt when a
 /// size the model needs is kDynamic, or the shapes do not fit the kind.
@@ -49,7 +55,8 @@ std::optional<int64_t> ringBytesSent(CollectiveKind kind,
                                      const std::vector<int64_t> &input,
                                      const std::vector<int64_t> &result,
                                      int64_t dim, int64_t concatDim,
-                                     int64_t groupSize, int64_t elementBytes);
+                                     int64_t groupSize, int64_t elementBytes,
+                                     int64_t wholeSize = kDynamic);
 
 } // namespace dtensor::layout
 

@@ -30,13 +30,14 @@ def DTensor_Dialect : Dialect {
 
     At the *local level* (after partitioning) tensor types are per-rank shard
     shapes and communication is explicit: `all_reduce`, `all_gather`,
-    `reduce_scatter`, `all_to_all`, `broadcast`, the communication-free
-    `chunk`, and `mesh_coord` to query the rank's position in the mesh. Each
-    of these acts over a list of mesh dims: the ranks that differ only in
-    those coordinates form one group. `all_reduce`, `all_gather` and
-    `reduce_scatter` take several tensors at once (one call on the wire), and
-    `dtensor.start`/`dtensor.wait` split any collective into its issue and
-    its completion, with `!dtensor.future` handles in between, so that
+    `reduce_scatter`, `all_to_all`, `broadcast`, `shift` (a ring step to the
+    next rank), the communication-free `chunk`, and `mesh_coord` to query the
+    rank's position in the mesh. Each of these acts over a list of mesh dims:
+    the ranks that differ only in those coordinates form one group.
+    `all_reduce`, `all_gather`, `reduce_scatter` and `shift` take several
+    tensors at once (one call on the wire), and `dtensor.start`/`dtensor.wait`
+    split any collective into its issue and its completion, with
+    `!dtensor.future` handles in between, so that
     computation can overlap communication.
 
     Function arguments and results may carry a layout in the `dtensor.layout`
@@ -146,6 +147,13 @@ def DTensor_Dialect : Dialect {
     }
     static constexpr ::llvm::StringLiteral getCollectiveSitesAttrName() {
       return ::llvm::StringLiteral("dtensor.collective_sites");
+    }
+    /// Module attribute: how attention over a sequence-sharded key/value
+    /// moves the blocks ("allgather" or "alltoall", the model plan's
+    /// context_parallel.rotate_method); without it the cost model of
+    /// --dtensor-cpu-ring-attention chooses.
+    static constexpr ::llvm::StringLiteral getRotateMethodAttrName() {
+      return ::llvm::StringLiteral("dtensor.rotate_method");
     }
 
   private:

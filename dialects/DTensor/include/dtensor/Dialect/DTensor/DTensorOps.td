@@ -356,6 +356,13 @@ def DTensor_AttentionOp : DTensor_Op<"attention", [Pure,
     - `causal`: query `i` sees key `j` iff `j <= i`, or with `positions`
       (`[B]` of `i64`) iff `j <= positions[b] + i`.
     - A query that sees no key gets 0, as PyTorch's attention.
+    - `log_sum_exp` (optional init, `[B, H, L]` in logical order, the
+      element type) gives a second result: each query's
+      `log(sum_j exp(score_j))`, `-inf` where it sees no key. With
+      `accumulate` the two inits are read too: they hold the attention of
+      the same queries over other keys (`-inf`: none), and the results are
+      the attention over those keys and these together, merged through the
+      log-sum-exp (one step of ring attention, `--dtensor-cpu-ring-attention`).
     - Sizes may be dynamic (the rank's piece of an uneven shard: heads under
       tensor parallelism, queries under context parallelism). The verifier
       compares the sizes it knows; the kernel checks the rest at run time
@@ -377,25 +384,33 @@ def DTensor_AttentionOp : DTensor_Op<"attention", [Pure,
                        Optional<AnyRankedTensor>:$rows,
                        Optional<AnyRankedTensor>:$positions,
                        AnyRankedTensor:$init,
+                       Optional<AnyRankedTensor>:$log_sum_exp_init,
                        F64Attr:$scale, UnitAttr:$causal,
+                       UnitAttr:$accumulate,
                        DenseI64ArrayAttr:$query_dims,
                        DenseI64ArrayAttr:$key_dims,
                        DenseI64ArrayAttr:$value_dims,
                        DenseI64ArrayAttr:$result_dims);
-  let results = (outs AnyRankedTensor:$result);
+  let results = (outs AnyRankedTensor:$result,
+                      Optional<AnyRankedTensor>:$log_sum_exp);
   let assemblyFormat = [{
     $query `,` $key `,` $value
     (`mask` `(` $mask^ `:` type($mask) `)`)?
     (`rows` `(` $rows^ `:` type($rows) `)`)?
     (`positions` `(` $positions^ `:` type($positions) `)`)?
-    `into` $init attr-dict
+    `into` $init
+    (`log_sum_exp` `(` $log_sum_exp_init^ `:` type($log_sum_exp_init) `)`)?
+    attr-dict
     `:` type($query) `,` type($key) `,` type($value)
-    `into` type($init) `->` type($result)
+    `into` type($init) `->` type(results)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
+    /// The init and, when present, the log-sum-exp init (adjacent, last).
     ::mlir::MutableOperandRange getDpsInitsMutable() {
-      return getInitMutable();
+      unsigned begin = getInitMutable().getOperandNumber();
+      return ::mlir::MutableOperandRange(getOperation(), begin,
+                                         getLogSumExpInit() ? 2 : 1);
     }
     /// The size of logical dim `dim` of `operand` read through `dims`.
     static int64_t logicalSize(::mlir::Value operand,
@@ -611,6 +626,36 @@ def DTensor_BroadcastOp : DTensor_CollectiveOp<"broadcast",
   }];
 }
 
+def DTensor_ShiftOp : DTensor_VariadicCollectiveOp<"shift"> {
+  let summary = "pass each rank's piece of a dim to the next rank of the group";
+  let description = [{
+    One step of a ring over the group (one mesh dim, `n` ranks): the rank at
+    group index `g` holds piece `(g - step) mod n` of dim `dim` of each input
+    (a dim of `dim_size` elements split as `dtensor.chunk` splits it), sends
+    it to group index `(g + 1) mod n` and receives piece
+    `(g - step - 1) mod n` from group index `(g - 1) mod n`. After steps
+    `0 .. n - 2` every rank has seen every piece once, one piece in flight
+    at a time (the point-to-point rotation of ring attention). Other dims
+    are unchanged. A piece whose size differs across the group (an uneven
+    split) has a dynamic size. Several inputs travel in one call, each
+    along `dim`.
+
+    ```mlir
+    %k1, %v1 = dtensor.shift %k0, %v0 on @mesh mesh_dims [0] dim 1
+        dim_size 15 step 0 : tensor<1x?x4xf32>, tensor<1x?x4xf32>
+                          -> tensor<1x?x4xf32>, tensor<1x?x4xf32>
+    ```
+  }];
+  let arguments = !con((ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$dim,
+                            I64Attr:$dim_size, I64Attr:$step),
+                       meshArguments);
+  let assemblyFormat = [{
+    $inputs `on` $mesh `mesh_dims` $mesh_dims `dim` $dim
+    `dim_size` $dim_size `step` $step attr-dict `:` type($inputs) `->`
+    type($results)
+  }];
+}
+
 def DTensor_ChunkOp : DTensor_MeshGroupOp<"chunk", [Pure]> {
   let summary = "keep this rank's piece of a dim, without communication";
   let description = [{
@@ -663,10 +708,10 @@ def DTensor_StartOp : DTensor_Op<"start", [RecursiveMemoryEffects]> {
   let summary = "issue a collective without waiting for it";
   let description = [{
     Issues the one collective in its body (`all_reduce`, `all_gather`,
-    `reduce_scatter`, `all_to_all` or `broadcast`) and returns at once, with
-    one `!dtensor.future` per result of the collective. The body holds the
-    collective and a `dtensor.yield` of all its results, in order; it may use
-    values defined above. The results become available at the
+    `reduce_scatter`, `all_to_all`, `broadcast` or `shift`) and returns at
+    once, with one `!dtensor.future` per result of the collective. The body
+    holds the collective and a `dtensor.yield` of all its results, in order;
+    it may use values defined above. The results become available at the
     `dtensor.wait` on the futures, so ops placed between the two overlap the
     communication.
 
