@@ -286,9 +286,12 @@ def torch_notes(results):
                      f"(tokens x ranks: {', '.join(where)}): {error}")
     done = [t for t in runs if "median_ms" in t]
     if done:
-        comms = sorted({", ".join(f"{k} x{v}" for k, v in
-                                  t["collectives"].items()) or "none"
-                        for t in done})
+        comms = {}
+        for t in done:
+            comms.setdefault(t["ranks"], set()).add(", ".join(
+                f"{k} x{v}" for k, v in t["collectives"].items()) or "none")
+        comms = [f"{r} rank(s) {' or '.join(sorted(kinds))}"
+                 for r, kinds in sorted(comms.items())]
         setup = max(max(t["setup_bytes_per_rank"]) for t in done)
         first = max(t["first_step_ms"] for t in done)
         lines.append(

@@ -9,9 +9,9 @@ PyTorch 2 writes. Needs the environment of scripts/torch-env.sh.
 
   bench_torch_cp.py time PLAN.json [--ranks R] [--threads T] [--warmup W]
       [--iters I] [--seed N] [--rotate allgather|alltoall]
-      [--timeout SECONDS]
-  bench_torch_cp.py check PLAN.json [--ranks R] [--rotate METHOD]
-      [--sdpa-backend default|math|flash|efficient|cudnn] [--seed N]
+      [--sdpa-backend BACKEND] [--timeout SECONDS]
+  bench_torch_cp.py check PLAN.json [--ranks R] [--rotate METHOD,...]
+      [--sdpa-backend default|math|flash|efficient|cudnn,...] [--seed N]
       [--inject-error] [--timeout SECONDS]
 
 Each rank is a process running this script (`rank`, internal) with a
@@ -37,18 +37,21 @@ gloo group, weights and input), collectives ({name: count}), torch (its
 version); when the step raises, "error": "<type>: <first line>" in
 place of the times (every rank raises the same), and exit status 3.
 
-`check`: one step under context_parallel, its local outputs put back in
-order (context_parallel_unshard), against the block run in one process
-on the whole sequence with plain SDPA: prints
+`check`: for each rotate method and SDPA backend given (all in one run
+of the ranks), one step under context_parallel, its local outputs put
+back in order (context_parallel_unshard), against the block run in one
+process on the whole sequence with plain SDPA: prints one line each
 
   check PLAN (R ranks, ROTATE, causal|non-causal, BACKEND): relative error E: ok
       (or MISMATCH; > 1e-5 of the largest magnitude), collectives NAME=N ...
   check PLAN (...): fails: <type>: <first line of the error>
 
-and exits 0 when the step ran and matched, 1 on a mismatch, 3 when the
-step raised. --sdpa-backend runs the step inside
-torch.nn.attention.sdpa_kernel(BACKEND); --inject-error perturbs the
-result to show the check can fail.
+and exits 1 on a mismatch, else 3 when a step raised, else 0.
+--sdpa-backend runs the step inside torch.nn.attention.sdpa_kernel(BACKEND)
+(`time` takes one method and one backend). --inject-error compares each
+result a second time perturbed, on a line of its own ending in
+`(error injected)`, to show the check can fail (in the same run: PyTorch's
+first step is slow, see docs/benchmarks.md).
 """
 
 import argparse
@@ -96,8 +99,9 @@ def comm_counts(mode):
             sorted(mode.get_comm_counts().items(), key=lambda i: str(i[0]))}
 
 
-def rank_main(rank, world, task):
-    import resource
+def run_variant(task, mesh, model, x, full, rotate, backend):
+    """One context_parallel run of the block (a step for `check`, the
+    timed steps for `time`) with this rotate method and SDPA backend."""
     import contextlib
     import torch
     import torch.distributed as dist
@@ -105,39 +109,32 @@ def rank_main(rank, world, task):
     from torch.distributed.tensor.experimental import context_parallel
     from torch.distributed.tensor.experimental._attention import (
         context_parallel_unshard, set_rotate_method)
-    mesh = bench_dtensor.setup(rank, world, task["store"], task["threads"])
-    with open(task["plan_path"]) as f:
-        plan = json.load(f)
-    tensors = bench_torch.random_tensors(plan, task["seed"])
-    cfg, model = block_model(plan, tensors)
-    x = tensors["x"]
-    result = {"torch": torch.__version__, "ranks": world,
-              "seq": cfg["seq"], "causal": cfg["causal"],
-              "rotate": task["rotate"], "threads": task["threads"]}
-    backend = task.get("sdpa_backend", "default")
+    result = {"rotate": rotate, "sdpa_backend": backend}
     if backend == "default":
         kernel = contextlib.nullcontext()
     else:
         from torch.nn.attention import SDPBackend, sdpa_kernel
         kernel = sdpa_kernel(getattr(SDPBackend, BACKENDS[backend]))
-    full = model(x) if task["kind"] == "check" else None
-    setup_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    set_rotate_method(task["rotate"])
+    set_rotate_method(rotate)
+    # context_parallel shards its buffers in place: fresh copies each run.
+    x = x.clone()
+    model.cos, model.sin = model.whole_cos.clone(), model.whole_sin.clone()
     buffers = [x, model.cos, model.sin]
-    try:
-        with torch.no_grad(), kernel, context_parallel(
-                mesh, buffers=buffers, buffer_seq_dims=[1, 1, 1],
-                no_restore_buffers=set(buffers)):
-            def step(mode=contextlib.nullcontext()):
-                dist.barrier()
-                start = time.perf_counter()
-                with mode:
-                    out = bench_dtensor.finish(model(x))
-                spent = torch.tensor([time.perf_counter() - start])
-                dist.all_reduce(spent, op=dist.ReduceOp.MAX)
-                return out, spent.item()
+    comm = CommDebugMode()
 
-            comm = CommDebugMode()
+    def step(mode=contextlib.nullcontext()):
+        dist.barrier()
+        start = time.perf_counter()
+        with mode:
+            out = bench_dtensor.finish(model(x))
+        spent = torch.tensor([time.perf_counter() - start])
+        dist.all_reduce(spent, op=dist.ReduceOp.MAX)
+        return out, spent.item()
+
+    try:
+        with kernel, context_parallel(mesh, buffers=buffers,
+                                      buffer_seq_dims=[1, 1, 1],
+                                      no_restore_buffers=set(buffers)):
             if task["kind"] == "check":
                 out, _ = step(comm)
             else:
@@ -150,13 +147,39 @@ def rank_main(rank, world, task):
         result["collectives"] = comm_counts(comm)
     except Exception as e:  # noqa: BLE001 (what PyTorch raises is the result)
         result["error"] = error_line(e)
-    if "error" not in result and task["kind"] == "check":
+        return result
+    if task["kind"] == "check":
         got, = context_parallel_unshard(mesh, [out], [1])
-        if task["inject_error"]:
-            got = got.clone()
-            got.reshape(-1)[0] += 1.0
         scale = max(full.abs().max().item(), 1e-30)
         result["relative_error"] = (got - full).abs().max().item() / scale
+        if task["inject_error"]:
+            got = got.clone()
+            got.reshape(-1)[0] += scale
+            result["injected_relative_error"] = (
+                (got - full).abs().max().item() / scale)
+    return result
+
+
+def rank_main(rank, world, task):
+    import resource
+    import torch
+    import torch.distributed as dist
+    mesh = bench_dtensor.setup(rank, world, task["store"], task["threads"])
+    with open(task["plan_path"]) as f:
+        plan = json.load(f)
+    tensors = bench_torch.random_tensors(plan, task["seed"])
+    cfg, model = block_model(plan, tensors)
+    model.whole_cos, model.whole_sin = model.cos, model.sin
+    x = tensors["x"]
+    result = {"torch": torch.__version__, "ranks": world,
+              "seq": cfg["seq"], "causal": cfg["causal"],
+              "threads": task["threads"]}
+    with torch.no_grad():
+        full = model(x) if task["kind"] == "check" else None
+        setup_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        result["variants"] = [
+            run_variant(task, mesh, model, x, full, rotate, backend)
+            for rotate, backend in task["variants"]]
     rss = torch.tensor([resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
                         * 1024, setup_rss], dtype=torch.float64)
     gathered = [torch.zeros_like(rss) for _ in range(world)]
@@ -217,14 +240,16 @@ def main(argv=None):
     p.add_argument("--warmup", type=int, default=1)
     p.add_argument("--iters", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--rotate", choices=["allgather", "alltoall"],
-                   default="allgather",
-                   help="set_rotate_method (default: allgather, PyTorch's)")
-    p.add_argument("--sdpa-backend", choices=["default"] + sorted(BACKENDS),
-                   default="default",
-                   help="check: the step inside sdpa_kernel(BACKEND)")
+    p.add_argument("--rotate", default="allgather", metavar="METHOD[,...]",
+                   help="set_rotate_method: allgather (default, PyTorch's) "
+                   "or alltoall; check takes a list")
+    p.add_argument("--sdpa-backend", default="default",
+                   metavar="BACKEND[,...]",
+                   help="run inside sdpa_kernel(BACKEND): default (none), "
+                   f"{', '.join(sorted(BACKENDS))}; check takes a list")
     p.add_argument("--inject-error", action="store_true",
-                   help="check: perturb the result (must fail)")
+                   help="check: compare once more with the result "
+                   "perturbed (must fail)")
     p.add_argument("--timeout", type=float, default=1800,
                    help="seconds before the ranks are killed")
     a = p.parse_args(argv)
@@ -234,6 +259,16 @@ def main(argv=None):
         return 0
     if a.ranks < 1 or a.iters < 1:
         p.error("--ranks and --iters must be at least 1")
+    rotates, backends = a.rotate.split(","), a.sdpa_backend.split(",")
+    for value in rotates:
+        if value not in ("allgather", "alltoall"):
+            p.error(f"--rotate {value}: expected allgather or alltoall")
+    for value in backends:
+        if value != "default" and value not in BACKENDS:
+            p.error(f"--sdpa-backend {value}: expected default or one of "
+                    f"{', '.join(sorted(BACKENDS))}")
+    if a.command == "time" and len(rotates) * len(backends) > 1:
+        p.error("time takes one --rotate and one --sdpa-backend")
     try:
         from torch.distributed.tensor.experimental import (  # noqa: F401
             context_parallel)
@@ -244,23 +279,34 @@ def main(argv=None):
     threads = a.threads or max(1, (os.cpu_count() or 1) // a.ranks)
     task = {"kind": a.command, "plan_path": os.path.abspath(a.plan),
             "warmup": a.warmup, "iters": a.iters, "seed": a.seed,
-            "rotate": a.rotate, "threads": threads,
-            "sdpa_backend": a.sdpa_backend, "inject_error": a.inject_error}
+            "threads": threads, "inject_error": a.inject_error,
+            "variants": [[r, b] for r in rotates for b in backends]}
     result = launch(task, a.ranks, a.timeout)
+    variants = result.pop("variants")
     if a.command == "time":
+        result.update(variants[0])
         print(json.dumps(result))
         return 0 if "error" not in result else 3
-    head = (f"check {os.path.basename(a.plan)} ({a.ranks} ranks, {a.rotate}, "
-            f"{'causal' if result['causal'] else 'non-causal'}, "
-            f"{a.sdpa_backend})")
-    if "error" in result:
-        print(f"{head}: fails: {result['error']}")
-        return 3
-    ok = result["relative_error"] <= TOLERANCE
-    comms = " ".join(f"{k}={v}" for k, v in result["collectives"].items())
-    print(f"{head}: relative error {result['relative_error']:.3g}: "
-          f"{'ok' if ok else 'MISMATCH'}, collectives {comms or 'none'}")
-    return 0 if ok else 1
+    mismatch = raised = False
+    for v in variants:
+        head = (f"check {os.path.basename(a.plan)} ({a.ranks} ranks, "
+                f"{v['rotate']}, "
+                f"{'causal' if result['causal'] else 'non-causal'}, "
+                f"{v['sdpa_backend']})")
+        if "error" in v:
+            print(f"{head}: fails: {v['error']}")
+            raised = True
+            continue
+        comms = " ".join(f"{k}={n}" for k, n in v["collectives"].items())
+        for key, tail in (("relative_error", ""),
+                          ("injected_relative_error", " (error injected)")):
+            if key in v:
+                ok = v[key] <= TOLERANCE
+                mismatch |= not ok
+                print(f"{head}: relative error {v[key]:.3g}: "
+                      f"{'ok' if ok else 'MISMATCH'}, collectives "
+                      f"{comms or 'none'}{tail}")
+    return 1 if mismatch else 3 if raised else 0
 
 
 if __name__ == "__main__":
