@@ -208,8 +208,9 @@ def measure_case(a, work, seq, ranks, log):
 
 
 def plan_path(a, work, seq):
-    """The case's plan (gen-model-plan.py), written once per length."""
-    plan = os.path.join(work, f"cp-{seq}.json")
+    """The case's plan (gen-model-plan.py), written once per length and
+    mask."""
+    plan = os.path.join(work, f"cp-{seq}{'' if a.cp_causal else '-nc'}.json")
     if not os.path.exists(plan):
         flags = [] if a.cp_causal else ["--no-causal"]
         run([sys.executable, os.path.join(a.scripts_dir, "gen-model-plan.py")]
