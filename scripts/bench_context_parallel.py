@@ -104,7 +104,7 @@ def configure(a, prefix=""):
     except ValueError:
         return f"--{dash}seqs {seqs}: expected numbers"
     a.cp_causal = not getattr(a, prefix + "no_causal")
-    a.cp_no_torch = getattr(a, prefix + "no_torch")
+    a.cp_no_torch = getattr(a, prefix + "no_torch") and f"--{dash}no-torch"
     if min(a.cp_seq_list) < 1:
         return f"--{dash}seqs: lengths must be positive"
     return None
@@ -130,7 +130,7 @@ def default_torch_python():
 def torch_peer(a):
     """The interpreter that runs bench_torch_cp.py, or None and why."""
     if a.cp_no_torch:
-        return None, "--no-torch"
+        return None, a.cp_no_torch
     python = getattr(a, "cp_torch_python", None)
     if not python:
         return None, getattr(a, "cp_torch_reason", None) or "no interpreter"

@@ -82,9 +82,6 @@ def error_line(error):
 def block_model(plan, tensors):
     """The plan's block as bench_dtensor.py's module, with the weights."""
     cfg = bench_torch.model_config(plan)
-    if cfg["kind"] != "block":
-        raise SystemExit("bench_torch_cp: the plan must be a "
-                         "gen-model-plan.py --model block plan")
     model = bench_dtensor.build_model(cfg)
     params = {p["name"] for p in plan["model"]["parameters"]}
     model.load_state_dict({n: t for n, t in tensors.items() if n in params},
@@ -269,6 +266,14 @@ def main(argv=None):
                     f"{', '.join(sorted(BACKENDS))}")
     if a.command == "time" and len(rotates) * len(backends) > 1:
         p.error("time takes one --rotate and one --sdpa-backend")
+    try:
+        with open(a.plan) as f:
+            kind = bench_torch.model_config(json.load(f))["kind"]
+    except (OSError, ValueError, KeyError, StopIteration) as e:
+        p.error(f"{a.plan}: not a gen-model-plan.py plan ({e!r})")
+    if kind != "block":
+        p.error(f"{a.plan}: a {kind} plan; this takes a gen-model-plan.py "
+                "--model block plan")
     try:
         from torch.distributed.tensor.experimental import (  # noqa: F401
             context_parallel)
