@@ -33,8 +33,10 @@ the same weight shapes) under torch.distributed.tensor.experimental.
 context_parallel on R gloo processes, the same warm-up and iterations:
 its median step time (the slowest rank's), peak resident memory per rank
 and the ratios to its own 1-rank run. Where PyTorch raises, its cells say
-`fails` and a line under the table gives the error; a line also gives
-the collectives its step issued. --no-torch skips it; without
+`fails` and a line under the table gives the error; where its output is
+not the block's (bench_torch_cp.py compares it with the block on one
+process), its time says `wrong`, a line gives the error and there is no
+ratio; a line also gives the collectives its step issued. --no-torch skips it; without
 --torch-python it uses $DTENSOR_TORCH_PYTHON or the environment
 scripts/torch-env.sh makes (never making it here), and is skipped, with
 a line under the table, when there is none. Inside scripts/bench.py it
@@ -246,7 +248,8 @@ def measure(a, log=default_log):
             case["memory_vs_1_rank"] = (max(case["peak_bytes_per_rank"]) /
                                         max(one["peak_bytes_per_rank"]))
         mine, base = case.get("torch", {}), (one or {}).get("torch", {})
-        if "median_ms" in mine and "median_ms" in base:
+        if ("median_ms" in mine and "median_ms" in base and
+                not mine.get("wrong") and not base.get("wrong")):
             mine["time_vs_1_rank"] = mine["median_ms"] / base["median_ms"]
             mine["memory_vs_1_rank"] = (max(mine["peak_bytes_per_rank"]) /
                                         max(base["peak_bytes_per_rank"]))
@@ -262,7 +265,7 @@ def torch_cells(t):
     if "median_ms" not in t:
         return ["fails", "", "", ""]
     ratio = (lambda k: f"{t[k]:.2f}" if k in t else "")
-    return [f"{t['median_ms']:.1f}",
+    return [f"{t['median_ms']:.1f}" + (" wrong" if t.get("wrong") else ""),
             f"{max(t['peak_bytes_per_rank']) / 2**20:.0f}",
             ratio("time_vs_1_rank"), ratio("memory_vs_1_rank")]
 
@@ -285,6 +288,15 @@ def torch_notes(results):
     for error, where in errors.items():
         lines.append(f"PyTorch {version} context_parallel (gloo, CPU) fails "
                      f"(tokens x ranks: {', '.join(where)}): {error}")
+    wrong = [(c, c["torch"]) for c in results["cases"]
+             if c.get("torch", {}).get("wrong")]
+    if wrong:
+        lines.append(
+            f"PyTorch {version} context_parallel (gloo, CPU) computes "
+            "something else (`wrong`: its output, put back in order, is not "
+            "the block's on one process; tokens x ranks, relative error: "
+            + ", ".join(f"{c['seq']}x{c['ranks']} {t['relative_error']:.2g}"
+                        for c, t in wrong) + "); no ratios for those.")
     done = [t for t in runs if "median_ms" in t]
     if done:
         comms = {}

@@ -28,14 +28,18 @@ runs the block on its part of the sequence, and F.scaled_dot_product_attention
 `time`: W warm-up steps (at least 1), then I timed steps inside one
 context_parallel region (its entry, which shards the buffers, is not
 timed), each after a barrier; a step's time is the slowest rank's. Then
-one more step under CommDebugMode counts the collectives a step issues.
-Prints one JSON line: median_ms, min_ms, iters, first_step_ms (the
-first warm-up step: DTensor's sharding propagation runs there),
-peak_bytes_per_rank (each rank's peak resident memory, getrusage at the
-end), setup_bytes_per_rank (the same before the first step: torch, the
-gloo group, weights and input), collectives ({name: count}), torch (its
-version); when the step raises, "error": "<type>: <first line>" in
-place of the times (every rank raises the same), and exit status 3.
+one more step under CommDebugMode counts the collectives a step issues,
+and its output is checked as `check` does (after the memory is read, so
+the one-process reference does not count). Prints one JSON line:
+median_ms, min_ms, iters, first_step_ms (the first warm-up step:
+DTensor's sharding propagation runs there), relative_error (to the
+block on one process; above 1e-5 PyTorch computed something else, and
+"wrong": true), peak_bytes_per_rank (each rank's peak resident memory
+over the steps, getrusage), setup_bytes_per_rank (the same before the
+first step: torch, the gloo group, weights and input), collectives
+({name: count}), torch (its version); when the step raises, "error":
+"<type>: <first line>" in place of the times (every rank raises the
+same), and exit status 3.
 
 `check`: for each rotate method and SDPA backend given (all in one run
 of the ranks), one step under context_parallel, its local outputs put
@@ -96,16 +100,33 @@ def comm_counts(mode):
             sorted(mode.get_comm_counts().items(), key=lambda i: str(i[0]))}
 
 
-def run_variant(task, mesh, model, x, full, rotate, backend):
+def compare(mesh, out, full, inject_error):
+    """The relative error of the ranks' outputs, put back in order, to the
+    block's output on the whole sequence (and of a perturbed copy)."""
+    from torch.distributed.tensor.experimental._attention import (
+        context_parallel_unshard)
+    got, = context_parallel_unshard(mesh, [out], [1])
+    scale = max(full.abs().max().item(), 1e-30)
+    errors = {"relative_error": (got - full).abs().max().item() / scale}
+    if inject_error:
+        got = got.clone()
+        got.reshape(-1)[0] += scale
+        errors["injected_relative_error"] = (
+            (got - full).abs().max().item() / scale)
+    return errors
+
+
+def run_variant(task, mesh, model, x, rotate, backend):
     """One context_parallel run of the block (a step for `check`, the
-    timed steps for `time`) with this rotate method and SDPA backend."""
+    timed steps for `time`) with this rotate method and SDPA backend; the
+    last step's local output is "out"."""
     import contextlib
     import torch
     import torch.distributed as dist
     from torch.distributed.tensor.debug import CommDebugMode
     from torch.distributed.tensor.experimental import context_parallel
     from torch.distributed.tensor.experimental._attention import (
-        context_parallel_unshard, set_rotate_method)
+        set_rotate_method)
     result = {"rotate": rotate, "sdpa_backend": backend}
     if backend == "default":
         kernel = contextlib.nullcontext()
@@ -137,7 +158,7 @@ def run_variant(task, mesh, model, x, full, rotate, backend):
             else:
                 warm = [step()[1] for _ in range(max(task["warmup"], 1))]
                 times = sorted(step()[1] for _ in range(task["iters"]))
-                step(comm)
+                out, _ = step(comm)
                 result.update(median_ms=1e3 * statistics.median(times),
                               min_ms=1e3 * times[0], iters=len(times),
                               warmup=len(warm), first_step_ms=1e3 * warm[0])
@@ -145,15 +166,7 @@ def run_variant(task, mesh, model, x, full, rotate, backend):
     except Exception as e:  # noqa: BLE001 (what PyTorch raises is the result)
         result["error"] = error_line(e)
         return result
-    if task["kind"] == "check":
-        got, = context_parallel_unshard(mesh, [out], [1])
-        scale = max(full.abs().max().item(), 1e-30)
-        result["relative_error"] = (got - full).abs().max().item() / scale
-        if task["inject_error"]:
-            got = got.clone()
-            got.reshape(-1)[0] += scale
-            result["injected_relative_error"] = (
-                (got - full).abs().max().item() / scale)
+    result["out"] = out
     return result
 
 
@@ -172,13 +185,19 @@ def rank_main(rank, world, task):
               "seq": cfg["seq"], "causal": cfg["causal"],
               "threads": task["threads"]}
     with torch.no_grad():
-        full = model(x) if task["kind"] == "check" else None
         setup_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-        result["variants"] = [
-            run_variant(task, mesh, model, x, full, rotate, backend)
-            for rotate, backend in task["variants"]]
-    rss = torch.tensor([resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-                        * 1024, setup_rss], dtype=torch.float64)
+        variants = [run_variant(task, mesh, model, x, rotate, backend)
+                    for rotate, backend in task["variants"]]
+        # The peak of the steps, before the whole-sequence reference below.
+        peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        model.cos, model.sin = model.whole_cos, model.whole_sin
+        full = model(x)
+        for v in variants:
+            if "out" in v:
+                v.update(compare(mesh, v.pop("out"), full,
+                                 task["inject_error"]))
+    result["variants"] = variants
+    rss = torch.tensor([peak_rss, setup_rss], dtype=torch.float64)
     gathered = [torch.zeros_like(rss) for _ in range(world)]
     dist.all_gather(gathered, rss)
     result["peak_bytes_per_rank"] = [int(g[0].item()) for g in gathered]
@@ -290,6 +309,8 @@ def main(argv=None):
     variants = result.pop("variants")
     if a.command == "time":
         result.update(variants[0])
+        if "relative_error" in result:
+            result["wrong"] = result["relative_error"] > TOLERANCE
         print(json.dumps(result))
         return 0 if "error" not in result else 3
     mismatch = raised = False
