@@ -14,7 +14,7 @@ machine's ceilings.
       [--decode-models REGEX] [--decode-tokens K] [--decode-batch B]
       [--decode-no-recompute] [--decode-no-torch] [--decode-no-max-seq-probe]
       [--no-context-parallel | --context-parallel-only] [--cp-seqs 8192,32768]
-      [--cp-no-causal]
+      [--cp-no-causal] [--cp-no-torch]
 
 Steps, each printed as it starts:
 
@@ -75,7 +75,9 @@ Steps, each printed as it starts:
    ceilings and it alone): a long prefill (--cp-seqs tokens, default 8192
    and 32768) through one block of width 64 with causal attention, the
    sequence sharded over --ranks (plan.context_parallel): step time, peak
-   memory per rank, bytes sent per rank and the ratios to 1 rank; a table
+   memory per rank, bytes sent per rank and the ratios to 1 rank, beside
+   PyTorch's context_parallel on the same block (scripts/bench_torch_cp.py
+   with the PyTorch 2 peers' interpreter; --cp-no-torch skips it); a table
    of its own in results.md and `context_parallel` in results.json;
 6. compile time: `dtensor-compile` (default -O3, --no-reference) of the
    32-layer 7B-shaped plan (gen-model-plan.py --preset 7b --plan tp --mesh 2):
@@ -1582,6 +1584,9 @@ def main(argv=None):
     else:
         log(f"PyTorch 2 peers: none ({peers}): no DTensor columns")
         peers = {"available": False, "reason": peers, "modes": []}
+    # The context-parallel table's PyTorch columns use the same interpreter.
+    a.cp_torch_python = a.dtensor_python
+    a.cp_torch_reason = None if a.dtensor_python else peers["reason"]
     results = {
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "machine": {"cpu": first["cpu"]["model"], "cores": first["cpu"]["cores"],

@@ -26,7 +26,8 @@ tensor-parallel plan is:
 - each block: attention.wq/wk/wv and feed_forward.w1/w3 ColwiseParallel,
   attention.wo and feed_forward.w2 RowwiseParallel; attention computes
   views of its local heads (the colwise outputs are local tensors) and
-  F.scaled_dot_product_attention(is_causal=True); norms are nn.RMSNorm
+  F.scaled_dot_product_attention (is_causal as the plan's attention op;
+  gen-model-plan.py's default is causal); norms are nn.RMSNorm
   (replicated);
 - llama: tok_embeddings RowwiseParallel(input_layouts=Replicate()) (a
   vocab-parallel embedding), output ColwiseParallel(output_layouts=
@@ -113,7 +114,8 @@ def build_model(cfg):
             q = rotary(self.wq(x).view(b, s, -1, hd), cos, sin).transpose(1, 2)
             k = rotary(self.wk(x).view(b, s, -1, hd), cos, sin).transpose(1, 2)
             v = self.wv(x).view(b, s, -1, hd).transpose(1, 2)
-            out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            out = F.scaled_dot_product_attention(q, k, v,
+                                                 is_causal=cfg["causal"])
             return self.wo(out.transpose(1, 2).reshape(b, s, -1))
 
     class FeedForward(nn.Module):

@@ -107,6 +107,9 @@ def model_config(plan):
     cfg["eps"] = norm.get("eps")
     rotary = next(op for op in ops if op["op"] == "rotary")
     cfg["theta"] = rotary.get("theta", 10000.0)
+    attention = next(op for op in ops
+                     if op["op"] == "scaled_dot_product_attention")
+    cfg["causal"] = attention.get("is_causal", False)
     if cfg["kind"] == "llama":
         cfg["vocab"] = params["tok_embeddings.weight"][0]
     return cfg
