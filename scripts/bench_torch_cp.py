@@ -55,7 +55,7 @@ and exits 1 on a mismatch, else 3 when a step raised, else 0.
 (`time` takes one method and one backend). --inject-error compares each
 result a second time perturbed, on a line of its own ending in
 `(error injected)`, to show the check can fail (in the same run: PyTorch's
-first step is slow, see docs/benchmarks.md).
+first step is slow, see the README's benchmark section).
 """
 
 import argparse
