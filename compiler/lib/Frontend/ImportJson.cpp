@@ -224,7 +224,8 @@ Importer::normalizePlacements(llvm::ArrayRef<PlacementAttr> placements,
       return locator.emitError(at)
              << "Shard(" << dim << ") is out of range for " << what
              << " of rank " << rank;
-    result.push_back(ShardAttr::get(context, dim < 0 ? dim + rank : dim));
+    result.push_back(ShardAttr::get(context, dim < 0 ? dim + rank : dim,
+                                    shard.getHeadTail()));
   }
   return result;
 }
@@ -789,7 +790,8 @@ void Importer::setLocalMapArgumentPlacements(
           break;
         }
         normalized.push_back(shard && shard.getDim() < 0
-                                 ? ShardAttr::get(context, shard.getDim() + r)
+                                 ? ShardAttr::get(context, shard.getDim() + r,
+                                                  shard.getHeadTail())
                                  : placement);
       }
       if (!normalized.empty())
