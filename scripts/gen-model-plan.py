@@ -57,6 +57,8 @@ Plans (mesh dim `tp`; with dp-tp a 2-D mesh `dp` x `tp`):
          gathering its keys and values; weights replicated
   cp-tp  the tp plan on mesh dim `tp` plus context parallelism over `cp`
          (a 2-D mesh `cp` x `tp`)
+--load-balance (cp, cp-tp) adds `load_balance: true`: the sequence sharded
+head-tail (rank r of n holds pieces r and 2n-1-r of 2n).
 --no-causal makes the attention non-causal (is_causal false).
 With --model mlp, tp is fc1 colwise and fc2 rowwise (tp-sp is not offered).
 
@@ -249,11 +251,15 @@ def build_model(a):
     return model
 
 
+def cp_setting(a):
+    return {"load_balance": True} if a.load_balance else {}
+
+
 def build_plan(a):
     if a.plan == "none":
         return None
     if a.plan == "cp":
-        return {"context_parallel": {}}
+        return {"context_parallel": cp_setting(a)}
     if a.model == "mlp":
         plan = {"data_parallel": "dp"} if a.plan == "dp-tp" else {}
         plan["styles"] = {"fc1": "colwise", "fc2": "rowwise"}
@@ -296,7 +302,7 @@ def build_plan(a):
     if a.plan == "dp-tp":
         plan["data_parallel"] = "dp"
     if a.plan == "cp-tp":
-        plan["context_parallel"] = {"mesh_dim": "cp"}
+        plan["context_parallel"] = {"mesh_dim": "cp", **cp_setting(a)}
     plan["styles"] = styles
     if a.model == "block" and sp:
         # The block's input and output are the residual stream between
@@ -371,6 +377,9 @@ def main(argv=None):
                    default="tp")
     p.add_argument("--mesh", help="mesh shape, e.g. 2 or 2x2 (default: 2, "
                    "or 2x2 with dp-tp and cp-tp)")
+    p.add_argument("--load-balance", action="store_true",
+                   help="with --plan cp or cp-tp: load_balance true (the "
+                   "sequence sharded head-tail)")
     p.add_argument("--no-causal", dest="causal", action="store_false",
                    help="non-causal attention (default: causal)")
     p.add_argument("--model", choices=["llama", "block", "mlp"],
@@ -408,6 +417,8 @@ def main(argv=None):
     except ValueError:
         sys.exit(f"gen-model-plan: --prefill {a.prefill} or --decode-rows "
                  f"{a.decode_rows}: expected numbers like 16,64,256")
+    if a.load_balance and a.plan not in ("cp", "cp-tp"):
+        sys.exit("gen-model-plan: --load-balance needs --plan cp or cp-tp")
     check_shapes(a)
     mesh = parse_mesh(
         a.mesh or ("2x2" if a.plan in ("dp-tp", "cp-tp") else "2"), a.plan)

@@ -200,8 +200,9 @@ Importer::getDefaultPlacements(int64_t rank, bool activation) const {
     else if (activation && plan.contextParallel &&
              static_cast<int64_t>(dim) == plan.contextParallel->meshDim &&
              rank > plan.contextParallel->sequenceDim)
-      placements.push_back(
-          ShardAttr::get(context, plan.contextParallel->sequenceDim));
+      placements.push_back(ShardAttr::get(context,
+                                          plan.contextParallel->sequenceDim,
+                                          plan.contextParallel->loadBalance));
     else
       placements.push_back(ReplicateAttr::get(context));
   }
@@ -297,7 +298,8 @@ Value Importer::claimSequence(Value value, int64_t dim, bool gather,
     placements[meshDim] = placement;
     return getLayout(placements);
   };
-  PlacementAttr shard = ShardAttr::get(context, dim);
+  PlacementAttr shard =
+      ShardAttr::get(context, dim, plan.contextParallel->loadBalance);
   PlacementAttr replicate = ReplicateAttr::get(context);
   Value claimed = sequenceClaims.lookup(original);
   auto it = claims.find(original);

@@ -126,6 +126,10 @@ struct ContextParallelDecl {
   /// The sequence dim of model inputs and outputs and of the activations of
   /// styles.
   int64_t sequenceDim = 1;
+  /// `load_balance`: the sequence is sharded head-tail (rank r of n holds
+  /// pieces r and 2n-1-r of 2n), PyTorch's load balancing of causal
+  /// attention.
+  bool loadBalance = false;
   const JsonNode *node = nullptr;
 };
 
