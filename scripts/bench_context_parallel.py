@@ -7,6 +7,7 @@ docs/model-plan.md).
 
   bench_context_parallel.py [--out DIR] [--build-dir DIR] [--quick]
       [--seqs 8192,32768] [--ranks 1,2] [--iters N] [--no-causal]
+      [--load-balance]
 
 Per sequence length S and rank count R: the plan of `gen-model-plan.py
 --model block --layers 1 --dim 64 --heads 4 --ffn 128 --batch 1 --seq S
@@ -22,8 +23,11 @@ per attention), and the ratio to 1 rank's time and memory.
 With the all-gather rotation each rank attends its queries to the whole
 sequence's keys and values; under a causal mask the rank holding the
 last queries reads the most keys, so 2 ranks take about 3/4 of 1 rank's
-attention time rather than 1/2 (PyTorch's load balancing of causal
-attention is not done yet). Alone it writes DIR/results.json
+attention time rather than 1/2. --load-balance adds
+`context_parallel.load_balance` (gen-model-plan.py --load-balance): the
+sequence sharded head-tail, every rank the same causal work (two calls
+of the fused attention kernel per rank, one per piece of its queries).
+Alone it writes DIR/results.json
 ({"context_parallel": ...}) and DIR/results.md.
 """
 
@@ -71,6 +75,9 @@ def add_options(p, prefix=""):
                    help="sequence lengths (default 8192,32768; --quick 1024)")
     p.add_argument(f"--{prefix}no-causal", action="store_true",
                    help="non-causal attention (default: causal)")
+    p.add_argument(f"--{prefix}load-balance", action="store_true",
+                   help="plan.context_parallel.load_balance: the sequence "
+                   "sharded head-tail")
 
 
 def configure(a, prefix=""):
@@ -83,6 +90,7 @@ def configure(a, prefix=""):
     except ValueError:
         return f"--{dash}seqs {seqs}: expected numbers"
     a.cp_causal = not getattr(a, prefix + "no_causal")
+    a.cp_load_balance = getattr(a, prefix + "load_balance")
     if min(a.cp_seq_list) < 1:
         return f"--{dash}seqs: lengths must be positive"
     return None
@@ -96,10 +104,12 @@ def launch_command(ranks):
 
 
 def measure_case(a, work, seq, ranks, log):
-    name = f"cp-{seq}"
+    name = f"cp-{seq}" + ("-lb" if a.cp_load_balance else "")
     plan = os.path.join(work, name + ".json")
     if not os.path.exists(plan):
         flags = [] if a.cp_causal else ["--no-causal"]
+        if a.cp_load_balance:
+            flags.append("--load-balance")
         run([sys.executable, os.path.join(a.scripts_dir, "gen-model-plan.py")]
             + MODEL + ["--seq", str(seq), "--plan", "cp", "--mesh", "1",
                        "-o", plan] + flags)
@@ -127,6 +137,7 @@ def measure_case(a, work, seq, ranks, log):
                            result.stdout[-2000:] + result.stderr[-2000:])
     shutil.rmtree(artifact, ignore_errors=True)
     case = {"seq": seq, "ranks": ranks, "causal": a.cp_causal,
+            "load_balance": a.cp_load_balance,
             "median_ms": float(m.group(3)), "min_ms": float(m.group(4)),
             "iters": int(m.group(1)),
             "peak_bytes_per_rank": [peaks[r] for r in sorted(peaks)],
@@ -157,15 +168,17 @@ def measure(a, log=default_log):
             case["time_vs_1_rank"] = case["median_ms"] / one["median_ms"]
             case["memory_vs_1_rank"] = (max(case["peak_bytes_per_rank"]) /
                                         max(one["peak_bytes_per_rank"]))
-    return {"model": " ".join(MODEL), "causal": a.cp_causal, "cases": cases}
+    return {"model": " ".join(MODEL), "causal": a.cp_causal,
+            "load_balance": a.cp_load_balance, "cases": cases}
 
 
 def markdown(results):
     lines = ["## Context parallelism: long prefill", "",
              f"One block ({results['model']}), "
              f"{'causal' if results['causal'] else 'non-causal'} attention, "
-             "the sequence sharded over the ranks (plan.context_parallel, "
-             "k and v all-gathered per attention).", "",
+             "the sequence sharded over the ranks (plan.context_parallel"
+             f"{', load_balance: head-tail' if results.get('load_balance') else ''}"
+             ", k and v all-gathered per attention).", "",
              "| tokens | ranks | step ms | peak MiB/rank | sent MiB/rank | "
              "time / 1 rank | memory / 1 rank |",
              "|---:|---:|---:|---:|---:|---:|---:|"]

@@ -387,9 +387,8 @@ static LogicalResult partition(linalg::LinalgOp op, PartitionState &state) {
         // Two pieces: past the first, the index continues in the second.
         auto inHead = arith::CmpIOp::create(
             builder, loc, arith::CmpIPredicate::ult, local, extent.headSize);
-        Value shift = arith::SubIOp::create(builder, loc, extent.tailOffset,
-                                            extent.headSize);
-        auto inTail = arith::AddIOp::create(builder, loc, local, shift);
+        auto inTail =
+            arith::AddIOp::create(builder, loc, local, extent.tailShift);
         reads.insert(inHead);
         reads.insert(inTail);
         global = arith::SelectOp::create(builder, loc, inHead, add, inTail);

@@ -164,6 +164,8 @@ ShardExtent ShardIndex::getHeadTailExtent(int64_t globalSize, int64_t meshDim) {
   extent.offset = headBegin;
   extent.headSize = headSize;
   extent.tailOffset = tailBegin;
+  extent.tailShift =
+      arith::SubIOp::create(builder(), loc, tailBegin, headSize);
   std::optional<int64_t> uniform =
       layout::uniformHeadTailSize(globalSize, parts);
   extent.staticSize = uniform ? *uniform : ShapedType::kDynamic;

@@ -19,12 +19,12 @@ dtensor.mesh @m2 shape [2]
 // CHECK:       %[[OTHER:.*]] = arith.subi %[[C3]], %[[R]]
 // CHECK:       %[[TSTART:.*]] = arith.muli %[[OTHER]], %[[C4]]
 // CHECK:       %[[TAIL:.*]] = arith.minsi %[[TSTART]], %{{.*}}
+// CHECK:       %[[SHIFT:.*]] = arith.subi %[[TAIL]], %[[HEAD]] : index
 // CHECK:       linalg.generic
 // CHECK-NEXT:  ^bb0
 // CHECK-NEXT:    %[[I:.*]] = linalg.index 0 : index
 // CHECK-NEXT:    %[[INHEAD:.*]] = arith.addi %[[I]], %[[BEGIN]] : index
 // CHECK-NEXT:    %[[ISHEAD:.*]] = arith.cmpi ult, %[[I]], %[[HEAD]] : index
-// CHECK-NEXT:    %[[SHIFT:.*]] = arith.subi %[[TAIL]], %[[HEAD]] : index
 // CHECK-NEXT:    %[[INTAIL:.*]] = arith.addi %[[I]], %[[SHIFT]] : index
 // CHECK-NEXT:    %[[ROW:.*]] = arith.select %[[ISHEAD]], %[[INHEAD]], %[[INTAIL]] : index
 // CHECK-NEXT:    %[[J:.*]] = linalg.index 1 : index

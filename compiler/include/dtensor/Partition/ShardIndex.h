@@ -35,6 +35,9 @@ struct ShardExtent {
   /// for a dim held in one piece.
   mlir::Value tailOffset;
   mlir::Value headSize;
+  /// tailOffset - headSize: added to a local index past the first piece
+  /// gives its global index.
+  mlir::Value tailShift;
   /// True when the rank holds the dim in two pieces.
   bool isHeadTail() const { return static_cast<bool>(tailOffset); }
 };
