@@ -518,9 +518,9 @@ std::vector<int64_t> localShapeType(const std::vector<int64_t> &globalShape,
   for (int64_t d = 0; d < rank; ++d) {
     std::optional<int64_t> meshDim = headTailMeshDim(norm, d);
     std::optional<int64_t> size =
-        meshDim ? uniformHeadTailSize(globalShape[d], mesh.dimSize(*meshDim))
-                : uniformShardSize(globalShape[d], mesh,
-                                   shardingMeshDims(norm, d));
+        meshDim
+            ? uniformHeadTailSize(globalShape[d], mesh.dimSize(*meshDim))
+            : uniformShardSize(globalShape[d], mesh, shardingMeshDims(norm, d));
     shape.push_back(size ? *size : kDynamic);
   }
   return shape;

@@ -205,12 +205,11 @@ shardingBlocks(const std::vector<int64_t> &globalShape,
         continue;
       bool holds = true;
       for (size_t dim = 0; dim < rank && holds; ++dim)
-        holds = std::any_of(
-            shard.pieces[dim].begin(), shard.pieces[dim].end(),
-            [&](const Range &piece) {
-              return piece.begin <= block.ranges[dim].begin &&
-                     block.ranges[dim].end <= piece.end;
-            });
+        holds = std::any_of(shard.pieces[dim].begin(), shard.pieces[dim].end(),
+                            [&](const Range &piece) {
+                              return piece.begin <= block.ranges[dim].begin &&
+                                     block.ranges[dim].end <= piece.end;
+                            });
       if (!holds)
         continue;
       auto [it, added] = copyOf.try_emplace(copyKey(device), block.copies.size());

@@ -75,11 +75,11 @@ Status checkWritable(const Tensor &tensor) {
 /// of the global tensor to `out`: at once for a block held in one piece,
 /// box by box through a scratch buffer for one held in pieces (a head-tail
 /// dim). "" or the first error.
-std::string fillBlock(
-    Tensor &tensor,
-    const std::function<std::string(const std::vector<int64_t> &offset,
-                                    const std::vector<int64_t> &shape,
-                                    void *out)> &fill) {
+std::string
+fillBlock(Tensor &tensor,
+          const std::function<std::string(const std::vector<int64_t> &offset,
+                                          const std::vector<int64_t> &shape,
+                                          void *out)> &fill) {
   if (!tensor.heldInPieces())
     return fill(tensor.localOffset, tensor.localShape, tensor.buffer.data());
   std::vector<char> box;
@@ -237,10 +237,9 @@ Status initWeights(dtensor_program &program, uint64_t seed,
     std::string error =
         fillBlock(tensor, [&](const std::vector<int64_t> &offset,
                               const std::vector<int64_t> &shape, void *out) {
-          return fillInitializer(*tensor.info.init,
-                                 initializerSeed(seed, tensor.info.name),
-                                 tensor.info.dtype, tensor.info.shape, offset,
-                                 shape, out);
+          return fillInitializer(
+              *tensor.info.init, initializerSeed(seed, tensor.info.name),
+              tensor.info.dtype, tensor.info.shape, offset, shape, out);
         });
     if (!error.empty())
       return invalidArgument("init " + quoted(tensor) + ": " + error);
@@ -363,11 +362,12 @@ Status loadWeights(dtensor_program &program, const char *path) {
     if (!entry)
       continue;
     tensor.hostWritten();
-    if (std::string error = fillBlock(
-            tensor,
-            [&](const std::vector<int64_t> &offset,
-                const std::vector<int64_t> &shape,
-                void *out) { return file.readBox(*entry, offset, shape, out); });
+    if (std::string error =
+            fillBlock(tensor,
+                      [&](const std::vector<int64_t> &offset,
+                          const std::vector<int64_t> &shape, void *out) {
+                        return file.readBox(*entry, offset, shape, out);
+                      });
         !error.empty())
       local = Status(DTENSOR_ERR_WEIGHTS, error);
     if (!local.ok())

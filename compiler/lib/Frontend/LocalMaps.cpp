@@ -357,7 +357,7 @@ FailureOr<SmallVector<Value>> dtensor::frontend::emitLocalMap(
                  << "Shard(" << dim << ") is out of range for " << what
                  << " of rank " << rank;
         placement = ShardAttr::get(context, dim < 0 ? dim + rank : dim,
-                                    shard.getHeadTail());
+                                   shard.getHeadTail());
       }
       placements.push_back(placement);
     }

@@ -883,8 +883,8 @@ LogicalResult PlanReader::readPlan(const JsonNode &node, ModelPlan &plan) {
 LogicalResult PlanReader::readContextParallel(const JsonNode &node,
                                               ModelPlan &plan) {
   if (failed(expectKind(node, JsonNode::Kind::Object)) ||
-      failed(checkObject(node, {"mesh_dim", "sequence_dim", "rotate_method",
-                                "load_balance"})))
+      failed(checkObject(
+          node, {"mesh_dim", "sequence_dim", "rotate_method", "load_balance"})))
     return failure();
   ContextParallelDecl cp;
   cp.node = &node;

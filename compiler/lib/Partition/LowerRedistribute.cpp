@@ -117,10 +117,9 @@ static Value createEmptyLike(OpBuilder &builder, Location loc,
   SmallVector<Value> dynamicSizes;
   for (int64_t d = 0; d < type.getRank(); ++d)
     if (type.isDynamicDim(d))
-      dynamicSizes.push_back(d == dim ? size
-                                      : tensor::DimOp::create(builder, loc,
-                                                              like, d)
-                                            .getResult());
+      dynamicSizes.push_back(
+          d == dim ? size
+                   : tensor::DimOp::create(builder, loc, like, d).getResult());
   return tensor::EmptyOp::create(builder, loc, type, dynamicSizes);
 }
 
@@ -133,8 +132,7 @@ Value dtensor::extractHeadTail(OpBuilder &builder, Location loc, Value whole,
   Value head =
       sliceDim(builder, loc, whole, dim, extent.offset, extent.headSize);
   Value tail = sliceDim(builder, loc, whole, dim, extent.tailOffset, tailSize);
-  Value result =
-      createEmptyLike(builder, loc, type, whole, dim, extent.size);
+  Value result = createEmptyLike(builder, loc, type, whole, dim, extent.size);
   result = insertDim(builder, loc, head, result, dim, builder.getIndexAttr(0));
   return insertDim(builder, loc, tail, result, dim, extent.headSize);
 }
@@ -151,6 +149,9 @@ static Value emitHeadTailGather(OpBuilder &builder, Location loc, Value local,
   int64_t meshDim = step.meshDims.front();
   int64_t parts = index.getMesh().getShape()[meshDim];
   int64_t globalSize = globalType.getDimSize(dim);
+  // One rank holds pieces 0 and 1 of 2: the whole dim, in order.
+  if (parts == 1)
+    return local;
   int64_t most = layout::maxHeadTailSize(globalSize, parts);
   auto localType = cast<RankedTensorType>(local.getType());
   Value padded = local;
@@ -162,16 +163,18 @@ static Value emitHeadTailGather(OpBuilder &builder, Location loc, Value local,
     Value zero = arith::ConstantOp::create(
         builder, loc,
         cast<TypedAttr>(builder.getZeroAttr(paddedType.getElementType())));
-    Value zeros = linalg::FillOp::create(builder, loc, zero, empty).getResult(0);
-    padded = insertDim(builder, loc, local, zeros, dim, builder.getIndexAttr(0));
+    Value zeros =
+        linalg::FillOp::create(builder, loc, zero, empty).getResult(0);
+    padded =
+        insertDim(builder, loc, local, zeros, dim, builder.getIndexAttr(0));
   }
   SmallVector<int64_t> gatheredShape(localType.getShape());
   gatheredShape[dim] = parts * most;
   auto gatheredType = localType.clone(gatheredShape);
-  Value gathered = AllGatherOp::create(builder, loc, gatheredType, padded, dim,
-                                       index.getMesh().getSymName(),
-                                       step.meshDims)
-                       ->getResult(0);
+  Value gathered =
+      AllGatherOp::create(builder, loc, gatheredType, padded, dim,
+                          index.getMesh().getSymName(), step.meshDims)
+          ->getResult(0);
   Value result = createEmptyLike(builder, loc, afterType, gathered, dim, {});
   for (int64_t piece = 0; piece < 2 * parts; ++piece) {
     layout::Range range = layout::chunkRange(globalSize, 2 * parts, piece);
@@ -183,9 +186,9 @@ static Value emitHeadTailGather(OpBuilder &builder, Location loc, Value local,
     int64_t from =
         rank * most +
         (head ? 0 : layout::chunkRange(globalSize, 2 * parts, rank).size());
-    Value slice = sliceDim(builder, loc, gathered, dim,
-                           builder.getIndexAttr(from),
-                           builder.getIndexAttr(range.size()));
+    Value slice =
+        sliceDim(builder, loc, gathered, dim, builder.getIndexAttr(from),
+                 builder.getIndexAttr(range.size()));
     result = insertDim(builder, loc, slice, result, dim,
                        builder.getIndexAttr(range.begin));
   }
@@ -202,6 +205,9 @@ static Value emitStep(OpBuilder &builder, Location loc, Value local,
   if (step.headTail && step.kind == RedistributeStep::Kind::AllGather)
     return emitHeadTailGather(builder, loc, local, step, globalType, afterType,
                               index);
+  if (step.headTail && step.kind == RedistributeStep::Kind::Chunk &&
+      index.getMesh().getShape()[step.meshDims.front()] == 1)
+    return local;
   if (step.headTail && step.kind == RedistributeStep::Kind::Chunk)
     return extractHeadTail(
         builder, loc, local, step.dim,

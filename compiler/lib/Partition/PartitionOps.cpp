@@ -146,8 +146,7 @@ static LogicalResult partition(arith::ConstantOp op, PartitionState &state) {
   for (int64_t dim = 0; dim < local.getRank(); ++dim) {
     if (layout::headTailMeshDim(global->placements, dim))
       headTailDim = dim;
-    if (headTailDim == dim ||
-        state.getShardingMeshDims(*global, dim).empty()) {
+    if (headTailDim == dim || state.getShardingMeshDims(*global, dim).empty()) {
       offsets.push_back(builder.getIndexAttr(0));
       sizes.push_back(builder.getIndexAttr(global->type.getDimSize(dim)));
       sliceShape[dim] = global->type.getDimSize(dim);

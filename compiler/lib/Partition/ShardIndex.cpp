@@ -157,22 +157,21 @@ ShardExtent ShardIndex::getHeadTailExtent(int64_t globalSize, int64_t meshDim) {
     return {begin, size};
   };
   auto [headBegin, headSize] = piece(coord);
-  Value tailIndex = arith::SubIOp::create(builder(), loc,
-                                          getIndex(2 * parts - 1), coord);
+  Value tailIndex =
+      arith::SubIOp::create(builder(), loc, getIndex(2 * parts - 1), coord);
   auto [tailBegin, tailSize] = piece(tailIndex);
   ShardExtent extent;
   extent.offset = headBegin;
   extent.headSize = headSize;
   extent.tailOffset = tailBegin;
-  extent.tailShift =
-      arith::SubIOp::create(builder(), loc, tailBegin, headSize);
+  extent.tailShift = arith::SubIOp::create(builder(), loc, tailBegin, headSize);
   std::optional<int64_t> uniform =
       layout::uniformHeadTailSize(globalSize, parts);
   extent.staticSize = uniform ? *uniform : ShapedType::kDynamic;
-  extent.size = uniform ? getIndex(*uniform)
-                        : arith::AddIOp::create(builder(), loc, headSize,
-                                                tailSize)
-                              .getResult();
+  extent.size = uniform
+                    ? getIndex(*uniform)
+                    : arith::AddIOp::create(builder(), loc, headSize, tailSize)
+                          .getResult();
   headTailExtents[key] = extent;
   return extent;
 }

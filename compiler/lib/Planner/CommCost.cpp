@@ -3,8 +3,8 @@
 #include "dtensor/Planner/CommCost.h"
 
 #include <cassert>
-#include <optional>
 #include <cmath>
+#include <optional>
 
 namespace dtensor::layout {
 

@@ -65,8 +65,7 @@ RedistributeStep RedistributeStep::allGatherHeadTail(int64_t meshDim,
   return step;
 }
 
-RedistributeStep RedistributeStep::chunkHeadTail(int64_t meshDim,
-                                                 int64_t dim) {
+RedistributeStep RedistributeStep::chunkHeadTail(int64_t meshDim, int64_t dim) {
   RedistributeStep step = makeStep(Kind::Chunk, {meshDim}, dim);
   step.headTail = true;
   return step;
@@ -125,7 +124,8 @@ std::string str(const RedistributeStep &step) {
   std::string dims = strMeshDims(step.meshDims);
   std::string reduce = stringifyReduceKind(step.reduce);
   std::string dim = std::to_string(step.dim);
-  if (step.headTail && (step.kind == Kind::AllGather || step.kind == Kind::Chunk))
+  if (step.headTail &&
+      (step.kind == Kind::AllGather || step.kind == Kind::Chunk))
     dim += ", head_tail";
   switch (step.kind) {
   case Kind::AllGather:
@@ -226,9 +226,9 @@ bool canApplyStep(const std::vector<Placement> &layout,
                 ? layout[dims[0]] == Placement::shardHeadTail(step.dim)
                 : layout[dims[0]].isReplicate() &&
                       shardingMeshDims(layout, step.dim).empty());
-  bool consumesHeadTail =
-      std::any_of(dims.begin(), dims.end(),
-                  [&](int64_t d) { return layout[d].isHeadTail(); });
+  bool consumesHeadTail = std::any_of(dims.begin(), dims.end(), [&](int64_t d) {
+    return layout[d].isHeadTail();
+  });
   if (consumesHeadTail ||
       (usesDim(step.kind) && headTailMeshDim(layout, step.dim)) ||
       (step.kind == Kind::AllToAll && validDim(step.toDim) &&
@@ -504,7 +504,8 @@ RedistributePlan planRedistribute(const std::vector<int64_t> &globalShape,
       break;
     }
     std::vector<Placement> layout = nodes[best].layout;
-    for (RedistributeStep &step : validSteps(layout, mesh, tensorRank, kinds, target)) {
+    for (RedistributeStep &step :
+         validSteps(layout, mesh, tensorRank, kinds, target)) {
       double us =
           stepTimeUs(globalShape, elementBytes, layout, step, mesh, params);
       double cost = nodes[best].costUs + us;

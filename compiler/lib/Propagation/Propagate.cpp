@@ -151,7 +151,8 @@ std::vector<bool> getHeadTailMeshDims(func::FuncOp func, int64_t meshRank) {
       return;
     for (auto [meshDim, placement] : llvm::enumerate(layout.getPlacements()))
       if (auto shard = dyn_cast<ShardAttr>(placement);
-          shard && shard.getHeadTail() && static_cast<int64_t>(meshDim) < meshRank)
+          shard && shard.getHeadTail() &&
+          static_cast<int64_t>(meshDim) < meshRank)
         dims[meshDim] = true;
   };
   for (unsigned i = 0; i < func.getNumArguments(); ++i)

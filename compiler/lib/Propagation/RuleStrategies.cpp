@@ -35,8 +35,8 @@ std::vector<Action> getActions(const ShardingRule &rule, bool headTail) {
     actions.push_back(
         Action{Action::Kind::Shard, static_cast<unsigned>(index), 0, {}});
     if (headTail && !factor.isReduction() && !factor.needsEvenSplit)
-      actions.push_back(Action{Action::Kind::Shard,
-                               static_cast<unsigned>(index), 0, {}, true});
+      actions.push_back(Action{
+          Action::Kind::Shard, static_cast<unsigned>(index), 0, {}, true});
   }
   for (auto [index, flow] : llvm::enumerate(rule.partialFlows))
     for (ReductionKind kind : flow.kinds)
@@ -154,9 +154,9 @@ bool buildStrategy(const ShardingRule &rule, const layout::Mesh &mesh,
                        ? params.dynamicSizeEstimate
                        : factor.size;
     // The largest local piece bounds the step.
-    points *= static_cast<double>(headTail
-                                      ? layout::maxHeadTailSize(size, count)
-                                      : layout::ceilDiv(size, count));
+    points *=
+        static_cast<double>(headTail ? layout::maxHeadTailSize(size, count)
+                                     : layout::ceilDiv(size, count));
   }
   strategy.costUs =
       (rule.operands.empty() ? 0.0 : points * params.usPerPoint) + penalty;
@@ -173,8 +173,9 @@ std::vector<Strategy> dtensor::enumerateStrategies(const ShardingRule &rule,
   // combinations run over the longest list and skip picks past a shorter
   // one.
   auto actionsOf = [&](int64_t meshDim) -> const std::vector<Action> & {
-    bool allowed = meshDim < static_cast<int64_t>(params.headTailMeshDims.size()) &&
-                   params.headTailMeshDims[meshDim];
+    bool allowed =
+        meshDim < static_cast<int64_t>(params.headTailMeshDims.size()) &&
+        params.headTailMeshDims[meshDim];
     return allowed ? headTailActions : actions;
   };
   size_t most = 0;

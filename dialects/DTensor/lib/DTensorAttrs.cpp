@@ -130,10 +130,9 @@ static FailureOr<PlacementAttr> parsePlacement(AsmParser &parser) {
     return failure();
   auto placement = dyn_cast_or_null<PlacementAttr>(attr);
   if (!result.has_value() || !placement)
-    return parser.emitError(loc,
-                            "expected a placement: shard<dim>, "
-                            "shard<dim, head_tail>, replicate or "
-                            "partial<sum|avg|max|min>");
+    return parser.emitError(loc, "expected a placement: shard<dim>, "
+                                 "shard<dim, head_tail>, replicate or "
+                                 "partial<sum|avg|max|min>");
   return placement;
 }
 

@@ -107,3 +107,14 @@ func.func @constant() -> (tensor<8x2xf32> {dtensor.layout = #dtensor.layout<@m2,
   %c = arith.constant {dtensor.layouts = [#dtensor.layout<@m2, [shard<0, head_tail>]>]} dense<[[0.0, 0.5], [1.0, 1.5], [2.0, 2.5], [3.0, 3.5], [4.0, 4.5], [5.0, 5.5], [6.0, 6.5], [7.0, 7.5]]> : tensor<8x2xf32>
   return %c : tensor<8x2xf32>
 }
+
+dtensor.mesh @m1 shape [1]
+
+// One rank holds the whole dim in order: no copies either way.
+// CHECK-LABEL: func.func @one_rank(%arg0: tensor<2x13xf32>
+// CHECK-NEXT:  return %arg0 : tensor<2x13xf32>
+func.func @one_rank(%x: tensor<2x13xf32> {dtensor.layout = #dtensor.layout<@m1, [shard<1, head_tail>]>}) -> (tensor<2x13xf32> {dtensor.layout = #dtensor.layout<@m1, [shard<1, head_tail>]>}) {
+  %0 = dtensor.redistribute %x from <@m1, [shard<1, head_tail>]> to <@m1, [replicate]> : tensor<2x13xf32>
+  %1 = dtensor.redistribute %0 from <@m1, [replicate]> to <@m1, [shard<1, head_tail>]> : tensor<2x13xf32>
+  return %1 : tensor<2x13xf32>
+}

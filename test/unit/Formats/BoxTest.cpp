@@ -175,8 +175,8 @@ TEST(BoxPieces, HeadTailBlockCopiesOutAndBackIn) {
   std::vector<int32_t> local(12 + 1, -1);
   copyPiecesOut(global.data(), globalShape, pieces, sizeof(int32_t),
                 local.data());
-  EXPECT_EQ(local, (std::vector<int32_t>{0, 1, 2, 9, 10, 11, 12, 19, 20, 21,
-                                         22, 29, -1}));
+  EXPECT_EQ(local, (std::vector<int32_t>{0, 1, 2, 9, 10, 11, 12, 19, 20, 21, 22,
+                                         29, -1}));
   std::vector<int32_t> restored(30, -1);
   copyPiecesIn(local.data(), globalShape, pieces, sizeof(int32_t),
                restored.data());

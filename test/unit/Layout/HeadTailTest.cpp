@@ -97,8 +97,10 @@ TEST(HeadTail, SizesOfEvenAndUnevenLengths) {
       int64_t most = 0;
       bool same = true;
       for (int64_t rank = 0; rank < parts; ++rank) {
-        int64_t size = static_cast<int64_t>(oracleIndices(n, parts, rank).size());
-        same = same && size == static_cast<int64_t>(oracleIndices(n, parts, 0).size());
+        int64_t size =
+            static_cast<int64_t>(oracleIndices(n, parts, rank).size());
+        same = same &&
+               size == static_cast<int64_t>(oracleIndices(n, parts, 0).size());
         most = std::max(most, size);
       }
       EXPECT_EQ(maxHeadTailSize(n, parts), most);
@@ -142,8 +144,9 @@ TEST(HeadTail, ValidationRefusesNesting) {
   std::vector<Placement> nested{Placement::shardHeadTail(-2),
                                 Placement::shard(1)};
   std::string error = normalizeAndValidate(nested, mesh, 3);
-  EXPECT_EQ(error,
-            "head-tail shard dim 1 on mesh dim 0 is also sharded over mesh dim 1");
+  EXPECT_EQ(
+      error,
+      "head-tail shard dim 1 on mesh dim 0 is also sharded over mesh dim 1");
   EXPECT_EQ(nested[0].dim, -2); // untouched on error
   std::vector<Placement> fine{Placement::shardHeadTail(-2),
                               Placement::shard(2)};

@@ -110,15 +110,15 @@ TEST(ShardingView, TableOfUnevenAndEmptyShards) {
 TEST(ShardingView, TableOfHeadTailShards) {
   // 10 rows head-tail over 2 devices: pieces of 3, 3, 3, 1; device 0 holds
   // the first and the last.
-  EXPECT_EQ(formatShardingTable({10, 2}, {Placement::shardHeadTail(0)},
-                                Mesh({2})),
-            "         Col 0-1\n"
-            "Row 0-2  0\n"
-            "Row 3-5  1\n"
-            "Row 6-8  1\n"
-            "Row 9    0\n"
-            "cells: the devices holding each block, copies separated by "
-            "','\n");
+  EXPECT_EQ(
+      formatShardingTable({10, 2}, {Placement::shardHeadTail(0)}, Mesh({2})),
+      "         Col 0-1\n"
+      "Row 0-2  0\n"
+      "Row 3-5  1\n"
+      "Row 6-8  1\n"
+      "Row 9    0\n"
+      "cells: the devices holding each block, copies separated by "
+      "','\n");
 }
 
 TEST(ShardingView, TableOf1DReplicatedAndPartial) {

@@ -147,8 +147,6 @@ struct Logits {
   Value tailShift;
 };
 
-
-
 /// `value` is `linalg.index dim`.
 bool isIndex(Value value, int64_t dim) {
   auto index = value.getDefiningOp<linalg::IndexOp>();
@@ -192,8 +190,9 @@ std::optional<Logits> matchLogits(linalg::GenericOp op) {
       return std::nullopt;
     auto offsetRow = cmp.getRhs().getDefiningOp<arith::AddIOp>();
     auto pieceRow = cmp.getRhs().getDefiningOp<arith::SelectOp>();
-    auto inHead = pieceRow ? pieceRow.getCondition().getDefiningOp<arith::CmpIOp>()
-                           : arith::CmpIOp();
+    auto inHead = pieceRow
+                      ? pieceRow.getCondition().getDefiningOp<arith::CmpIOp>()
+                      : arith::CmpIOp();
     if (cmp.getPredicate() == arith::CmpIPredicate::ugt &&
         isIndex(cmp.getLhs(), 3) && isIndex(cmp.getRhs(), 2)) {
       expectedOps += 4; // index, index, cmpi, select
@@ -444,8 +443,7 @@ FailureOr<Value> fusePieces(OpBuilder &b, Location loc, const Logits &logits,
       created.push_back(op);
     return v;
   };
-  OpFoldResult batch =
-      tensor::getMixedSize(b, loc, query.value, query.dims[0]);
+  OpFoldResult batch = tensor::getMixedSize(b, loc, query.value, query.dims[0]);
   if (auto dim = dyn_cast<Value>(batch))
     track(dim);
   auto positionsFrom = [&](Value start) {
@@ -457,8 +455,8 @@ FailureOr<Value> fusePieces(OpBuilder &b, Location loc, const Logits &logits,
   };
   Value rows = track(tensor::DimOp::create(b, loc, query.value, query.dims[2]));
   Value rest = track(arith::SubIOp::create(b, loc, rows, logits.headRows));
-  Value tailStart = track(
-      arith::AddIOp::create(b, loc, logits.tailShift, logits.headRows));
+  Value tailStart =
+      track(arith::AddIOp::create(b, loc, logits.tailShift, logits.headRows));
   int64_t queryRow = query.dims[2], resultRow = resultDims[2];
   struct Piece {
     OpFoldResult offset, size;
@@ -482,12 +480,11 @@ FailureOr<Value> fusePieces(OpBuilder &b, Location loc, const Logits &logits,
         b.getDenseI64ArrayAttr(value.dims), b.getDenseI64ArrayAttr(resultDims));
     created.push_back(call);
     calls.push_back(call);
-    result = track(insertDim(b, loc, call.getResult(), result, resultRow,
-                             piece.offset));
+    result = track(
+        insertDim(b, loc, call.getResult(), result, resultRow, piece.offset));
   }
-  if (llvm::any_of(calls, [](AttentionOp call) {
-        return failed(mlir::verify(call));
-      })) {
+  if (llvm::any_of(
+          calls, [](AttentionOp call) { return failed(mlir::verify(call)); })) {
     for (Operation *op : llvm::reverse(created))
       op->erase();
     return failure();
