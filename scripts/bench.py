@@ -14,7 +14,7 @@ machine's ceilings.
       [--decode-models REGEX] [--decode-tokens K] [--decode-batch B]
       [--decode-no-recompute] [--decode-no-torch] [--decode-no-max-seq-probe]
       [--no-context-parallel | --context-parallel-only] [--cp-seqs 8192,32768]
-      [--cp-no-causal] [--cp-no-torch]
+      [--cp-no-causal] [--cp-no-torch] [--cp-load-balance]
 
 Steps, each printed as it starts:
 

@@ -7,7 +7,7 @@ docs/model-plan.md).
 
   bench_context_parallel.py [--out DIR] [--build-dir DIR] [--quick]
       [--seqs 8192,32768] [--ranks 1,2] [--iters N] [--no-causal]
-      [--no-torch | --torch-python PYTHON]
+      [--no-torch | --torch-python PYTHON] [--load-balance]
 
 Per sequence length S and rank count R: the plan of `gen-model-plan.py
 --model block --layers 1 --dim 64 --heads 4 --ffn 128 --batch 1 --seq S
@@ -23,8 +23,10 @@ per attention), and the ratio to 1 rank's time and memory.
 With the all-gather rotation each rank attends its queries to the whole
 sequence's keys and values; under a causal mask the rank holding the
 last queries reads the most keys, so 2 ranks take about 3/4 of 1 rank's
-attention time rather than 1/2 (PyTorch's load balancing of causal
-attention is not done yet).
+attention time rather than 1/2. --load-balance adds
+`context_parallel.load_balance` (gen-model-plan.py --load-balance): the
+sequence sharded head-tail, every rank the same causal work (two calls
+of the fused attention kernel per rank, one per piece of its queries).
 
 Side by side, each case also runs PyTorch's own context parallelism
 (scripts/bench_torch_cp.py time, in the PyTorch 2 environment of
@@ -94,6 +96,9 @@ def add_options(p, prefix=""):
     p.add_argument(f"--{prefix}no-torch", action="store_true",
                    help="skip PyTorch's context_parallel "
                    "(scripts/bench_torch_cp.py) beside each case")
+    p.add_argument(f"--{prefix}load-balance", action="store_true",
+                   help="plan.context_parallel.load_balance: the sequence "
+                   "sharded head-tail")
 
 
 def configure(a, prefix=""):
@@ -107,6 +112,7 @@ def configure(a, prefix=""):
         return f"--{dash}seqs {seqs}: expected numbers"
     a.cp_causal = not getattr(a, prefix + "no_causal")
     a.cp_no_torch = getattr(a, prefix + "no_torch") and f"--{dash}no-torch"
+    a.cp_load_balance = getattr(a, prefix + "load_balance")
     if min(a.cp_seq_list) < 1:
         return f"--{dash}seqs: lengths must be positive"
     return None
@@ -172,7 +178,7 @@ def launch_command(ranks):
 
 
 def measure_case(a, work, seq, ranks, log):
-    name = f"cp-{seq}"
+    name = f"cp-{seq}" + ("-lb" if a.cp_load_balance else "")
     plan = plan_path(a, work, seq)
     artifact = os.path.join(work, f"{name}-r{ranks}.dtc")
     shutil.rmtree(artifact, ignore_errors=True)
@@ -198,6 +204,7 @@ def measure_case(a, work, seq, ranks, log):
                            result.stdout[-2000:] + result.stderr[-2000:])
     shutil.rmtree(artifact, ignore_errors=True)
     case = {"seq": seq, "ranks": ranks, "causal": a.cp_causal,
+            "load_balance": a.cp_load_balance,
             "median_ms": float(m.group(3)), "min_ms": float(m.group(4)),
             "iters": int(m.group(1)),
             "peak_bytes_per_rank": [peaks[r] for r in sorted(peaks)],
@@ -212,9 +219,12 @@ def measure_case(a, work, seq, ranks, log):
 def plan_path(a, work, seq):
     """The case's plan (gen-model-plan.py), written once per length and
     mask."""
-    plan = os.path.join(work, f"cp-{seq}{'' if a.cp_causal else '-nc'}.json")
+    plan = os.path.join(work, f"cp-{seq}{'' if a.cp_causal else '-nc'}"
+                        f"{'-lb' if a.cp_load_balance else ''}.json")
     if not os.path.exists(plan):
         flags = [] if a.cp_causal else ["--no-causal"]
+        if a.cp_load_balance:
+            flags.append("--load-balance")
         run([sys.executable, os.path.join(a.scripts_dir, "gen-model-plan.py")]
             + MODEL + ["--seq", str(seq), "--plan", "cp", "--mesh", "1",
                        "-o", plan] + flags)
@@ -253,7 +263,8 @@ def measure(a, log=default_log):
             mine["time_vs_1_rank"] = mine["median_ms"] / base["median_ms"]
             mine["memory_vs_1_rank"] = (max(mine["peak_bytes_per_rank"]) /
                                         max(base["peak_bytes_per_rank"]))
-    return {"model": " ".join(MODEL), "causal": a.cp_causal, "cases": cases,
+    return {"model": " ".join(MODEL), "causal": a.cp_causal,
+            "load_balance": a.cp_load_balance, "cases": cases,
             "torch": {"run": python is not None, "python": python,
                       "skipped": skipped}}
 
@@ -321,8 +332,9 @@ def markdown(results):
     lines = ["## Context parallelism: long prefill", "",
              f"One block ({results['model']}), "
              f"{'causal' if results['causal'] else 'non-causal'} attention, "
-             "the sequence sharded over the ranks (plan.context_parallel, "
-             "k and v all-gathered per attention); PyTorch: the same block "
+             "the sequence sharded over the ranks (plan.context_parallel"
+             f"{', load_balance: head-tail' if results.get('load_balance') else ''}"
+             ", k and v all-gathered per attention); PyTorch: the same block "
              "under torch's context_parallel.", "",
              "| tokens | ranks | step ms | peak MiB/rank | sent MiB/rank | "
              "time / 1 rank | memory / 1 rank | PyTorch ms | "

@@ -58,6 +58,8 @@ Plans (mesh dim `tp`; with dp-tp a 2-D mesh `dp` x `tp`):
   cp-tp  the tp plan on mesh dim `tp` plus context parallelism over `cp`
          (a 2-D mesh `cp` x `tp`)
 --rotate-method sets context_parallel.rotate_method of cp and cp-tp.
+--load-balance (cp, cp-tp) adds `load_balance: true`: the sequence sharded
+head-tail (rank r of n holds pieces r and 2n-1-r of 2n).
 --no-causal makes the attention non-causal (is_causal false).
 With --model mlp, tp is fc1 colwise and fc2 rowwise (tp-sp is not offered).
 
@@ -250,16 +252,19 @@ def build_model(a):
     return model
 
 
-def rotation(a):
-    """The context_parallel members --rotate-method sets."""
-    return {"rotate_method": a.rotate_method} if a.rotate_method else {}
+def cp_setting(a):
+    """The context_parallel members --rotate-method and --load-balance set."""
+    setting = {"rotate_method": a.rotate_method} if a.rotate_method else {}
+    if a.load_balance:
+        setting["load_balance"] = True
+    return setting
 
 
 def build_plan(a):
     if a.plan == "none":
         return None
     if a.plan == "cp":
-        return {"context_parallel": rotation(a)}
+        return {"context_parallel": cp_setting(a)}
     if a.model == "mlp":
         plan = {"data_parallel": "dp"} if a.plan == "dp-tp" else {}
         plan["styles"] = {"fc1": "colwise", "fc2": "rowwise"}
@@ -302,7 +307,7 @@ def build_plan(a):
     if a.plan == "dp-tp":
         plan["data_parallel"] = "dp"
     if a.plan == "cp-tp":
-        plan["context_parallel"] = {"mesh_dim": "cp", **rotation(a)}
+        plan["context_parallel"] = {"mesh_dim": "cp", **cp_setting(a)}
     plan["styles"] = styles
     if a.model == "block" and sp:
         # The block's input and output are the residual stream between
@@ -380,6 +385,9 @@ def main(argv=None):
     p.add_argument("--rotate-method", choices=["allgather", "alltoall"],
                    help="with cp and cp-tp: context_parallel.rotate_method "
                    "(default: none, the compiler's cost model chooses)")
+    p.add_argument("--load-balance", action="store_true",
+                   help="with --plan cp or cp-tp: load_balance true (the "
+                   "sequence sharded head-tail)")
     p.add_argument("--no-causal", dest="causal", action="store_false",
                    help="non-causal attention (default: causal)")
     p.add_argument("--model", choices=["llama", "block", "mlp"],
@@ -417,6 +425,8 @@ def main(argv=None):
     except ValueError:
         sys.exit(f"gen-model-plan: --prefill {a.prefill} or --decode-rows "
                  f"{a.decode_rows}: expected numbers like 16,64,256")
+    if a.load_balance and a.plan not in ("cp", "cp-tp"):
+        sys.exit("gen-model-plan: --load-balance needs --plan cp or cp-tp")
     check_shapes(a)
     mesh = parse_mesh(
         a.mesh or ("2x2" if a.plan in ("dp-tp", "cp-tp") else "2"), a.plan)

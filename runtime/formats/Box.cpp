@@ -119,4 +119,84 @@ void copyBoxIn(const void *local, const std::vector<int64_t> &globalShape,
             });
 }
 
+std::vector<BoxPiece>
+boxPieces(const std::vector<std::vector<layout::Range>> &pieces) {
+  size_t rank = pieces.size();
+  // Per dim, each piece's local start.
+  std::vector<std::vector<int64_t>> starts(rank);
+  std::vector<int64_t> localShape(rank, 0);
+  for (size_t d = 0; d < rank; ++d)
+    for (const layout::Range &range : pieces[d]) {
+      starts[d].push_back(localShape[d]);
+      localShape[d] += range.size();
+    }
+  std::vector<BoxPiece> boxes;
+  std::vector<size_t> index(rank, 0);
+  while (true) {
+    BoxPiece box;
+    bool empty = false;
+    for (size_t d = 0; d < rank; ++d) {
+      const layout::Range &range = pieces[d][index[d]];
+      box.globalOffset.push_back(range.begin);
+      box.localOffset.push_back(starts[d][index[d]]);
+      box.shape.push_back(range.size());
+      empty = empty || range.size() == 0;
+    }
+    if (!empty || boxes.empty())
+      boxes.push_back(std::move(box));
+    size_t d = rank;
+    while (d > 0 && ++index[d - 1] == pieces[d - 1].size())
+      index[--d] = 0;
+    if (d == 0)
+      break;
+  }
+  // An empty first box stays only when no box has elements.
+  if (boxes.size() > 1 && numElements(boxes.front().shape) == 0)
+    boxes.erase(boxes.begin());
+  return boxes;
+}
+
+/// The local shape of a block given as pieces.
+static std::vector<int64_t>
+piecesShape(const std::vector<std::vector<layout::Range>> &pieces) {
+  std::vector<int64_t> shape;
+  for (const std::vector<layout::Range> &dim : pieces) {
+    int64_t size = 0;
+    for (const layout::Range &range : dim)
+      size += range.size();
+    shape.push_back(size);
+  }
+  return shape;
+}
+
+void copyPiecesOut(const void *global, const std::vector<int64_t> &globalShape,
+                   const std::vector<std::vector<layout::Range>> &pieces,
+                   size_t elemSize, void *local) {
+  std::vector<int64_t> localShape = piecesShape(pieces);
+  std::vector<char> box;
+  // Through a buffer of the box: the box's runs differ between the global
+  // tensor and the local block.
+  for (const BoxPiece &piece : boxPieces(pieces)) {
+    box.resize(static_cast<size_t>(numElements(piece.shape)) * elemSize);
+    copyBoxOut(global, globalShape, piece.globalOffset, piece.shape, elemSize,
+               box.data());
+    copyBoxIn(box.data(), localShape, piece.localOffset, piece.shape, elemSize,
+              local);
+  }
+}
+
+void copyPiecesIn(const void *local, const std::vector<int64_t> &globalShape,
+                  const std::vector<std::vector<layout::Range>> &pieces,
+                  size_t elemSize, void *global) {
+  std::vector<int64_t> localShape = piecesShape(pieces);
+  std::vector<char> box;
+  for (const BoxPiece &piece : boxPieces(pieces)) {
+    box.resize(static_cast<size_t>(numElements(piece.shape)) * elemSize);
+    copyBoxOut(local, localShape, piece.localOffset, piece.shape, elemSize,
+               box.data());
+    copyBoxIn(box.data(), globalShape, piece.globalOffset, piece.shape,
+              elemSize, global);
+  }
+}
+
 } // namespace dtensor::rt

@@ -43,6 +43,12 @@ Placement Placement::shard(int64_t dim) {
   return p;
 }
 
+Placement Placement::shardHeadTail(int64_t dim) {
+  Placement p = shard(dim);
+  p.headTail = true;
+  return p;
+}
+
 Placement Placement::partial(ReduceKind kind) {
   Placement p;
   p.kind = Kind::Partial;
@@ -55,7 +61,7 @@ std::string Placement::str() const {
   case Kind::Replicate:
     return "R";
   case Kind::Shard:
-    return "S(" + std::to_string(dim) + ")";
+    return "S(" + std::to_string(dim) + (headTail ? ",head_tail)" : ")");
   case Kind::Partial:
     return std::string("P(") + stringifyReduceKind(reduce) + ")";
   }
@@ -70,7 +76,7 @@ bool operator==(const Placement &lhs, const Placement &rhs) {
   case Placement::Kind::Replicate:
     return true;
   case Placement::Kind::Shard:
-    return lhs.dim == rhs.dim;
+    return lhs.dim == rhs.dim && lhs.headTail == rhs.headTail;
   case Placement::Kind::Partial:
     return lhs.reduce == rhs.reduce;
   }
@@ -135,10 +141,18 @@ std::optional<Placement> parsePlacement(std::string_view text) {
   if (name == "S" || name == "Shard") {
     if (!args)
       return std::nullopt;
-    std::optional<int64_t> dim = parseInt(dropKeyword(*args, "dim"));
+    std::string_view dimText = *args;
+    bool headTail = false;
+    if (size_t comma = args->find(','); comma != std::string_view::npos) {
+      if (trim(args->substr(comma + 1)) != "head_tail")
+        return std::nullopt;
+      dimText = trim(args->substr(0, comma));
+      headTail = true;
+    }
+    std::optional<int64_t> dim = parseInt(dropKeyword(dimText, "dim"));
     if (!dim)
       return std::nullopt;
-    return Placement::shard(*dim);
+    return headTail ? Placement::shardHeadTail(*dim) : Placement::shard(*dim);
   }
   if (name == "P" || name == "Partial") {
     if (!args || args->empty())
@@ -184,6 +198,24 @@ Range chunkRange(int64_t size, int64_t parts, int64_t index) {
     return {0, 0};
   int64_t begin = index < ceilDiv(size, chunk) ? index * chunk : size;
   return {begin, begin + std::min(chunk, size - begin)};
+}
+
+std::vector<Range> headTailRanges(int64_t size, int64_t parts, int64_t index) {
+  assert(parts > 0 && index >= 0 && index < parts &&
+         "head-tail index out of range");
+  return {chunkRange(size, 2 * parts, index),
+          chunkRange(size, 2 * parts, 2 * parts - 1 - index)};
+}
+
+int64_t globalIndexOf(const std::vector<Range> &pieces, int64_t local) {
+  assert(local >= 0 && "negative local index");
+  for (const Range &piece : pieces) {
+    if (local < piece.size())
+      return piece.begin + local;
+    local -= piece.size();
+  }
+  assert(false && "local index past the pieces");
+  return -1;
 }
 
 std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank) {
@@ -370,6 +402,29 @@ Range shardRange(int64_t globalSize, const Mesh &mesh,
   return range;
 }
 
+std::optional<int64_t> headTailMeshDim(const std::vector<Placement> &placements,
+                                       int64_t tensorDim) {
+  for (size_t i = 0; i < placements.size(); ++i)
+    if (placements[i].isHeadTail() && placements[i].dim == tensorDim)
+      return static_cast<int64_t>(i);
+  return std::nullopt;
+}
+
+std::vector<Range> heldRanges(int64_t globalSize,
+                              const std::vector<Placement> &placements,
+                              const Mesh &mesh, int64_t tensorDim,
+                              const std::vector<int64_t> &coord) {
+  if (std::optional<int64_t> meshDim = headTailMeshDim(placements, tensorDim))
+    return headTailRanges(globalSize, mesh.dimSize(*meshDim), coord[*meshDim]);
+  return {shardRange(globalSize, mesh, shardingMeshDims(placements, tensorDim),
+                     coord)};
+}
+
+bool Shard::isSplit() const {
+  return std::any_of(pieces.begin(), pieces.end(),
+                     [](const std::vector<Range> &p) { return p.size() > 1; });
+}
+
 int64_t maxShardSize(int64_t globalSize, const Mesh &mesh,
                      const std::vector<int64_t> &meshDims) {
   // Piece 0 of a chunking is never smaller than any other piece, and piece
@@ -392,6 +447,29 @@ std::optional<int64_t> uniformShardSize(int64_t globalSize, const Mesh &mesh,
     if (size % parts != 0)
       return std::nullopt;
     size /= parts;
+  }
+  return size;
+}
+
+int64_t maxHeadTailSize(int64_t globalSize, int64_t parts) {
+  int64_t most = 0;
+  for (int64_t r = 0; r < parts; ++r) {
+    std::vector<Range> held = headTailRanges(globalSize, parts, r);
+    most = std::max(most, held[0].size() + held[1].size());
+  }
+  return most;
+}
+
+std::optional<int64_t> uniformHeadTailSize(int64_t globalSize, int64_t parts) {
+  if (globalSize == kDynamic)
+    return std::nullopt;
+  std::optional<int64_t> size;
+  for (int64_t r = 0; r < parts; ++r) {
+    std::vector<Range> held = headTailRanges(globalSize, parts, r);
+    int64_t here = held[0].size() + held[1].size();
+    if (size && *size != here)
+      return std::nullopt;
+    size = here;
   }
   return size;
 }
@@ -419,10 +497,13 @@ Shard localShard(const std::vector<int64_t> &globalShape,
   shard.offset.reserve(rank);
   shard.shape.reserve(rank);
   for (int64_t d = 0; d < rank; ++d) {
-    Range r =
-        shardRange(globalShape[d], mesh, shardingMeshDims(norm, d), coord);
-    shard.offset.push_back(r.begin);
-    shard.shape.push_back(r.size());
+    std::vector<Range> held = heldRanges(globalShape[d], norm, mesh, d, coord);
+    int64_t size = 0;
+    for (const Range &r : held)
+      size += r.size();
+    shard.offset.push_back(held.front().begin);
+    shard.shape.push_back(size);
+    shard.pieces.push_back(std::move(held));
   }
   return shard;
 }
@@ -435,8 +516,11 @@ std::vector<int64_t> localShapeType(const std::vector<int64_t> &globalShape,
   std::vector<int64_t> shape;
   shape.reserve(rank);
   for (int64_t d = 0; d < rank; ++d) {
+    std::optional<int64_t> meshDim = headTailMeshDim(norm, d);
     std::optional<int64_t> size =
-        uniformShardSize(globalShape[d], mesh, shardingMeshDims(norm, d));
+        meshDim
+            ? uniformHeadTailSize(globalShape[d], mesh.dimSize(*meshDim))
+            : uniformShardSize(globalShape[d], mesh, shardingMeshDims(norm, d));
     shape.push_back(size ? *size : kDynamic);
   }
   return shape;
@@ -459,6 +543,15 @@ std::string normalizeAndValidate(std::vector<Placement> &placements,
       return "shard dim " + std::to_string(p.dim) + " out of range for rank-" +
              std::to_string(tensorRank) + " tensor";
     p.dim = *dim;
+  }
+  for (size_t i = 0; i < result.size(); ++i) {
+    if (!result[i].isHeadTail())
+      continue;
+    for (size_t j = 0; j < result.size(); ++j)
+      if (j != i && result[j].isShard() && result[j].dim == result[i].dim)
+        return "head-tail shard dim " + std::to_string(result[i].dim) +
+               " on mesh dim " + std::to_string(i) +
+               " is also sharded over mesh dim " + std::to_string(j);
   }
   placements = std::move(result);
   return "";

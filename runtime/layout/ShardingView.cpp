@@ -171,8 +171,11 @@ shardingBlocks(const std::vector<int64_t> &globalShape,
   for (size_t dim = 0; dim < rank; ++dim) {
     std::set<int64_t> cuts = {0, globalShape[dim]};
     for (const layout::Shard &shard : shards) {
-      cuts.insert(shard.offset[dim]);
-      cuts.insert(shard.offset[dim] + shard.shape[dim]);
+      // A head-tail dim is held as two pieces: each cuts the grid.
+      for (const Range &piece : shard.pieces[dim]) {
+        cuts.insert(piece.begin);
+        cuts.insert(piece.end);
+      }
     }
     for (auto it = cuts.begin(); std::next(it) != cuts.end(); ++it)
       intervals[dim].push_back(Range{*it, *std::next(it)});
@@ -202,8 +205,11 @@ shardingBlocks(const std::vector<int64_t> &globalShape,
         continue;
       bool holds = true;
       for (size_t dim = 0; dim < rank && holds; ++dim)
-        holds = shard.offset[dim] <= block.ranges[dim].begin &&
-                block.ranges[dim].end <= shard.offset[dim] + shard.shape[dim];
+        holds = std::any_of(shard.pieces[dim].begin(), shard.pieces[dim].end(),
+                            [&](const Range &piece) {
+                              return piece.begin <= block.ranges[dim].begin &&
+                                     block.ranges[dim].end <= piece.end;
+                            });
       if (!holds)
         continue;
       auto [it, added] = copyOf.try_emplace(copyKey(device), block.copies.size());

@@ -191,14 +191,18 @@ Status placeTensors(dtensor_program &program, int worldRank) {
     if (program.reference) {
       tensor.localShape = info.shape;
       tensor.localOffset.assign(rank, 0);
+      for (int64_t size : info.shape)
+        tensor.localPieces.push_back({layout::Range{0, size}});
     } else if (tensor.held) {
       layout::Shard shard = layout::localShard(info.shape, tensor.placements,
                                                place.mesh, *place.coord);
       tensor.localShape = shard.shape;
       tensor.localOffset = shard.offset;
+      tensor.localPieces = shard.pieces;
     } else {
       tensor.localShape.assign(rank, 0);
       tensor.localOffset.assign(rank, 0);
+      tensor.localPieces.assign(rank, {layout::Range{0, 0}});
     }
     if (numElements(tensor.localShape) < 0)
       return artifactError(program.artifact + ": tensor \"" + info.name +

@@ -59,6 +59,17 @@ struct Tensor {
   /// False when this rank is outside the tensor's mesh.
   bool held = false;
   std::vector<int64_t> localShape, localOffset;
+  /// Per dim, the global ranges this rank holds, in local order: two along
+  /// a head-tail dim (layout::Placement::headTail; `localOffset` is then the
+  /// first one's), one otherwise.
+  std::vector<std::vector<layout::Range>> localPieces;
+  /// True when some dim is held in two pieces.
+  bool heldInPieces() const {
+    for (const std::vector<layout::Range> &dim : localPieces)
+      if (dim.size() > 1)
+        return true;
+    return false;
+  }
   /// The host copy, which set / fill / init / load_weights / get use.
   TensorBuffer buffer;
   /// The backend's copy that steps run on (device memory), or null when

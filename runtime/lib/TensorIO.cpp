@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <unistd.h>
 
 namespace dtensor::rt {
@@ -69,6 +70,31 @@ Status checkWritable(const Tensor &tensor) {
   return Status::success();
 }
 
+/// Writes the rank's block of `tensor` into its host buffer with
+/// `fill(offset, shape, out)`, which writes the box [offset, offset + shape)
+/// of the global tensor to `out`: at once for a block held in one piece,
+/// box by box through a scratch buffer for one held in pieces (a head-tail
+/// dim). "" or the first error.
+std::string
+fillBlock(Tensor &tensor,
+          const std::function<std::string(const std::vector<int64_t> &offset,
+                                          const std::vector<int64_t> &shape,
+                                          void *out)> &fill) {
+  if (!tensor.heldInPieces())
+    return fill(tensor.localOffset, tensor.localShape, tensor.buffer.data());
+  std::vector<char> box;
+  for (const BoxPiece &piece : boxPieces(tensor.localPieces)) {
+    box.resize(static_cast<size_t>(numElements(piece.shape)) *
+               tensor.elemSize());
+    if (std::string error = fill(piece.globalOffset, piece.shape, box.data());
+        !error.empty())
+      return error;
+    copyBoxIn(box.data(), tensor.localShape, piece.localOffset, piece.shape,
+              tensor.elemSize(), tensor.buffer.data());
+  }
+  return "";
+}
+
 /// The block a rank holds of `tensor` (empty when outside the mesh) and
 /// whether it is the rank that sends it in a GLOBAL get: the first member
 /// on every mesh dim that does not shard the tensor, so that each element
@@ -85,6 +111,8 @@ RankBlock blockOfRank(const dtensor_program &program, const Tensor &tensor,
     block.sends = true;
     block.shard.shape = tensor.info.shape;
     block.shard.offset.assign(tensor.info.shape.size(), 0);
+    for (int64_t size : tensor.info.shape)
+      block.shard.pieces.push_back({layout::Range{0, size}});
     return block;
   }
   const MeshPlace &place = program.meshes[tensor.info.mesh];
@@ -144,8 +172,8 @@ Status setTensor(dtensor_program &program, const char *name, dtensor_view view,
     return Status::success();
   }
   if (tensor->held)
-    copyBoxOut(data, tensor->info.shape, tensor->localOffset,
-               tensor->localShape, tensor->elemSize(), tensor->buffer.data());
+    copyPiecesOut(data, tensor->info.shape, tensor->localPieces,
+                  tensor->elemSize(), tensor->buffer.data());
   zeroUnlessHolder(program, *tensor);
   return Status::success();
 }
@@ -183,8 +211,11 @@ Status fillTensors(dtensor_program &program, const char *name,
     }
     tensor->hostWritten();
     std::string error =
-        fillBox(kind, value, tensorSeed, tensor->info.dtype, tensor->info.shape,
-                tensor->localOffset, tensor->localShape, tensor->buffer.data());
+        fillBlock(*tensor, [&](const std::vector<int64_t> &offset,
+                               const std::vector<int64_t> &shape, void *out) {
+          return fillBox(kind, value, tensorSeed, tensor->info.dtype,
+                         tensor->info.shape, offset, shape, out);
+        });
     if (!error.empty())
       return invalidArgument("fill " + quoted(*tensor) + ": " + error);
     zeroUnlessHolder(program, *tensor);
@@ -203,10 +234,13 @@ Status initWeights(dtensor_program &program, uint64_t seed,
       continue;
     }
     tensor.hostWritten();
-    std::string error = fillInitializer(
-        *tensor.info.init, initializerSeed(seed, tensor.info.name),
-        tensor.info.dtype, tensor.info.shape, tensor.localOffset,
-        tensor.localShape, tensor.buffer.data());
+    std::string error =
+        fillBlock(tensor, [&](const std::vector<int64_t> &offset,
+                              const std::vector<int64_t> &shape, void *out) {
+          return fillInitializer(
+              *tensor.info.init, initializerSeed(seed, tensor.info.name),
+              tensor.info.dtype, tensor.info.shape, offset, shape, out);
+        });
     if (!error.empty())
       return invalidArgument("init " + quoted(tensor) + ": " + error);
     zeroUnlessHolder(program, tensor);
@@ -329,8 +363,11 @@ Status loadWeights(dtensor_program &program, const char *path) {
       continue;
     tensor.hostWritten();
     if (std::string error =
-            file.readBox(*entry, tensor.localOffset, tensor.localShape,
-                         tensor.buffer.data());
+            fillBlock(tensor,
+                      [&](const std::vector<int64_t> &offset,
+                          const std::vector<int64_t> &shape, void *out) {
+                        return file.readBox(*entry, offset, shape, out);
+                      });
         !error.empty())
       local = Status(DTENSOR_ERR_WEIGHTS, error);
     if (!local.ok())
@@ -435,9 +472,8 @@ Status getTensor(dtensor_program &program, const char *name, dtensor_view view,
   for (int rank = 0; rank < world.size(); ++rank) {
     if (!blocks[rank].sends)
       continue;
-    copyBoxIn(gathered.data() + offset, tensor->info.shape,
-              blocks[rank].shard.offset, blocks[rank].shard.shape,
-              tensor->elemSize(), data);
+    copyPiecesIn(gathered.data() + offset, tensor->info.shape,
+                 blocks[rank].shard.pieces, tensor->elemSize(), data);
     offset += blockBytes[rank];
   }
   return Status::success();

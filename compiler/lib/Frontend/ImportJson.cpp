@@ -200,8 +200,9 @@ Importer::getDefaultPlacements(int64_t rank, bool activation) const {
     else if (activation && plan.contextParallel &&
              static_cast<int64_t>(dim) == plan.contextParallel->meshDim &&
              rank > plan.contextParallel->sequenceDim)
-      placements.push_back(
-          ShardAttr::get(context, plan.contextParallel->sequenceDim));
+      placements.push_back(ShardAttr::get(context,
+                                          plan.contextParallel->sequenceDim,
+                                          plan.contextParallel->loadBalance));
     else
       placements.push_back(ReplicateAttr::get(context));
   }
@@ -224,7 +225,8 @@ Importer::normalizePlacements(llvm::ArrayRef<PlacementAttr> placements,
       return locator.emitError(at)
              << "Shard(" << dim << ") is out of range for " << what
              << " of rank " << rank;
-    result.push_back(ShardAttr::get(context, dim < 0 ? dim + rank : dim));
+    result.push_back(ShardAttr::get(context, dim < 0 ? dim + rank : dim,
+                                    shard.getHeadTail()));
   }
   return result;
 }
@@ -296,7 +298,8 @@ Value Importer::claimSequence(Value value, int64_t dim, bool gather,
     placements[meshDim] = placement;
     return getLayout(placements);
   };
-  PlacementAttr shard = ShardAttr::get(context, dim);
+  PlacementAttr shard =
+      ShardAttr::get(context, dim, plan.contextParallel->loadBalance);
   PlacementAttr replicate = ReplicateAttr::get(context);
   Value claimed = sequenceClaims.lookup(original);
   auto it = claims.find(original);
@@ -789,7 +792,8 @@ void Importer::setLocalMapArgumentPlacements(
           break;
         }
         normalized.push_back(shard && shard.getDim() < 0
-                                 ? ShardAttr::get(context, shard.getDim() + r)
+                                 ? ShardAttr::get(context, shard.getDim() + r,
+                                                  shard.getHeadTail())
                                  : placement);
       }
       if (!normalized.empty())

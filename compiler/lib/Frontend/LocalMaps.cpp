@@ -356,7 +356,8 @@ FailureOr<SmallVector<Value>> dtensor::frontend::emitLocalMap(
           return locator.emitError(at)
                  << "Shard(" << dim << ") is out of range for " << what
                  << " of rank " << rank;
-        placement = ShardAttr::get(context, dim < 0 ? dim + rank : dim);
+        placement = ShardAttr::get(context, dim < 0 ? dim + rank : dim,
+                                   shard.getHeadTail());
       }
       placements.push_back(placement);
     }

@@ -883,7 +883,8 @@ LogicalResult PlanReader::readPlan(const JsonNode &node, ModelPlan &plan) {
 LogicalResult PlanReader::readContextParallel(const JsonNode &node,
                                               ModelPlan &plan) {
   if (failed(expectKind(node, JsonNode::Kind::Object)) ||
-      failed(checkObject(node, {"mesh_dim", "sequence_dim", "rotate_method"})))
+      failed(checkObject(
+          node, {"mesh_dim", "sequence_dim", "rotate_method", "load_balance"})))
     return failure();
   ContextParallelDecl cp;
   cp.node = &node;
@@ -923,6 +924,12 @@ LogicalResult PlanReader::readContextParallel(const JsonNode &node,
       return error(*method) << "unknown rotate_method '" << *text
                             << "'; expected allgather or alltoall";
     cp.rotateMethod = *text;
+  }
+  if (const JsonNode *balance = node.get("load_balance")) {
+    FailureOr<bool> value = readBool(*balance);
+    if (failed(value))
+      return failure();
+    cp.loadBalance = *value;
   }
   plan.contextParallel = cp;
   return success();

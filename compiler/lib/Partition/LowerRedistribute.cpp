@@ -84,6 +84,117 @@ static Value emitPadPartial(OpBuilder &builder, Location loc, Value local,
                                        sizes, strides);
 }
 
+/// `source` with `size` indices of `dim` from `offset` (other dims whole).
+static Value sliceDim(OpBuilder &builder, Location loc, Value source,
+                      int64_t dim, OpFoldResult offset, OpFoldResult size) {
+  int64_t rank = cast<RankedTensorType>(source.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, builder.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(builder, loc, source);
+  SmallVector<OpFoldResult> strides(rank, builder.getIndexAttr(1));
+  offsets[dim] = offset;
+  sizes[dim] = size;
+  return tensor::ExtractSliceOp::create(builder, loc, source, offsets, sizes,
+                                        strides);
+}
+
+/// `piece` put into `dest` at `offset` along `dim` (other dims at 0).
+static Value insertDim(OpBuilder &builder, Location loc, Value piece,
+                       Value dest, int64_t dim, OpFoldResult offset) {
+  int64_t rank = cast<RankedTensorType>(piece.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, builder.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(builder, loc, piece);
+  SmallVector<OpFoldResult> strides(rank, builder.getIndexAttr(1));
+  offsets[dim] = offset;
+  return tensor::InsertSliceOp::create(builder, loc, piece, dest, offsets,
+                                       sizes, strides);
+}
+
+/// An empty tensor of `type` whose dynamic sizes are those of `like`, except
+/// along `dim`, where it is `size`.
+static Value createEmptyLike(OpBuilder &builder, Location loc,
+                             RankedTensorType type, Value like, int64_t dim,
+                             Value size) {
+  SmallVector<Value> dynamicSizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dynamicSizes.push_back(
+          d == dim ? size
+                   : tensor::DimOp::create(builder, loc, like, d).getResult());
+  return tensor::EmptyOp::create(builder, loc, type, dynamicSizes);
+}
+
+Value dtensor::extractHeadTail(OpBuilder &builder, Location loc, Value whole,
+                               int64_t dim, const ShardExtent &extent,
+                               RankedTensorType type) {
+  assert(extent.isHeadTail() && "a head-tail extent");
+  Value tailSize =
+      arith::SubIOp::create(builder, loc, extent.size, extent.headSize);
+  Value head =
+      sliceDim(builder, loc, whole, dim, extent.offset, extent.headSize);
+  Value tail = sliceDim(builder, loc, whole, dim, extent.tailOffset, tailSize);
+  Value result = createEmptyLike(builder, loc, type, whole, dim, extent.size);
+  result = insertDim(builder, loc, head, result, dim, builder.getIndexAttr(0));
+  return insertDim(builder, loc, tail, result, dim, extent.headSize);
+}
+
+/// Shard(dim, head_tail) -> Replicate over one mesh dim of n ranks: every
+/// rank's piece padded to the largest one, one even all_gather, then the 2n
+/// torch.chunk pieces copied from where their ranks put them into global
+/// order (all offsets static: the global size is).
+static Value emitHeadTailGather(OpBuilder &builder, Location loc, Value local,
+                                const RedistributeStep &step,
+                                RankedTensorType globalType,
+                                RankedTensorType afterType, ShardIndex &index) {
+  int64_t dim = step.dim;
+  int64_t meshDim = step.meshDims.front();
+  int64_t parts = index.getMesh().getShape()[meshDim];
+  int64_t globalSize = globalType.getDimSize(dim);
+  // One rank holds pieces 0 and 1 of 2: the whole dim, in order.
+  if (parts == 1)
+    return local;
+  int64_t most = layout::maxHeadTailSize(globalSize, parts);
+  auto localType = cast<RankedTensorType>(local.getType());
+  Value padded = local;
+  if (localType.getDimSize(dim) != most) {
+    SmallVector<int64_t> shape(localType.getShape());
+    shape[dim] = most;
+    auto paddedType = localType.clone(shape);
+    Value empty = createEmptyLike(builder, loc, paddedType, local, dim, {});
+    Value zero = arith::ConstantOp::create(
+        builder, loc,
+        cast<TypedAttr>(builder.getZeroAttr(paddedType.getElementType())));
+    Value zeros =
+        linalg::FillOp::create(builder, loc, zero, empty).getResult(0);
+    padded =
+        insertDim(builder, loc, local, zeros, dim, builder.getIndexAttr(0));
+  }
+  SmallVector<int64_t> gatheredShape(localType.getShape());
+  gatheredShape[dim] = parts * most;
+  auto gatheredType = localType.clone(gatheredShape);
+  Value gathered =
+      AllGatherOp::create(builder, loc, gatheredType, padded, dim,
+                          index.getMesh().getSymName(), step.meshDims)
+          ->getResult(0);
+  Value result = createEmptyLike(builder, loc, afterType, gathered, dim, {});
+  for (int64_t piece = 0; piece < 2 * parts; ++piece) {
+    layout::Range range = layout::chunkRange(globalSize, 2 * parts, piece);
+    if (range.size() == 0)
+      continue;
+    // Rank q holds piece q first and piece 2n-1-q after it.
+    bool head = piece < parts;
+    int64_t rank = head ? piece : 2 * parts - 1 - piece;
+    int64_t from =
+        rank * most +
+        (head ? 0 : layout::chunkRange(globalSize, 2 * parts, rank).size());
+    Value slice =
+        sliceDim(builder, loc, gathered, dim, builder.getIndexAttr(from),
+                 builder.getIndexAttr(range.size()));
+    result = insertDim(builder, loc, slice, result, dim,
+                       builder.getIndexAttr(range.begin));
+  }
+  return result;
+}
+
 /// Emits one planned step on `local`; `after` is the layout it leads to.
 static Value emitStep(OpBuilder &builder, Location loc, Value local,
                       const RedistributeStep &step, RankedTensorType globalType,
@@ -91,6 +202,18 @@ static Value emitStep(OpBuilder &builder, Location loc, Value local,
                       RankedTensorType afterType, ShardIndex &index) {
   StringRef mesh = index.getMesh().getSymName();
   ArrayRef<int64_t> meshDims = step.meshDims;
+  if (step.headTail && step.kind == RedistributeStep::Kind::AllGather)
+    return emitHeadTailGather(builder, loc, local, step, globalType, afterType,
+                              index);
+  if (step.headTail && step.kind == RedistributeStep::Kind::Chunk &&
+      index.getMesh().getShape()[step.meshDims.front()] == 1)
+    return local;
+  if (step.headTail && step.kind == RedistributeStep::Kind::Chunk)
+    return extractHeadTail(
+        builder, loc, local, step.dim,
+        index.getHeadTailExtent(globalType.getDimSize(step.dim),
+                                step.meshDims.front()),
+        afterType);
   switch (step.kind) {
   case RedistributeStep::Kind::AllGather:
     return AllGatherOp::create(builder, loc, afterType, local, step.dim, mesh,

@@ -24,6 +24,14 @@ getLocalType(mlir::RankedTensorType globalType,
              const std::vector<layout::Placement> &placements,
              const layout::Mesh &mesh);
 
+/// This rank's head-tail piece along `dim` of `whole` (which holds the whole
+/// dim; other dims as they are): the pieces of `extent` (a head-tail extent)
+/// one after the other, as a tensor of `type`.
+mlir::Value extractHeadTail(mlir::OpBuilder &builder, mlir::Location loc,
+                            mlir::Value whole, int64_t dim,
+                            const ShardExtent &extent,
+                            mlir::RankedTensorType type);
+
 /// Emits, at `builder`'s insertion point, the steps that turn `local` (this
 /// rank's piece of a tensor of `globalType` laid out as `source`) into its
 /// piece under `target`, and returns the new piece. Both layouts are on the

@@ -140,21 +140,32 @@ static LogicalResult partition(arith::ConstantOp op, PartitionState &state) {
   builder.setInsertionPointAfter(op);
   SmallVector<OpFoldResult> offsets, sizes,
       strides(local.getRank(), builder.getIndexAttr(1));
+  // A head-tail dim is cut after the others, in two pieces.
+  std::optional<int64_t> headTailDim;
+  SmallVector<int64_t> sliceShape(local.getShape());
   for (int64_t dim = 0; dim < local.getRank(); ++dim) {
-    if (state.getShardingMeshDims(*global, dim).empty()) {
+    if (layout::headTailMeshDim(global->placements, dim))
+      headTailDim = dim;
+    if (headTailDim == dim || state.getShardingMeshDims(*global, dim).empty()) {
       offsets.push_back(builder.getIndexAttr(0));
       sizes.push_back(builder.getIndexAttr(global->type.getDimSize(dim)));
+      sliceShape[dim] = global->type.getDimSize(dim);
       continue;
     }
     offsets.push_back(state.getExtent(*global, dim).offset);
     sizes.push_back(state.getLocalSize(*global, dim, OpFoldResult()));
   }
   auto slice = tensor::ExtractSliceOp::create(
-      builder, op.getLoc(), local, op.getResult(), offsets, sizes, strides);
+      builder, op.getLoc(), local.clone(sliceShape), op.getResult(), offsets,
+      sizes, strides);
+  Value piece = slice;
+  if (headTailDim)
+    piece = extractHeadTail(builder, op.getLoc(), slice, *headTailDim,
+                            state.getExtent(*global, *headTailDim), local);
   // The constant stays global; its users take the slice.
   GlobalValue sliceGlobal = *global;
-  op.getResult().replaceAllUsesExcept(slice.getResult(), slice);
-  state.setGlobal(slice.getResult(), sliceGlobal);
+  op.getResult().replaceAllUsesExcept(piece, slice);
+  state.setGlobal(piece, sliceGlobal);
   return success();
 }
 
@@ -307,6 +318,11 @@ static LogicalResult partitionMaskedGather(tensor::GatherOp op,
       continue;
     }
     ShardExtent extent = state.getExtent(table, dim);
+    if (extent.isHeadTail())
+      return op.emitOpError("looks up rows of a table sharded head-tail along "
+                            "dim ")
+             << dim << "; only tables held in one piece per rank are "
+             << "supported";
     offsets.push_back(extent.offset);
     counts.push_back(extent.size);
   }
@@ -340,7 +356,7 @@ static LogicalResult partition(linalg::LinalgOp op, PartitionState &state) {
       indexOps.push_back(indexOp);
   });
   if (!indexOps.empty()) {
-    DenseMap<unsigned, Value> loopOffsets;
+    DenseMap<unsigned, ShardExtent> loopExtents;
     for (OpOperand &operand : op->getOpOperands()) {
       const GlobalValue *global = state.lookup(operand.get());
       if (!global)
@@ -348,21 +364,35 @@ static LogicalResult partition(linalg::LinalgOp op, PartitionState &state) {
       AffineMap map = op.getMatchingIndexingMap(&operand);
       for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
         auto loop = dyn_cast<AffineDimExpr>(expr);
-        if (!loop || loopOffsets.count(loop.getPosition()) ||
+        if (!loop || loopExtents.count(loop.getPosition()) ||
             state.getShardingMeshDims(*global, dim).empty())
           continue;
-        loopOffsets[loop.getPosition()] = state.getExtent(*global, dim).offset;
+        loopExtents[loop.getPosition()] = state.getExtent(*global, dim);
       }
     }
     for (linalg::IndexOp indexOp : indexOps) {
-      Value offset = loopOffsets.lookup(indexOp.getDim());
-      if (!offset)
+      auto it = loopExtents.find(indexOp.getDim());
+      if (it == loopExtents.end())
         continue;
+      const ShardExtent &extent = it->second;
       OpBuilder builder(indexOp->getContext());
       builder.setInsertionPointAfter(indexOp);
-      auto global = arith::AddIOp::create(builder, indexOp.getLoc(),
-                                          indexOp.getResult(), offset);
-      indexOp.getResult().replaceAllUsesExcept(global.getResult(), global);
+      Location loc = indexOp.getLoc();
+      Value local = indexOp.getResult();
+      auto add = arith::AddIOp::create(builder, loc, local, extent.offset);
+      SmallPtrSet<Operation *, 4> reads{add};
+      Value global = add;
+      if (extent.isHeadTail()) {
+        // Two pieces: past the first, the index continues in the second.
+        auto inHead = arith::CmpIOp::create(
+            builder, loc, arith::CmpIPredicate::ult, local, extent.headSize);
+        auto inTail =
+            arith::AddIOp::create(builder, loc, local, extent.tailShift);
+        reads.insert(inHead);
+        reads.insert(inTail);
+        global = arith::SelectOp::create(builder, loc, inHead, add, inTail);
+      }
+      local.replaceAllUsesExcept(global, reads);
     }
   }
   setLocalResultTypes(op, state);

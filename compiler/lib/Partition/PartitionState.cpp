@@ -34,6 +34,9 @@ PartitionState::getShardingMeshDims(const GlobalValue &global,
 ShardExtent PartitionState::getExtent(const GlobalValue &global, int64_t dim) {
   std::vector<int64_t> meshDims = getShardingMeshDims(global, dim);
   assert(!global.type.isDynamicDim(dim) && "sharded dims are static");
+  if (std::optional<int64_t> headTail =
+          layout::headTailMeshDim(global.placements, dim))
+    return index.getHeadTailExtent(global.type.getDimSize(dim), *headTail);
   return index.getExtent(global.type.getDimSize(dim), meshDims);
 }
 

@@ -25,6 +25,7 @@ void ShardIndex::eraseUnused() {
   coords.clear();
   constants.clear();
   extents.clear();
+  headTailExtents.clear();
   groupIndices.clear();
 }
 
@@ -134,5 +135,43 @@ ShardExtent ShardIndex::getExtent(int64_t globalSize,
   extent.staticSize = uniform ? *uniform : ShapedType::kDynamic;
   extent.size = uniform ? getIndex(*uniform) : size;
   extents[key] = extent;
+  return extent;
+}
+
+ShardExtent ShardIndex::getHeadTailExtent(int64_t globalSize, int64_t meshDim) {
+  std::pair<int64_t, int64_t> key(globalSize, meshDim);
+  if (auto it = headTailExtents.find(key); it != headTailExtents.end())
+    return it->second;
+  int64_t parts = mesh.getShape()[meshDim];
+  // torch.chunk piece j of 2 * parts: [min(j c, N), min((j + 1) c, N)).
+  int64_t chunk = layout::ceilDiv(globalSize, 2 * parts);
+  Value coord = getCoord(meshDim);
+  Value whole = getIndex(globalSize);
+  auto piece = [&](Value j) -> std::pair<Value, Value> {
+    Value start =
+        builder().createOrFold<arith::MulIOp>(loc, j, getIndex(chunk));
+    Value begin = arith::MinSIOp::create(builder(), loc, start, whole);
+    Value stop = arith::AddIOp::create(builder(), loc, begin, getIndex(chunk));
+    Value end = arith::MinSIOp::create(builder(), loc, stop, whole);
+    Value size = arith::SubIOp::create(builder(), loc, end, begin);
+    return {begin, size};
+  };
+  auto [headBegin, headSize] = piece(coord);
+  Value tailIndex =
+      arith::SubIOp::create(builder(), loc, getIndex(2 * parts - 1), coord);
+  auto [tailBegin, tailSize] = piece(tailIndex);
+  ShardExtent extent;
+  extent.offset = headBegin;
+  extent.headSize = headSize;
+  extent.tailOffset = tailBegin;
+  extent.tailShift = arith::SubIOp::create(builder(), loc, tailBegin, headSize);
+  std::optional<int64_t> uniform =
+      layout::uniformHeadTailSize(globalSize, parts);
+  extent.staticSize = uniform ? *uniform : ShapedType::kDynamic;
+  extent.size = uniform
+                    ? getIndex(*uniform)
+                    : arith::AddIOp::create(builder(), loc, headSize, tailSize)
+                          .getResult();
+  headTailExtents[key] = extent;
   return extent;
 }

@@ -4,6 +4,7 @@
 
 #include <cassert>
 #include <cmath>
+#include <optional>
 
 namespace dtensor::layout {
 
@@ -59,7 +60,11 @@ double localBytes(const std::vector<int64_t> &globalShape,
                                                 : globalShape[dim];
     std::vector<int64_t> meshDims =
         shardingMeshDims(placements, static_cast<int64_t>(dim));
-    bytes *= static_cast<double>(maxShardSize(size, mesh, meshDims));
+    std::optional<int64_t> headTail =
+        headTailMeshDim(placements, static_cast<int64_t>(dim));
+    bytes *= static_cast<double>(
+        headTail ? maxHeadTailSize(size, mesh.dimSize(*headTail))
+                 : maxShardSize(size, mesh, meshDims));
   }
   return bytes;
 }

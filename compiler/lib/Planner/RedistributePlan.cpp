@@ -58,6 +58,19 @@ RedistributeStep RedistributeStep::chunk(std::vector<int64_t> meshDims,
   return makeStep(Kind::Chunk, std::move(meshDims), dim);
 }
 
+RedistributeStep RedistributeStep::allGatherHeadTail(int64_t meshDim,
+                                                     int64_t dim) {
+  RedistributeStep step = makeStep(Kind::AllGather, {meshDim}, dim);
+  step.headTail = true;
+  return step;
+}
+
+RedistributeStep RedistributeStep::chunkHeadTail(int64_t meshDim, int64_t dim) {
+  RedistributeStep step = makeStep(Kind::Chunk, {meshDim}, dim);
+  step.headTail = true;
+  return step;
+}
+
 RedistributeStep RedistributeStep::markPartial(std::vector<int64_t> meshDims,
                                                ReduceKind reduce) {
   return makeStep(Kind::MarkPartial, std::move(meshDims), 0, 0, reduce);
@@ -101,6 +114,9 @@ bool operator==(const RedistributeStep &lhs, const RedistributeStep &rhs) {
     return false;
   if (lhs.kind == Kind::AllToAll && lhs.toDim != rhs.toDim)
     return false;
+  if ((lhs.kind == Kind::AllGather || lhs.kind == Kind::Chunk) &&
+      lhs.headTail != rhs.headTail)
+    return false;
   return !usesReduce(lhs.kind) || lhs.reduce == rhs.reduce;
 }
 
@@ -108,6 +124,9 @@ std::string str(const RedistributeStep &step) {
   std::string dims = strMeshDims(step.meshDims);
   std::string reduce = stringifyReduceKind(step.reduce);
   std::string dim = std::to_string(step.dim);
+  if (step.headTail &&
+      (step.kind == Kind::AllGather || step.kind == Kind::Chunk))
+    dim += ", head_tail";
   switch (step.kind) {
   case Kind::AllGather:
     return "all_gather(" + dims + ", dim=" + dim + ")";
@@ -197,6 +216,24 @@ bool canApplyStep(const std::vector<Placement> &layout,
   auto validDim = [&](int64_t d) { return d >= 0 && d < tensorRank; };
   if (usesDim(step.kind) && !validDim(step.dim))
     return false;
+  if (step.headTail && step.kind != Kind::AllGather && step.kind != Kind::Chunk)
+    return false;
+  // Head-tail shards are made and consumed by the head-tail steps only, and
+  // nest with no other mesh dim.
+  if (step.headTail)
+    return dims.size() == 1 &&
+           (step.kind == Kind::AllGather
+                ? layout[dims[0]] == Placement::shardHeadTail(step.dim)
+                : layout[dims[0]].isReplicate() &&
+                      shardingMeshDims(layout, step.dim).empty());
+  bool consumesHeadTail = std::any_of(dims.begin(), dims.end(), [&](int64_t d) {
+    return layout[d].isHeadTail();
+  });
+  if (consumesHeadTail ||
+      (usesDim(step.kind) && headTailMeshDim(layout, step.dim)) ||
+      (step.kind == Kind::AllToAll && validDim(step.toDim) &&
+       headTailMeshDim(layout, step.toDim)))
+    return false;
 
   switch (step.kind) {
   case Kind::AllGather:
@@ -239,7 +276,8 @@ std::vector<Placement> applyStep(const std::vector<Placement> &layout,
     break;
   case Kind::ReduceScatter:
   case Kind::Chunk:
-    after = Placement::shard(step.dim);
+    after = step.headTail ? Placement::shardHeadTail(step.dim)
+                          : Placement::shard(step.dim);
     break;
   case Kind::AllToAll:
     after = Placement::shard(step.toDim);
@@ -330,6 +368,8 @@ std::vector<int64_t> layoutKey(const std::vector<Placement> &layout) {
       key.push_back(0);
     else if (p.isPartial())
       key.push_back(1 + static_cast<int64_t>(p.reduce));
+    else if (p.isHeadTail())
+      key.push_back(-1 - p.dim);
     else
       key.push_back(1 + static_cast<int64_t>(std::size(kAllReduceKinds)) +
                     p.dim);
@@ -342,9 +382,12 @@ std::vector<int64_t> layoutKey(const std::vector<Placement> &layout) {
 /// Partial kinds outside `kinds` are never introduced: a Partial that
 /// neither endpoint has must be reduced away again, by a collective doing
 /// what a local Chunk (or no step at all) does.
+/// A head-tail Chunk is tried only where `target` is head-tail: nothing else
+/// needs one.
 std::vector<RedistributeStep> validSteps(const std::vector<Placement> &layout,
                                          const Mesh &mesh, int64_t tensorRank,
-                                         const std::vector<ReduceKind> &kinds) {
+                                         const std::vector<ReduceKind> &kinds,
+                                         const std::vector<Placement> &target) {
   std::vector<RedistributeStep> steps;
   int64_t meshRank = mesh.rank();
   auto consider = [&](RedistributeStep step) {
@@ -360,7 +403,10 @@ std::vector<RedistributeStep> validSteps(const std::vector<Placement> &layout,
     const Placement &first = layout[dims.front()];
     if (!allAre(layout, dims, first))
       continue;
-    if (first.isShard()) {
+    if (first.isHeadTail()) {
+      if (dims.size() == 1)
+        consider(RedistributeStep::allGatherHeadTail(dims[0], first.dim));
+    } else if (first.isShard()) {
       consider(RedistributeStep::allGather(dims, first.dim));
       if (std::find(kinds.begin(), kinds.end(), ReduceKind::Sum) !=
           kinds.end())
@@ -375,6 +421,8 @@ std::vector<RedistributeStep> validSteps(const std::vector<Placement> &layout,
     } else {
       for (int64_t d = 0; d < tensorRank; ++d)
         consider(RedistributeStep::chunk(dims, d));
+      if (dims.size() == 1 && target[dims[0]].isHeadTail())
+        consider(RedistributeStep::chunkHeadTail(dims[0], target[dims[0]].dim));
       for (ReduceKind kind : kinds)
         consider(RedistributeStep::markPartial(dims, kind));
     }
@@ -456,7 +504,8 @@ RedistributePlan planRedistribute(const std::vector<int64_t> &globalShape,
       break;
     }
     std::vector<Placement> layout = nodes[best].layout;
-    for (RedistributeStep &step : validSteps(layout, mesh, tensorRank, kinds)) {
+    for (RedistributeStep &step :
+         validSteps(layout, mesh, tensorRank, kinds, target)) {
       double us =
           stepTimeUs(globalShape, elementBytes, layout, step, mesh, params);
       double cost = nodes[best].costUs + us;

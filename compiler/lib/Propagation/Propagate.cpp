@@ -141,6 +141,35 @@ struct PropagationCounts {
   unsigned sweeps = 0;
 };
 
+/// Mesh dims that some layout of `func` (its arguments, results and layout
+/// ops) shards head-tail.
+std::vector<bool> getHeadTailMeshDims(func::FuncOp func, int64_t meshRank) {
+  std::vector<bool> dims(meshRank, false);
+  auto note = [&](Attribute attr) {
+    auto layout = dyn_cast_or_null<LayoutAttr>(attr);
+    if (!layout)
+      return;
+    for (auto [meshDim, placement] : llvm::enumerate(layout.getPlacements()))
+      if (auto shard = dyn_cast<ShardAttr>(placement);
+          shard && shard.getHeadTail() &&
+          static_cast<int64_t>(meshDim) < meshRank)
+        dims[meshDim] = true;
+  };
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    note(func.getArgAttr(i, DTensorDialect::getLayoutAttrName()));
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    note(func.getResultAttr(i, DTensorDialect::getLayoutAttrName()));
+  func.walk([&](Operation *op) {
+    for (NamedAttribute attr : op->getAttrs()) {
+      note(attr.getValue());
+      if (auto array = dyn_cast<ArrayAttr>(attr.getValue()))
+        for (Attribute element : array)
+          note(element);
+    }
+  });
+  return dims;
+}
+
 class FunctionPropagation {
 public:
   FunctionPropagation(func::FuncOp func, MeshOp mesh,
@@ -943,6 +972,7 @@ LogicalResult Propagate::propagate(func::FuncOp func) {
   costs.bandwidthGBps = bandwidthGBps;
   ComputeParams compute;
   compute.usPerPoint = 1.0 / (computeGflops * 1e3);
+  compute.headTailMeshDims = getHeadTailMeshDims(func, mesh.getRank());
   FunctionPropagation propagation(func, mesh, *meshRef, costs, compute,
                                   explain);
   PropagationCounts counts;

@@ -20,10 +20,13 @@ struct Action {
   /// Index into ShardingRule::partialFlows and the kind (Flow).
   unsigned flow = 0;
   ReductionKind reduction = ReductionKind::Sum;
+  /// Shard only: the factor is split head-tail.
+  bool headTail = false;
 };
 
-/// The actions allowed along any one mesh dim, in a fixed order.
-std::vector<Action> getActions(const ShardingRule &rule) {
+/// The actions allowed along any one mesh dim, in a fixed order; with
+/// `headTail`, head-tail shards of the factors that allow one too.
+std::vector<Action> getActions(const ShardingRule &rule, bool headTail) {
   std::vector<Action> actions{Action{}};
   for (auto [index, factor] : llvm::enumerate(rule.factors)) {
     // A unit factor has nothing to split.
@@ -31,6 +34,9 @@ std::vector<Action> getActions(const ShardingRule &rule) {
       continue;
     actions.push_back(
         Action{Action::Kind::Shard, static_cast<unsigned>(index), 0, {}});
+    if (headTail && !factor.isReduction() && !factor.needsEvenSplit)
+      actions.push_back(Action{
+          Action::Kind::Shard, static_cast<unsigned>(index), 0, {}, true});
   }
   for (auto [index, flow] : llvm::enumerate(rule.partialFlows))
     for (ReductionKind kind : flow.kinds)
@@ -82,6 +88,8 @@ bool buildStrategy(const ShardingRule &rule, const layout::Mesh &mesh,
   strategy.results.assign(rule.results.size(),
                           Layout(meshRank, layout::Placement::replicate()));
   std::vector<int64_t> shards(rule.factors.size(), 1);
+  // The mesh dim splitting each factor head-tail, or -1.
+  std::vector<int64_t> headTailOf(rule.factors.size(), -1);
   double penalty = 0.0;
   for (int64_t meshDim = 0; meshDim < meshRank; ++meshDim) {
     const Action &action = perMeshDim[meshDim];
@@ -99,13 +107,22 @@ bool buildStrategy(const ShardingRule &rule, const layout::Mesh &mesh,
     }
     unsigned factor = action.factor;
     const ShardingFactor &info = rule.factors[factor];
+    // A head-tail factor is split over its one mesh dim only.
+    if (headTailOf[factor] >= 0 || (action.headTail && shards[factor] != 1))
+      return false;
+    if (action.headTail)
+      headTailOf[factor] = meshDim;
     shards[factor] *= mesh.dimSize(meshDim);
+    auto shard = [&](int64_t dim) {
+      return action.headTail ? layout::Placement::shardHeadTail(dim)
+                             : layout::Placement::shard(dim);
+    };
     for (auto [index, factors] : llvm::enumerate(rule.operands)) {
       int64_t dim = findDim(factors, factor);
       if (dim == -2)
         return false;
       if (dim >= 0)
-        strategy.operands[index][meshDim] = layout::Placement::shard(dim);
+        strategy.operands[index][meshDim] = shard(dim);
       else if (info.isReduction() &&
                llvm::is_contained(rule.initOperands, index))
         strategy.operands[index][meshDim] = partial(*info.combiner);
@@ -115,7 +132,7 @@ bool buildStrategy(const ShardingRule &rule, const layout::Mesh &mesh,
       if (dim == -2)
         return false;
       if (dim >= 0)
-        strategy.results[index][meshDim] = layout::Placement::shard(dim);
+        strategy.results[index][meshDim] = shard(dim);
       else if (info.isReduction())
         strategy.results[index][meshDim] = partial(*info.combiner);
       else
@@ -125,14 +142,21 @@ bool buildStrategy(const ShardingRule &rule, const layout::Mesh &mesh,
     }
   }
   double points = 1.0;
-  for (auto [factor, count] : llvm::zip_equal(rule.factors, shards)) {
-    if (!factor.canSplit(count))
+  for (auto [index, factor] : llvm::enumerate(rule.factors)) {
+    int64_t count = shards[index];
+    bool headTail = headTailOf[index] >= 0;
+    // Head-tail shards need a static size (their pieces are placed at
+    // compile time); torch.chunk's uneven pieces are fine.
+    if (headTail ? mlir::ShapedType::isDynamic(factor.size)
+                 : !factor.canSplit(count))
       return false;
     int64_t size = mlir::ShapedType::isDynamic(factor.size)
                        ? params.dynamicSizeEstimate
                        : factor.size;
     // The largest local piece bounds the step.
-    points *= static_cast<double>(layout::ceilDiv(size, count));
+    points *=
+        static_cast<double>(headTail ? layout::maxHeadTailSize(size, count)
+                                     : layout::ceilDiv(size, count));
   }
   strategy.costUs =
       (rule.operands.empty() ? 0.0 : points * params.usPerPoint) + penalty;
@@ -143,12 +167,29 @@ bool buildStrategy(const ShardingRule &rule, const layout::Mesh &mesh,
 std::vector<Strategy> dtensor::enumerateStrategies(const ShardingRule &rule,
                                                    const layout::Mesh &mesh,
                                                    const ComputeParams &params) {
-  std::vector<Action> actions = getActions(rule);
+  std::vector<Action> actions = getActions(rule, /*headTail=*/false);
+  std::vector<Action> headTailActions = getActions(rule, /*headTail=*/true);
+  // Mesh dims allowing head-tail shards choose from the longer list; the
+  // combinations run over the longest list and skip picks past a shorter
+  // one.
+  auto actionsOf = [&](int64_t meshDim) -> const std::vector<Action> & {
+    bool allowed =
+        meshDim < static_cast<int64_t>(params.headTailMeshDims.size()) &&
+        params.headTailMeshDims[meshDim];
+    return allowed ? headTailActions : actions;
+  };
+  size_t most = 0;
+  for (int64_t meshDim = 0; meshDim < mesh.rank(); ++meshDim)
+    most = std::max(most, actionsOf(meshDim).size());
   std::vector<Strategy> strategies;
-  forEachCombination(actions.size(), mesh.rank(), [&](ArrayRef<size_t> pick) {
+  forEachCombination(most, mesh.rank(), [&](ArrayRef<size_t> pick) {
     std::vector<Action> perMeshDim;
-    for (size_t index : pick)
-      perMeshDim.push_back(actions[index]);
+    for (auto [meshDim, index] : llvm::enumerate(pick)) {
+      const std::vector<Action> &choices = actionsOf(meshDim);
+      if (index >= choices.size())
+        return;
+      perMeshDim.push_back(choices[index]);
+    }
     Strategy strategy;
     if (buildStrategy(rule, mesh, perMeshDim, params, strategy))
       strategies.push_back(std::move(strategy));

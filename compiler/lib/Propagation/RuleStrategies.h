@@ -28,6 +28,12 @@ struct ComputeParams {
   double partialFlowPenaltyUs = 1e-3;
   /// Iteration count assumed for a dynamic factor.
   int64_t dynamicSizeEstimate = 1024;
+  /// Mesh dims on which a factor may also be sharded head-tail (context
+  /// parallelism's load balancing, layout::Placement::headTail): those that
+  /// some layout claim of the function shards head-tail. A head-tail factor
+  /// is a parallel one that is no reshape group's major dim, sharded over
+  /// no other mesh dim.
+  std::vector<bool> headTailMeshDims;
 };
 
 /// Every valid strategy of an op with `rule` on `mesh`, in a fixed order

@@ -14,7 +14,7 @@ void appendKey(std::string &key, const Layout &layout) {
   for (const layout::Placement &p : layout) {
     key += static_cast<char>('0' + static_cast<int>(p.kind));
     if (p.isShard())
-      key += std::to_string(p.dim);
+      key += std::to_string(p.dim) + (p.headTail ? "h" : "");
     else if (p.isPartial())
       key += static_cast<char>('a' + static_cast<int>(p.reduce));
     key += ',';

@@ -63,7 +63,7 @@ PlacementAttr dtensor::getPlacementAttr(MLIRContext *context,
   case layout::Placement::Kind::Replicate:
     return ReplicateAttr::get(context);
   case layout::Placement::Kind::Shard:
-    return ShardAttr::get(context, placement.dim);
+    return ShardAttr::get(context, placement.dim, placement.headTail);
   case layout::Placement::Kind::Partial:
     return PartialAttr::get(context, fromLayoutReduceKind(placement.reduce));
   }
@@ -81,7 +81,30 @@ LayoutAttr dtensor::getLayoutAttr(FlatSymbolRefAttr mesh,
 }
 
 layout::Placement ShardAttr::getPlacement() const {
-  return layout::Placement::shard(getDim());
+  return getHeadTail() ? layout::Placement::shardHeadTail(getDim())
+                       : layout::Placement::shard(getDim());
+}
+
+Attribute ShardAttr::parse(AsmParser &parser, Type) {
+  int64_t dim = 0;
+  bool headTail = false;
+  if (parser.parseLess() || parser.parseInteger(dim))
+    return {};
+  if (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseKeyword("head_tail"))
+      return {};
+    headTail = true;
+  }
+  if (parser.parseGreater())
+    return {};
+  return ShardAttr::get(parser.getContext(), dim, headTail);
+}
+
+void ShardAttr::print(AsmPrinter &printer) const {
+  printer << "<" << getDim();
+  if (getHeadTail())
+    printer << ", head_tail";
+  printer << ">";
 }
 
 layout::Placement ReplicateAttr::getPlacement() const {
@@ -107,9 +130,9 @@ static FailureOr<PlacementAttr> parsePlacement(AsmParser &parser) {
     return failure();
   auto placement = dyn_cast_or_null<PlacementAttr>(attr);
   if (!result.has_value() || !placement)
-    return parser.emitError(loc,
-                            "expected a placement: shard<dim>, replicate or "
-                            "partial<sum|avg|max|min>");
+    return parser.emitError(loc, "expected a placement: shard<dim>, "
+                                 "shard<dim, head_tail>, replicate or "
+                                 "partial<sum|avg|max|min>");
   return placement;
 }
 
@@ -171,6 +194,23 @@ LayoutAttr::verifyFor(function_ref<InFlightDiagnostic()> emitError,
                        << meshDim << " is out of range for a rank-" << rank
                        << " tensor";
   }
+  for (auto [meshDim, placement] : llvm::enumerate(getPlacements())) {
+    auto shard = dyn_cast<ShardAttr>(placement);
+    if (!shard || !shard.getHeadTail())
+      continue;
+    for (auto [other, otherPlacement] : llvm::enumerate(getPlacements())) {
+      auto otherShard = dyn_cast<ShardAttr>(otherPlacement);
+      if (other == meshDim || !otherShard ||
+          layout::normalizeDim(otherShard.getDim(), rank) !=
+              layout::normalizeDim(shard.getDim(), rank))
+        continue;
+      if (!emitError)
+        return failure();
+      return emitError() << "head_tail shard dim " << shard.getDim()
+                         << " on mesh dim " << meshDim
+                         << " is also sharded over mesh dim " << other;
+    }
+  }
   return success();
 }
 
@@ -182,7 +222,7 @@ LayoutAttr LayoutAttr::getNormalized(int64_t rank) const {
         shard ? layout::normalizeDim(shard.getDim(), rank) : std::nullopt;
     // Out-of-range dims are left for the verifier to report.
     if (dim && *dim != shard.getDim())
-      placement = ShardAttr::get(getContext(), *dim);
+      placement = ShardAttr::get(getContext(), *dim, shard.getHeadTail());
     placements.push_back(placement);
   }
   return LayoutAttr::get(getContext(), getMesh(), placements);

@@ -85,6 +85,11 @@ static LogicalResult verifyPiece(LocalMapOp op, StringRef what, unsigned index,
           global, mesh)))
     return failure();
   LayoutAttr normalized = layout.getNormalized(global.getRank());
+  for (const layout::Placement &placement : normalized.getLayoutPlacements())
+    if (placement.isHeadTail())
+      return op.emitOpError()
+             << what << " layout #" << index << " shards dim " << placement.dim
+             << " head_tail; a local map's pieces are one block per rank";
   for (int64_t dim = 0; dim < global.getRank(); ++dim)
     if (global.isDynamicDim(dim) &&
         !layout::shardingMeshDims(normalized.getLayoutPlacements(), dim)

@@ -145,7 +145,10 @@ typedef struct dtensor_tensor_info {
   int32_t ndim;
   const int64_t *global_shape; /* ndim entries */
   const int64_t *local_shape;  /* this rank's shard */
-  const int64_t *local_offset; /* its first element in the global tensor */
+  const int64_t *local_offset; /* its first element in the global tensor;
+                                  along a head-tail dim ("S(d,head_tail)":
+                                  two pieces, one after the other) the
+                                  first piece's */
   const char *placements;      /* e.g. "[S(0), R]", one per mesh dim */
   const char *entry; /* the entry an input or output belongs to; "" for
                         weights and state, and in a program of one entry */

@@ -19,6 +19,7 @@ dtensor.mesh @cube shape [2, 1, 3] names ["a", "b", "c"] devices [5, 4, 3, 2, 1,
 // CHECK-SAME: dtensor.layout = #dtensor.layout<@tp, [partial<max>]>
 // CHECK-SAME: dtensor.layout = #dtensor.layout<@tp, [partial<min>]>
 // CHECK-SAME: dtensor.layout = #dtensor.layout<@mesh, [shard<1>, shard<1>]>
+// CHECK-SAME: dtensor.layout = #dtensor.layout<@mesh, [shard<1, head_tail>, shard<0>]>
 // CHECK-SAME: -> (tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@mesh, [replicate, shard<-1>]>})
 func.func @placements(
     %a: tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@mesh, [shard<0>, replicate]>},
@@ -26,7 +27,8 @@ func.func @placements(
     %c: tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@tp, [partial<avg>]>},
     %d: tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@tp, [partial<max>]>},
     %e: tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@tp, [partial<min>]>},
-    %f: tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@mesh, [shard<1>, shard<1>]>})
+    %f: tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@mesh, [shard<1>, shard<1>]>},
+    %g: tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@mesh, [shard<1, head_tail>, shard<0>]>})
     -> (tensor<8x16xf32> {dtensor.layout = #dtensor.layout<@mesh, [replicate, shard<-1>]>}) {
   return %a : tensor<8x16xf32>
 }

@@ -113,3 +113,19 @@ func.func @to_layout_kept(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = dtensor.to_layout %x to <@m, [shard<-1>, replicate]> : tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
+
+// -----
+
+dtensor.mesh @m shape [2]
+
+// Normalising a head-tail shard's dim keeps it head-tail; a head-tail shard
+// and a plain one of the same dim are different layouts, so the
+// redistribute between them stays.
+// CHECK-LABEL: func.func @head_tail_kept
+// CHECK: %[[A:.*]] = dtensor.distribute %{{.*}} to <@m, [shard<1, head_tail>]> : tensor<2x8xf32>
+// CHECK: dtensor.redistribute %[[A]] from <@m, [shard<1, head_tail>]> to <@m, [shard<1>]> : tensor<2x8xf32>
+func.func @head_tail_kept(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %0 = dtensor.distribute %x to <@m, [shard<-1, head_tail>]> : tensor<2x8xf32>
+  %1 = dtensor.redistribute %0 from <@m, [shard<-1, head_tail>]> to <@m, [shard<1>]> : tensor<2x8xf32>
+  return %1 : tensor<2x8xf32>
+}

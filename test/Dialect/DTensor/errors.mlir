@@ -78,6 +78,12 @@ func.func private @f(tensor<4x4xf32> {dtensor.layout = #dtensor.layout<@m, [repl
 
 // -----
 
+dtensor.mesh @m shape [2, 2]
+// expected-error @+1 {{'func.func' op layout of argument #0: head_tail shard dim 1 on mesh dim 0 is also sharded over mesh dim 1}}
+func.func private @f(tensor<4x8xf32> {dtensor.layout = #dtensor.layout<@m, [shard<1, head_tail>, shard<-1>]>})
+
+// -----
+
 dtensor.mesh @m shape [2]
 // expected-error @+1 {{'func.func' op layout of argument #1: shard dim 2 on mesh dim 0 is out of range for a rank-2 tensor}}
 func.func @f(%a: tensor<4x4xf32>, %b: tensor<4x4xf32> {dtensor.layout = #dtensor.layout<@m, [shard<2>]>}) {

@@ -159,3 +159,17 @@ func.func @f(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
   } : (tensor<8x64xf32>) -> tensor<8x64xf32>
   return %y : tensor<8x64xf32>
 }
+
+// -----
+
+dtensor.mesh @cp shape [2]
+func.func @f(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  // expected-error @+1 {{'dtensor.local_map' op input layout #0 shards dim 0 head_tail; a local map's pieces are one block per rank}}
+  %y = dtensor.local_map (%x) in [#dtensor.layout<@cp, [shard<0, head_tail>]>]
+      out [#dtensor.layout<@cp, [replicate]>] {
+  ^bb0(%lx: tensor<4x64xf32>):
+    %z = tensor.empty() : tensor<8x64xf32>
+    dtensor.yield %z : tensor<8x64xf32>
+  } : (tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}

@@ -1,12 +1,12 @@
 // Malformed placements and layouts are rejected by the parser.
 // RUN: dtensor-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{expected a placement: shard<dim>, replicate or partial<sum|avg|max|min>}}
+// expected-error @+1 {{expected a placement: shard<dim>, shard<dim, head_tail>, replicate or partial<sum|avg|max|min>}}
 func.func private @f(tensor<4xf32> {dtensor.layout = #dtensor.layout<@m, [sharded<0>]>})
 
 // -----
 
-// expected-error @+1 {{expected a placement: shard<dim>, replicate or partial<sum|avg|max|min>}}
+// expected-error @+1 {{expected a placement: shard<dim>, shard<dim, head_tail>, replicate or partial<sum|avg|max|min>}}
 func.func private @f(tensor<4xf32> {dtensor.layout = #dtensor.layout<@m, [layout<@m, []>]>})
 
 // -----
@@ -55,3 +55,8 @@ func.func private @f(tensor<4xf32> {dtensor.weight, dtensor.init = #dtensor.init
 
 // expected-error @+1 {{expected 'std'}}
 func.func private @f(tensor<4xf32> {dtensor.weight, dtensor.init = #dtensor.init<normal, mean = 0.0, sd = 1.0>})
+
+// -----
+
+// expected-error @+1 {{expected 'head_tail'}}
+func.func private @f(tensor<4xf32> {dtensor.layout = #dtensor.layout<@m, [shard<0, tail>]>})

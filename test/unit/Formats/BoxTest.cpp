@@ -152,3 +152,49 @@ TEST(BoxTest, NumElements) {
 }
 
 } // namespace
+
+namespace {
+
+// A [3, 10] tensor whose dim 1 is held head-tail by rank 0 of 2 (pieces
+// [0, 3) and [9, 10)) and whose dim 0 is held whole.
+TEST(BoxPieces, HeadTailBlockCopiesOutAndBackIn) {
+  std::vector<int64_t> globalShape{3, 10};
+  std::vector<std::vector<dtensor::layout::Range>> pieces{
+      {{0, 3}}, dtensor::layout::headTailRanges(10, 2, 0)};
+  std::vector<BoxPiece> boxes = boxPieces(pieces);
+  ASSERT_EQ(boxes.size(), 2u);
+  EXPECT_EQ(boxes[0].globalOffset, (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(boxes[0].localOffset, (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(boxes[0].shape, (std::vector<int64_t>{3, 3}));
+  EXPECT_EQ(boxes[1].globalOffset, (std::vector<int64_t>{0, 9}));
+  EXPECT_EQ(boxes[1].localOffset, (std::vector<int64_t>{0, 3}));
+  EXPECT_EQ(boxes[1].shape, (std::vector<int64_t>{3, 1}));
+
+  std::vector<int32_t> global(30);
+  std::iota(global.begin(), global.end(), 0);
+  std::vector<int32_t> local(12 + 1, -1);
+  copyPiecesOut(global.data(), globalShape, pieces, sizeof(int32_t),
+                local.data());
+  EXPECT_EQ(local, (std::vector<int32_t>{0, 1, 2, 9, 10, 11, 12, 19, 20, 21, 22,
+                                         29, -1}));
+  std::vector<int32_t> restored(30, -1);
+  copyPiecesIn(local.data(), globalShape, pieces, sizeof(int32_t),
+               restored.data());
+  for (int32_t i = 0; i < 30; ++i)
+    EXPECT_EQ(restored[i], (i % 10 < 3 || i % 10 == 9) ? i : -1) << i;
+}
+
+TEST(BoxPieces, EmptyPiecesAreLeftOut) {
+  // 3 over 4 ranks head-tail: rank 3 holds piece 3 (empty) and piece 4
+  // ([3, 3), empty too); rank 1 holds [1, 2) and piece 6 (empty).
+  std::vector<std::vector<dtensor::layout::Range>> one{
+      dtensor::layout::headTailRanges(3, 4, 1)};
+  ASSERT_EQ(boxPieces(one).size(), 1u);
+  EXPECT_EQ(boxPieces(one)[0].globalOffset, (std::vector<int64_t>{1}));
+  std::vector<std::vector<dtensor::layout::Range>> none{
+      dtensor::layout::headTailRanges(3, 4, 3)};
+  ASSERT_EQ(boxPieces(none).size(), 1u);
+  EXPECT_EQ(numElements(boxPieces(none)[0].shape), 0);
+}
+
+} // namespace

@@ -33,7 +33,9 @@ holdersByElement(const std::vector<int64_t> &shape,
         localShard(shape, placements, mesh, *mesh.coordOfDevice(device));
     for (int64_t r = 0; r < shard.shape[0]; ++r)
       for (int64_t c = 0; c < shard.shape[1]; ++c)
-        holders[{shard.offset[0] + r, shard.offset[1] + c}].insert(device);
+        holders[{globalIndexOf(shard.pieces[0], r),
+                 globalIndexOf(shard.pieces[1], c)}]
+            .insert(device);
   }
   return holders;
 }
@@ -51,6 +53,8 @@ TEST(ShardingView, BlocksCoverEveryElementWithItsHolders) {
       {{4, 6}, {R(), S(1)}, Mesh({2, 2})},
       {{3, 2}, {S(1)}, Mesh({4})},
       {{6, 6}, {S(1), S(0)}, Mesh({2, 3}, {5, 4, 3, 2, 1, 0})},
+      {{13, 4}, {Placement::shardHeadTail(0)}, Mesh({2})},
+      {{3, 10}, {S(0), Placement::shardHeadTail(1)}, Mesh({2, 3})},
   };
   for (const Case &c : cases) {
     auto expected = holdersByElement(c.shape, c.placements, c.mesh);
@@ -101,6 +105,20 @@ TEST(ShardingView, TableOfUnevenAndEmptyShards) {
             "cells: the devices holding each block, copies separated by "
             "','\n"
             "empty shard on device 3\n");
+}
+
+TEST(ShardingView, TableOfHeadTailShards) {
+  // 10 rows head-tail over 2 devices: pieces of 3, 3, 3, 1; device 0 holds
+  // the first and the last.
+  EXPECT_EQ(
+      formatShardingTable({10, 2}, {Placement::shardHeadTail(0)}, Mesh({2})),
+      "         Col 0-1\n"
+      "Row 0-2  0\n"
+      "Row 3-5  1\n"
+      "Row 6-8  1\n"
+      "Row 9    0\n"
+      "cells: the devices holding each block, copies separated by "
+      "','\n");
 }
 
 TEST(ShardingView, TableOf1DReplicatedAndPartial) {

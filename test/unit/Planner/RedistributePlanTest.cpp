@@ -624,6 +624,56 @@ TEST(RedistributePlan, ReplicateToShardIsOneLocalChunk) {
   EXPECT_DOUBLE_EQ(plan.totalUs, 4096 / 2e4);
 }
 
+TEST(RedistributePlan, HeadTailShardsGoThroughReplicate) {
+  Placement HT = Placement::shardHeadTail(1);
+  Mesh mesh({2});
+  RedistributePlan plan = planRedistribute({2, 13}, 4, {HT}, {R}, mesh);
+  ASSERT_EQ(plan.steps.size(), 1u) << str(plan);
+  EXPECT_EQ(plan.steps[0], Step::allGatherHeadTail(0, 1));
+  EXPECT_NE(plan.steps[0], Step::allGather({0}, 1));
+  EXPECT_EQ(str(plan.steps[0]), "all_gather(mesh_dims=[0], dim=1, head_tail)");
+
+  plan = planRedistribute({2, 13}, 4, {R}, {HT}, mesh);
+  ASSERT_EQ(plan.steps.size(), 1u) << str(plan);
+  EXPECT_EQ(plan.steps[0], Step::chunkHeadTail(0, 1));
+  EXPECT_TRUE(plan.steps[0].isLocal());
+  EXPECT_EQ(str(plan.steps[0]), "chunk(mesh_dims=[0], dim=1, head_tail)");
+
+  // To and from a plain shard of the same or another dim: gathered whole
+  // first, as no other step reads or makes a head-tail shard.
+  for (const Layout &other : {Layout{S(1)}, Layout{S(0)}, Layout{P()}}) {
+    plan = planRedistribute({2, 13}, 4, {HT}, other, mesh);
+    ASSERT_GE(plan.steps.size(), 1u) << str(plan);
+    EXPECT_EQ(plan.steps[0], Step::allGatherHeadTail(0, 1)) << str(plan);
+    plan = planRedistribute({2, 13}, 4, other, {HT}, mesh);
+    EXPECT_EQ(plan.steps.back(), Step::chunkHeadTail(0, 1)) << str(plan);
+  }
+
+  // cp x tp: the other mesh dim's shard of another dim is kept.
+  Mesh grid({2, 2});
+  plan = planRedistribute({2, 13, 8}, 4, {HT, S(2)}, {R, S(2)}, grid);
+  ASSERT_EQ(plan.steps.size(), 1u) << str(plan);
+  EXPECT_EQ(plan.steps[0], Step::allGatherHeadTail(0, 1));
+}
+
+TEST(RedistributePlan, HeadTailStepsApplyOnlyWhereTheyMayNest) {
+  Placement HT = Placement::shardHeadTail(1);
+  Mesh grid({2, 2});
+  // Plain steps never consume a head-tail shard or nest inside one.
+  EXPECT_FALSE(canApplyStep({HT, R}, Step::allGather({0}, 1), grid, 2));
+  EXPECT_FALSE(canApplyStep({HT, R}, Step::chunk({1}, 1), grid, 2));
+  EXPECT_FALSE(canApplyStep({HT, R}, Step::padPartial({0}, 1), grid, 2));
+  EXPECT_FALSE(canApplyStep({HT, R}, Step::allToAll({0}, 1, 0), grid, 2));
+  EXPECT_FALSE(canApplyStep({HT, S(0)}, Step::allToAll({1}, 0, 1), grid, 2));
+  EXPECT_TRUE(canApplyStep({HT, R}, Step::allGatherHeadTail(0, 1), grid, 2));
+  EXPECT_FALSE(canApplyStep({HT, R}, Step::allGatherHeadTail(0, 0), grid, 2));
+  // A head-tail chunk needs the dim unsharded.
+  EXPECT_TRUE(canApplyStep({R, S(0)}, Step::chunkHeadTail(0, 1), grid, 2));
+  EXPECT_FALSE(canApplyStep({R, S(1)}, Step::chunkHeadTail(0, 1), grid, 2));
+  EXPECT_EQ(applyStep({R, S(0)}, Step::chunkHeadTail(0, 1), grid, 2),
+            (Layout{HT, S(0)}));
+}
+
 TEST(RedistributePlan, ShardToPartialSumIsOneLocalPad) {
   // DTensor's Shard -> Partial(sum): no communication, each rank's piece in
   // zeros of the joined size; nested shards pad only the inner mesh dim.

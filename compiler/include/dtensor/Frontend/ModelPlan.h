@@ -129,6 +129,10 @@ struct ContextParallelDecl {
   /// How keys and values reach every rank: "allgather", "alltoall" (a ring
   /// of blocks passed to the next rank), or "" (the compiler's cost model).
   std::string rotateMethod;
+  /// `load_balance`: the sequence is sharded head-tail (rank r of n holds
+  /// pieces r and 2n-1-r of 2n), PyTorch's load balancing of causal
+  /// attention.
+  bool loadBalance = false;
   const JsonNode *node = nullptr;
 };
 

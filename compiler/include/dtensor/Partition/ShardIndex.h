@@ -30,6 +30,16 @@ struct ShardExtent {
   mlir::Value size;
   /// The size when it is the same on every rank, else ShapedType::kDynamic.
   int64_t staticSize = mlir::ShapedType::kDynamic;
+  /// A head-tail dim only (Placement::headTail): the rank holds `headSize`
+  /// indices from `offset`, then `size - headSize` from `tailOffset`. Null
+  /// for a dim held in one piece.
+  mlir::Value tailOffset;
+  mlir::Value headSize;
+  /// tailOffset - headSize: added to a local index past the first piece
+  /// gives its global index.
+  mlir::Value tailShift;
+  /// True when the rank holds the dim in two pieces.
+  bool isHeadTail() const { return static_cast<bool>(tailOffset); }
 };
 
 /// Builds rank-dependent index values of one function, at its entry block's
@@ -51,6 +61,10 @@ public:
   /// The piece of a dim of static `globalSize` sharded over `meshDims`
   /// (outermost first) that this rank holds.
   ShardExtent getExtent(int64_t globalSize, llvm::ArrayRef<int64_t> meshDims);
+
+  /// The two pieces of a dim of static `globalSize` split head-tail over
+  /// `meshDim` that this rank holds.
+  ShardExtent getHeadTailExtent(int64_t globalSize, int64_t meshDim);
 
   /// An index constant.
   mlir::Value getIndex(int64_t value);
@@ -82,6 +96,7 @@ private:
   llvm::SmallVector<mlir::Value> coords;
   llvm::DenseMap<int64_t, mlir::Value> constants;
   std::map<std::pair<int64_t, std::vector<int64_t>>, ShardExtent> extents;
+  std::map<std::pair<int64_t, int64_t>, ShardExtent> headTailExtents;
   std::map<std::vector<int64_t>, mlir::Value> groupIndices;
 };
 

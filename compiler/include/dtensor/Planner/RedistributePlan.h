@@ -80,6 +80,13 @@ struct RedistributeStep {
   /// The reduction of AllReduce, ReduceScatter, MarkPartial and PadPartial
   /// (always Sum).
   ReduceKind reduce = ReduceKind::Sum;
+  /// AllGather and Chunk only, over one mesh dim: the head-tail split
+  /// (Placement::headTail). A head-tail AllGather turns Shard(dim,
+  /// head_tail) into Replicate: the group's pieces, gathered in group order,
+  /// reordered into the dim's global order. A head-tail Chunk turns
+  /// Replicate into Shard(dim, head_tail) when no mesh dim shards `dim`.
+  /// No other step consumes or produces a head-tail shard.
+  bool headTail = false;
 
   /// Shard(dim) -> Replicate over `meshDims`.
   static RedistributeStep allGather(std::vector<int64_t> meshDims, int64_t dim);
@@ -94,6 +101,10 @@ struct RedistributeStep {
                                    int64_t fromDim, int64_t toDim);
   /// Replicate -> Shard(dim) over `meshDims`, locally.
   static RedistributeStep chunk(std::vector<int64_t> meshDims, int64_t dim);
+  /// Shard(dim, head_tail) -> Replicate over `meshDim`.
+  static RedistributeStep allGatherHeadTail(int64_t meshDim, int64_t dim);
+  /// Replicate -> Shard(dim, head_tail) over `meshDim`, locally.
+  static RedistributeStep chunkHeadTail(int64_t meshDim, int64_t dim);
   /// Replicate -> Partial(reduce) over `meshDims`, locally.
   static RedistributeStep markPartial(std::vector<int64_t> meshDims,
                                       ReduceKind reduce);
@@ -122,7 +133,8 @@ struct RedistributeStep {
 /// "all_gather(mesh_dims=[0,1], dim=0)", "all_reduce(sum, mesh_dims=[1])",
 /// "reduce_scatter(avg, mesh_dims=[0], dim=1)",
 /// "all_to_all(mesh_dims=[1], from_dim=1, to_dim=0)",
-/// "chunk(mesh_dims=[0], dim=1)", "mark_partial(max, mesh_dims=[0])",
+/// "chunk(mesh_dims=[0], dim=1)", "chunk(mesh_dims=[0], dim=1, head_tail)",
+/// "mark_partial(max, mesh_dims=[0])",
 /// "pad_partial(mesh_dims=[0], dim=1)".
 std::string str(const RedistributeStep &step);
 

@@ -29,6 +29,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <cmath>
 #include <optional>
@@ -138,6 +139,12 @@ struct Logits {
   /// the rank's first query when the query's sequence is sharded (context
   /// parallelism), an index defined outside the body.
   Value rowOffset;
+  /// Query rows held in two pieces by partition (a head-tail shard, context
+  /// parallelism's load balancing): rows below `headRows` are at
+  /// rowOffset + row, the others at `tailShift` + row. Indices defined
+  /// outside the body; null otherwise.
+  Value headRows;
+  Value tailShift;
 };
 
 /// `value` is `linalg.index dim`.
@@ -150,6 +157,20 @@ bool isIndex(Value value, int64_t dim) {
 bool isIndexAsI64(Value value, int64_t dim) {
   auto cast = value.getDefiningOp<arith::IndexCastOp>();
   return cast && cast.getType().isInteger(64) && isIndex(cast.getIn(), dim);
+}
+
+/// `value` is an index defined outside `body`.
+bool isOutsideIndex(Value value, Block *body) {
+  return value && value.getParentBlock() != body && value.getType().isIndex();
+}
+
+/// The index added to `linalg.index dim` by `add`, or null.
+Value addedToIndex(arith::AddIOp add, int64_t dim) {
+  if (!add)
+    return {};
+  return isIndex(add.getLhs(), dim)   ? add.getRhs()
+         : isIndex(add.getRhs(), dim) ? add.getLhs()
+                                      : Value();
 }
 
 /// Parses the logits generic (loops B, H, l, s; input 0 the scores).
@@ -168,9 +189,41 @@ std::optional<Logits> matchLogits(linalg::GenericOp op) {
     if (!cmp)
       return std::nullopt;
     auto offsetRow = cmp.getRhs().getDefiningOp<arith::AddIOp>();
+    auto pieceRow = cmp.getRhs().getDefiningOp<arith::SelectOp>();
+    auto inHead = pieceRow
+                      ? pieceRow.getCondition().getDefiningOp<arith::CmpIOp>()
+                      : arith::CmpIOp();
     if (cmp.getPredicate() == arith::CmpIPredicate::ugt &&
         isIndex(cmp.getLhs(), 3) && isIndex(cmp.getRhs(), 2)) {
       expectedOps += 4; // index, index, cmpi, select
+    } else if (cmp.getPredicate() == arith::CmpIPredicate::ugt &&
+               isIndex(cmp.getLhs(), 3) && pieceRow && inHead) {
+      // Query rows in two pieces (head-tail): row < head ? row + offset :
+      // row + shift, all three computed outside the body.
+      Value offset = addedToIndex(
+          pieceRow.getTrueValue().getDefiningOp<arith::AddIOp>(), 2);
+      Value shift = addedToIndex(
+          pieceRow.getFalseValue().getDefiningOp<arith::AddIOp>(), 2);
+      if (inHead.getPredicate() != arith::CmpIPredicate::ult ||
+          !isIndex(inHead.getLhs(), 2) ||
+          !isOutsideIndex(inHead.getRhs(), body) ||
+          !isOutsideIndex(offset, body) || !isOutsideIndex(shift, body))
+        return std::nullopt;
+      logits.rowOffset = offset;
+      logits.headRows = inHead.getRhs();
+      logits.tailShift = shift;
+      // index, addi, cmpi, addi, select, index, cmpi, select; the row's
+      // three users may share one linalg.index or read their own.
+      expectedOps += 8;
+      SmallPtrSet<Operation *, 3> rowIndices;
+      for (Value v : {inHead.getLhs(),
+                      pieceRow.getTrueValue().getDefiningOp()->getOperand(0),
+                      pieceRow.getTrueValue().getDefiningOp()->getOperand(1),
+                      pieceRow.getFalseValue().getDefiningOp()->getOperand(0),
+                      pieceRow.getFalseValue().getDefiningOp()->getOperand(1)})
+        if (isIndex(v, 2))
+          rowIndices.insert(v.getDefiningOp());
+      expectedOps += rowIndices.size() - 1;
     } else if (cmp.getPredicate() == arith::CmpIPredicate::ugt &&
                isIndex(cmp.getLhs(), 3) && offsetRow) {
       // Query rows offset by partition: row + offset, the offset computed
@@ -350,6 +403,95 @@ Value createResultInit(OpBuilder &b, Location loc, linalg::GenericOp out) {
   return tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
 }
 
+/// `source` with `size` indices of `dim` from `offset`, other dims whole.
+Value sliceDim(OpBuilder &b, Location loc, Value source, int64_t dim,
+               OpFoldResult offset, OpFoldResult size) {
+  int64_t rank = cast<RankedTensorType>(source.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, source);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  offsets[dim] = offset;
+  sizes[dim] = size;
+  return tensor::ExtractSliceOp::create(b, loc, source, offsets, sizes,
+                                        strides);
+}
+
+/// `piece` put into `dest` at `offset` along `dim`.
+Value insertDim(OpBuilder &b, Location loc, Value piece, Value dest,
+                int64_t dim, OpFoldResult offset) {
+  int64_t rank = cast<RankedTensorType>(piece.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, piece);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  offsets[dim] = offset;
+  return tensor::InsertSliceOp::create(b, loc, piece, dest, offsets, sizes,
+                                       strides);
+}
+
+/// The attention of queries held in two pieces (a head-tail shard): one
+/// kernel call on the first `headRows` query rows with positions starting
+/// at the first piece's offset, one on the rest starting at the second
+/// piece's (tailShift + headRows), each into its rows of `init`. Fails,
+/// leaving nothing behind, when the kernel calls do not verify.
+FailureOr<Value> fusePieces(OpBuilder &b, Location loc, const Logits &logits,
+                            const Viewed &query, const Viewed &key,
+                            const Viewed &value, Value init,
+                            ArrayRef<int64_t> resultDims) {
+  SmallVector<Operation *> created;
+  auto track = [&](Value v) {
+    if (Operation *op = v.getDefiningOp())
+      created.push_back(op);
+    return v;
+  };
+  OpFoldResult batch = tensor::getMixedSize(b, loc, query.value, query.dims[0]);
+  if (auto dim = dyn_cast<Value>(batch))
+    track(dim);
+  auto positionsFrom = [&](Value start) {
+    Value empty =
+        track(tensor::EmptyOp::create(b, loc, {batch}, b.getI64Type()));
+    Value first =
+        track(arith::IndexCastOp::create(b, loc, b.getI64Type(), start));
+    return track(linalg::FillOp::create(b, loc, first, empty).getResult(0));
+  };
+  Value rows = track(tensor::DimOp::create(b, loc, query.value, query.dims[2]));
+  Value rest = track(arith::SubIOp::create(b, loc, rows, logits.headRows));
+  Value tailStart =
+      track(arith::AddIOp::create(b, loc, logits.tailShift, logits.headRows));
+  int64_t queryRow = query.dims[2], resultRow = resultDims[2];
+  struct Piece {
+    OpFoldResult offset, size;
+    Value start;
+  };
+  Piece pieces[2] = {{b.getIndexAttr(0), logits.headRows, logits.rowOffset},
+                     {logits.headRows, rest, tailStart}};
+  Value result = init;
+  SmallVector<AttentionOp> calls;
+  for (const Piece &piece : pieces) {
+    Value q = track(
+        sliceDim(b, loc, query.value, queryRow, piece.offset, piece.size));
+    Value pieceInit =
+        track(sliceDim(b, loc, init, resultRow, piece.offset, piece.size));
+    auto call = AttentionOp::create(
+        b, loc, pieceInit.getType(), /*log_sum_exp=*/Type(), q, key.value,
+        value.value, Value(), key.rows, positionsFrom(piece.start), pieceInit,
+        /*log_sum_exp_init=*/Value(), b.getF64FloatAttr(logits.scale),
+        logits.causal ? b.getUnitAttr() : UnitAttr(), /*accumulate=*/UnitAttr(),
+        b.getDenseI64ArrayAttr(query.dims), b.getDenseI64ArrayAttr(key.dims),
+        b.getDenseI64ArrayAttr(value.dims), b.getDenseI64ArrayAttr(resultDims));
+    created.push_back(call);
+    calls.push_back(call);
+    result = track(
+        insertDim(b, loc, call.getResult(), result, resultRow, piece.offset));
+  }
+  if (llvm::any_of(
+          calls, [](AttentionOp call) { return failed(mlir::verify(call)); })) {
+    for (Operation *op : llvm::reverse(created))
+      op->erase();
+    return failure();
+  }
+  return result;
+}
+
 /// Replaces the attention ending in `out`, if it is one.
 LogicalResult fuse(linalg::GenericOp out) {
   MLIRContext *context = out.getContext();
@@ -438,7 +580,14 @@ LogicalResult fuse(linalg::GenericOp out) {
   // offset, the kernel's positions (query i sees key j iff j <= offset + i).
   Value positions = logits->positions;
   SmallVector<Operation *> created;
-  if (logits->rowOffset) {
+  // Queries in two pieces: one kernel call per piece (fusePieces); a mask
+  // would have to be cut the same way, which is not done.
+  if (logits->headRows && mask) {
+    if (mask != logits->mask)
+      mask.getDefiningOp()->erase();
+    return failure();
+  }
+  if (logits->rowOffset && !logits->headRows) {
     OpFoldResult batch = tensor::getMixedSize(b, loc, query.value,
                                               query.dims[0]);
     Value empty = tensor::EmptyOp::create(b, loc, {batch}, b.getI64Type());
@@ -467,6 +616,21 @@ LogicalResult fuse(linalg::GenericOp out) {
     }
   if (!init)
     init = createResultInit(b, loc, out);
+  if (logits->headRows) {
+    FailureOr<Value> pieces =
+        fusePieces(b, loc, *logits, query, key, value, init, resultDims);
+    if (failed(pieces)) {
+      for (Operation *op : created)
+        op->erase();
+      return failure();
+    }
+    replaced->getResult(0).replaceAllUsesWith(*pieces);
+    SmallVector<Operation *> dead{replaced};
+    if (replaced != out)
+      dead.push_back(out);
+    eraseDead(dead);
+    return success();
+  }
   auto fused = AttentionOp::create(
       b, loc, init.getType(), /*log_sum_exp=*/Type(), query.value, key.value,
       value.value, mask, key.rows, positions, init, /*log_sum_exp_init=*/Value(),

@@ -15,6 +15,8 @@
 #ifndef DTENSOR_FORMATS_BOX_H
 #define DTENSOR_FORMATS_BOX_H
 
+#include "dtensor/Layout/LayoutMath.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -33,6 +35,37 @@ void copyBoxIn(const void *local, const std::vector<int64_t> &globalShape,
                const std::vector<int64_t> &offset,
                const std::vector<int64_t> &shape, size_t elemSize,
                void *global);
+
+/// One box of a block held in pieces: a rank holding a dim as two pieces of
+/// the global dim (a head-tail shard, layout::Placement::headTail) holds its
+/// block as one box per combination of pieces, one after the other in its
+/// local buffer.
+struct BoxPiece {
+  /// Where the box lies in the global tensor.
+  std::vector<int64_t> globalOffset;
+  /// Where it lies in the local block.
+  std::vector<int64_t> localOffset;
+  /// Its extent.
+  std::vector<int64_t> shape;
+};
+
+/// The boxes of a block given per dim as the global ranges it holds, in
+/// local order (layout::Shard::pieces); boxes with a zero extent are left
+/// out unless every box has one (then the single, empty, first box).
+std::vector<BoxPiece>
+boxPieces(const std::vector<std::vector<layout::Range>> &pieces);
+
+/// copyBoxOut for a block held in pieces: the global tensor's elements of
+/// every box of `pieces` into `local` (row-major, of the block's shape).
+void copyPiecesOut(const void *global, const std::vector<int64_t> &globalShape,
+                   const std::vector<std::vector<layout::Range>> &pieces,
+                   size_t elemSize, void *local);
+
+/// copyBoxIn for a block held in pieces: `local` (row-major, of the block's
+/// shape) into the boxes of `pieces` of `global`.
+void copyPiecesIn(const void *local, const std::vector<int64_t> &globalShape,
+                  const std::vector<std::vector<layout::Range>> &pieces,
+                  size_t elemSize, void *global);
 
 /// Number of elements of `shape` (1 for rank 0), or -1 when a dim is negative
 /// or the product overflows int64_t.

@@ -44,22 +44,33 @@ struct Placement {
   int64_t dim = 0;
   /// Pending reduction (meaningful for Partial only).
   ReduceKind reduce = ReduceKind::Sum;
+  /// Shard only: the head-tail (load-balanced) split of context
+  /// parallelism. The dim is cut into 2n torch.chunk pieces over a mesh dim
+  /// of n ranks and rank r holds pieces r and 2n-1-r, in that order, so
+  /// that under a causal mask every rank gets a similar share of the work.
+  /// Such a dim is sharded over this one mesh dim only.
+  bool headTail = false;
 
   /// Every device holds the full tensor.
   static Placement replicate();
   /// Tensor dim `dim` is chunked across the mesh dim.
   static Placement shard(int64_t dim);
+  /// Tensor dim `dim` is split head-tail across the mesh dim.
+  static Placement shardHeadTail(int64_t dim);
   /// Every device holds a partial value still to be reduced with `kind`.
   static Placement partial(ReduceKind kind = ReduceKind::Sum);
 
   /// True for Shard placements.
   bool isShard() const { return kind == Kind::Shard; }
+  /// True for head-tail Shard placements.
+  bool isHeadTail() const { return kind == Kind::Shard && headTail; }
   /// True for Replicate placements.
   bool isReplicate() const { return kind == Kind::Replicate; }
   /// True for Partial placements.
   bool isPartial() const { return kind == Kind::Partial; }
 
-  /// DTensor's short notation: "S(0)", "R", "P(sum)".
+  /// DTensor's short notation: "S(0)", "R", "P(sum)"; a head-tail shard is
+  /// "S(1,head_tail)".
   std::string str() const;
 
   /// Equality on the meaningful fields only (e.g. all Replicates are equal).
@@ -70,7 +81,8 @@ struct Placement {
   }
 };
 
-/// Parses "S(0)", "S(-1)", "Shard(1)", "Shard(dim=1)", "R", "Replicate",
+/// Parses "S(0)", "S(-1)", "Shard(1)", "Shard(dim=1)", "S(1,head_tail)",
+/// "Shard(dim=1, head_tail)", "R", "Replicate",
 /// "Replicate()", "P", "P(sum)", "Partial(max)" (surrounding whitespace
 /// allowed); std::nullopt on anything else.
 std::optional<Placement> parsePlacement(std::string_view text);
@@ -106,6 +118,16 @@ int64_t ceilDiv(int64_t a, int64_t b);
 /// torch.chunk piece `index` of [0,size) split into `parts` pieces (index in
 /// [0,parts)); pieces past the data are empty ranges pinned at `size`.
 Range chunkRange(int64_t size, int64_t parts, int64_t index);
+
+/// The head-tail split (Placement::headTail) of [0,size) over `parts` ranks:
+/// the two torch.chunk pieces `index` and 2*parts-1-`index` of [0,size) cut
+/// into 2*parts pieces, in the order the rank holds them (index in
+/// [0,parts)).
+std::vector<Range> headTailRanges(int64_t size, int64_t parts, int64_t index);
+
+/// The global index of index `local` of a rank's piece made of `pieces` (in
+/// the rank's order; `local` below the sum of their sizes).
+int64_t globalIndexOf(const std::vector<Range> &pieces, int64_t local);
 
 /// Python-style dim normalisation; std::nullopt when out of [-rank, rank).
 std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank);
@@ -197,12 +219,40 @@ int64_t maxShardSize(int64_t globalSize, const Mesh &mesh,
 std::optional<int64_t> uniformShardSize(int64_t globalSize, const Mesh &mesh,
                                         const std::vector<int64_t> &meshDims);
 
-/// Block of the global tensor held by one device.
+/// The mesh dim that shards tensor dim `tensorDim` head-tail, or nullopt.
+std::optional<int64_t> headTailMeshDim(const std::vector<Placement> &placements,
+                                       int64_t tensorDim);
+
+/// The global index ranges of tensor dim `tensorDim` (of `globalSize`) held
+/// at `coord`, in local order: one range, or for a head-tail dim its two
+/// pieces (placements already normalised and valid).
+std::vector<Range> heldRanges(int64_t globalSize,
+                              const std::vector<Placement> &placements,
+                              const Mesh &mesh, int64_t tensorDim,
+                              const std::vector<int64_t> &coord);
+
+/// Largest local size of a dim of `globalSize` split head-tail over `parts`
+/// ranks.
+int64_t maxHeadTailSize(int64_t globalSize, int64_t parts);
+
+/// Local size of a dim of `globalSize` split head-tail over `parts` ranks
+/// when every rank holds the same size; nullopt when sizes differ or
+/// `globalSize` is kDynamic.
+std::optional<int64_t> uniformHeadTailSize(int64_t globalSize, int64_t parts);
+
+/// Block of the global tensor held by one device. Along a head-tail dim the
+/// block is two pieces of the global dim, one after the other.
 struct Shard {
-  /// Global index of the block's first element, per tensor dim.
+  /// Global index of the block's first element, per tensor dim (of the
+  /// first piece along a head-tail dim).
   std::vector<int64_t> offset;
   /// Extent of the block, per tensor dim.
   std::vector<int64_t> shape;
+  /// Per tensor dim, the global ranges held, in local order: one, or the
+  /// two pieces of a head-tail dim (empty pieces included).
+  std::vector<std::vector<Range>> pieces;
+  /// True when some dim is held as two pieces.
+  bool isSplit() const;
 };
 
 /// The block of the global tensor held at `coord` (Partial/Replicate dims
@@ -219,7 +269,8 @@ std::vector<int64_t> localShapeType(const std::vector<int64_t> &globalShape,
                                     const Mesh &mesh);
 
 /// Normalises negative shard dims in place given the tensor rank; returns ""
-/// or an error message (placements are left untouched on error).
+/// or an error message (placements are left untouched on error). A
+/// head-tail dim may be sharded by no other mesh dim.
 std::string normalizeAndValidate(std::vector<Placement> &placements,
                                  const Mesh &mesh, int64_t tensorRank);
 

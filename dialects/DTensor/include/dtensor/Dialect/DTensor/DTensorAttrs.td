@@ -58,13 +58,26 @@ def DTensor_ShardAttr : DTensor_Attr<"Shard", "shard",
     non-negative dim in `dtensor.distribute` and `dtensor.redistribute`;
     layouts on function arguments and results keep their spelling.
 
+    With `head_tail` the dim is split for causal load balancing (context
+    parallelism's head-tail split): it is cut into 2n `torch.chunk` pieces
+    and rank r holds pieces r and 2n-1-r, the first followed by the second,
+    so that the ranks holding early and late queries of a causal attention
+    get similar work. Such a dim may be sharded over no other mesh dim.
+
     ```mlir
     #dtensor.shard<0>
     #dtensor.shard<-1>
+    #dtensor.shard<1, head_tail>
     ```
   }];
-  let parameters = (ins "int64_t":$dim);
-  let assemblyFormat = "`<` $dim `>`";
+  let parameters = (ins "int64_t":$dim,
+                        DefaultValuedParameter<"bool", "false">:$headTail);
+  let builders = [
+    AttrBuilder<(ins "int64_t":$dim), [{
+      return $_get($_ctxt, dim, false);
+    }]>
+  ];
+  let hasCustomAssemblyFormat = 1;
 }
 
 def DTensor_ReplicateAttr : DTensor_Attr<"Replicate", "replicate",
@@ -109,8 +122,9 @@ def DTensor_LayoutAttr : DTensor_Attr<"Layout", "layout"> {
     Several mesh dims may shard the same tensor dim; the tensor dim is then
     split over the mesh dims in mesh-dim order (mesh dim 0 outermost).
     The layout is checked against a tensor and a mesh where it is used: the
-    number of placements must equal the mesh rank and every shard dim must
-    lie in the tensor's rank.
+    number of placements must equal the mesh rank, every shard dim must
+    lie in the tensor's rank, and a `head_tail` shard dim must be sharded
+    over no other mesh dim.
   }];
   let parameters = (ins "::mlir::FlatSymbolRefAttr":$mesh,
                         ArrayRefParameter<"PlacementAttr">:$placements);
