@@ -304,7 +304,13 @@ Status shift(AbiCall &call, int64_t groupId, int64_t dim, int64_t dimSize,
   // before sends any: both backends implement it, and it orders the
   // messages as every other collective of the group.
   int next = (me + 1) % members, previous = (me + members - 1) % members;
-  std::vector<StridedView> sendPieces(members), recvPieces(members);
+  // The program's piece lists, reused from step to step (no allocation in
+  // the steady state).
+  MemberPieces &pieces = call.program.callPieces;
+  pieces.resize(2);
+  std::vector<StridedView> &sendPieces = pieces[0], &recvPieces = pieces[1];
+  sendPieces.resize(members);
+  recvPieces.resize(members);
   for (int64_t i = 0; i < count; ++i) {
     for (int j = 0; j < members; ++j) {
       sendPieces[j] = in[i].slice(dim, 0, j == next ? in[i].sizes[dim] : 0);

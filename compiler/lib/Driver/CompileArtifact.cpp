@@ -680,7 +680,11 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
     gpu.matmulToRuntime = options.lowering.matmulToRuntime;
     codegen::buildGpuLoweringPipeline(lower, gpu);
   } else {
-    codegen::buildCpuLoweringPipeline(lower, options.lowering);
+    // The distribute stage fused the per-rank attentions already.
+    codegen::CpuLoweringOptions perRank = options.lowering;
+    if (distributeOptions.cpuAttention)
+      perRank.fuseAttention = false;
+    codegen::buildCpuLoweringPipeline(lower, perRank);
   }
   if (failed(lower.run(module)) ||
       failed(collectGroups(module, manifest.meshes, manifest.groups)))

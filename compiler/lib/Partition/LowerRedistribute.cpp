@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "LowerRedistribute.h"
 #include "dtensor/Analysis/ElementBytes.h"
+#include "dtensor/Partition/DimSlices.h"
 
 #include "dtensor/Planner/RedistributePlan.h"
 
@@ -81,31 +82,6 @@ static Value emitPadPartial(OpBuilder &builder, Location loc, Value local,
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(builder, loc, local);
   SmallVector<OpFoldResult> strides(rank, builder.getIndexAttr(1));
   return tensor::InsertSliceOp::create(builder, loc, local, zeros, offsets,
-                                       sizes, strides);
-}
-
-/// `source` with `size` indices of `dim` from `offset` (other dims whole).
-static Value sliceDim(OpBuilder &builder, Location loc, Value source,
-                      int64_t dim, OpFoldResult offset, OpFoldResult size) {
-  int64_t rank = cast<RankedTensorType>(source.getType()).getRank();
-  SmallVector<OpFoldResult> offsets(rank, builder.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(builder, loc, source);
-  SmallVector<OpFoldResult> strides(rank, builder.getIndexAttr(1));
-  offsets[dim] = offset;
-  sizes[dim] = size;
-  return tensor::ExtractSliceOp::create(builder, loc, source, offsets, sizes,
-                                        strides);
-}
-
-/// `piece` put into `dest` at `offset` along `dim` (other dims at 0).
-static Value insertDim(OpBuilder &builder, Location loc, Value piece,
-                       Value dest, int64_t dim, OpFoldResult offset) {
-  int64_t rank = cast<RankedTensorType>(piece.getType()).getRank();
-  SmallVector<OpFoldResult> offsets(rank, builder.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(builder, loc, piece);
-  SmallVector<OpFoldResult> strides(rank, builder.getIndexAttr(1));
-  offsets[dim] = offset;
-  return tensor::InsertSliceOp::create(builder, loc, piece, dest, offsets,
                                        sizes, strides);
 }
 

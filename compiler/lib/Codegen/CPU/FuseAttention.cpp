@@ -25,6 +25,7 @@
 #include "dtensor/Codegen/CPU/Passes.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
+#include "dtensor/Partition/DimSlices.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
@@ -401,31 +402,6 @@ Value createResultInit(OpBuilder &b, Location loc, linalg::GenericOp out) {
                                         ? empty.getMixedSizes()
                                         : tensor::getMixedSizes(b, loc, filled);
   return tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-}
-
-/// `source` with `size` indices of `dim` from `offset`, other dims whole.
-Value sliceDim(OpBuilder &b, Location loc, Value source, int64_t dim,
-               OpFoldResult offset, OpFoldResult size) {
-  int64_t rank = cast<RankedTensorType>(source.getType()).getRank();
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, source);
-  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-  offsets[dim] = offset;
-  sizes[dim] = size;
-  return tensor::ExtractSliceOp::create(b, loc, source, offsets, sizes,
-                                        strides);
-}
-
-/// `piece` put into `dest` at `offset` along `dim`.
-Value insertDim(OpBuilder &b, Location loc, Value piece, Value dest,
-                int64_t dim, OpFoldResult offset) {
-  int64_t rank = cast<RankedTensorType>(piece.getType()).getRank();
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, piece);
-  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-  offsets[dim] = offset;
-  return tensor::InsertSliceOp::create(b, loc, piece, dest, offsets, sizes,
-                                       strides);
 }
 
 /// The attention of queries held in two pieces (a head-tail shard): one

@@ -13,9 +13,11 @@
 
 #include "AttentionBufferization.h"
 
+#include "dtensor/Analysis/ElementBytes.h"
 #include "dtensor/Codegen/CPU/Passes.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
+#include "dtensor/Partition/DimSlices.h"
 
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/Builders.h"
@@ -55,11 +57,11 @@ std::optional<GatheredOperand> getGathered(Value operand,
 /// Bytes of a tensor type with static sizes, or nullopt.
 std::optional<int64_t> getStaticBytes(Type type) {
   auto tensor = cast<RankedTensorType>(type);
-  if (!tensor.hasStaticShape() || !tensor.getElementType().isIntOrFloat())
+  std::optional<int64_t> element =
+      getStoredElementBytes(tensor.getElementType());
+  if (!tensor.hasStaticShape() || !element)
     return std::nullopt;
-  return tensor.getNumElements() *
-         static_cast<int64_t>(
-             (tensor.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+  return tensor.getNumElements() * *element;
 }
 
 /// The type of a block: `local` with the sequence dim `dim` of the piece
@@ -138,17 +140,11 @@ Value RingBuilder::shiftedPositions(Value start) {
 
 Value RingBuilder::maskColumns(Value start, Value size) {
   Value mask = attention.getMask();
-  auto type = cast<RankedTensorType>(mask.getType());
-  if (type.getDimSize(3) == 1)
+  if (cast<RankedTensorType>(mask.getType()).getDimSize(3) == 1)
     return mask; // broadcast over the keys
-  SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0)), sizes,
-      strides(4, b.getIndexAttr(1));
-  for (int64_t dim = 0; dim < 3; ++dim)
-    sizes.push_back(tensor::getMixedSize(b, loc, mask, dim));
-  offsets[3] = start;
-  sizes.push_back(even ? OpFoldResult(b.getIndexAttr(chunk))
+  return sliceDim(b, loc, mask, 3, start,
+                  even ? OpFoldResult(b.getIndexAttr(chunk))
                        : OpFoldResult(size));
-  return tensor::ExtractSliceOp::create(b, loc, mask, offsets, sizes, strides);
 }
 
 Value RingBuilder::build() {
