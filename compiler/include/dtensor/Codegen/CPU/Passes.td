@@ -118,9 +118,11 @@ def CpuRingAttention : Pass<"dtensor-cpu-ring-attention",
     mask's key columns follow each block's global offset, so the result is
     the single-device one, for uneven blocks too (dynamic sizes). A rank
     then holds two key/value blocks at a time instead of the whole gathered
-    sequence, and each shift can overlap the previous block's attention
-    (`--dtensor-fuse-collectives` splits it into `dtensor.start` /
-    `dtensor.wait`). The bytes each rank sends are those of the all-gather.
+    sequence. `--dtensor-fuse-collectives` splits each shift into
+    `dtensor.start` / `dtensor.wait` around the previous block's attention;
+    the CPU runtime completes a collective inside its call, so there the
+    transfer is not hidden. The bytes each rank sends are those of the
+    all-gather.
 
     Which attentions: the module's `dtensor.rotate_method` (the model plan's
     `context_parallel.rotate_method`) forces it: `"alltoall"` rings every one
