@@ -250,7 +250,7 @@ FailureOr<SmallVector<Value>> dtensor::frontend::emitLocalMap(
                                    builder.getArrayAttr(inLayoutAttrs),
                                    builder.getArrayAttr({}),
                                    decl.redistributeInputs);
-  auto eraseHolder = llvm::make_scope_exit([&] {
+  llvm::scope_exit eraseHolder([&] {
     if (holder)
       holder->erase();
   });
