@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Frontend/CustomOpDecls.h"
 
+#include "JsonReader.h"
 #include "dtensor/Frontend/ModelPlan.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -14,71 +15,39 @@ using namespace dtensor::frontend;
 namespace {
 
 /// Reads one declaration; errors at the JSON value concerned.
-class DeclReader {
+class DeclReader : public JsonReader {
 public:
-  explicit DeclReader(const JsonLocator &locator) : locator(locator) {}
+  using JsonReader::JsonReader;
 
   LogicalResult read(const JsonNode &node, CustomOpDecl &decl);
 
 private:
-  InFlightDiagnostic error(const JsonNode &node) {
-    return locator.emitError(node);
-  }
-  LogicalResult expect(const JsonNode &node, JsonNode::Kind kind) {
-    if (node.kind == kind)
-      return success();
-    return error(node) << "expected " << JsonNode::describe(kind) << ", got "
-                       << node.describe();
-  }
-  const JsonNode *require(const JsonNode &object, llvm::StringRef key) {
-    if (const JsonNode *member = object.get(key))
-      return member;
-    error(object) << "missing member '" << key << "'";
-    return nullptr;
-  }
-  LogicalResult checkMembers(const JsonNode &node,
-                             llvm::ArrayRef<llvm::StringRef> allowed) {
-    if (failed(expect(node, JsonNode::Kind::Object)))
-      return failure();
-    for (const auto &[key, value] : node.members)
-      if (!llvm::is_contained(allowed, key))
-        return error(value)
-               << "unknown member '" << key
-               << "'; expected one of: " << llvm::join(allowed, ", ");
-    return success();
-  }
   FailureOr<std::string> readIdentifier(const JsonNode &node,
                                         llvm::StringRef what);
   FailureOr<Type> readDtype(const JsonNode &node);
-  FailureOr<int64_t> readInteger(const JsonNode &node, int64_t minimum);
   LogicalResult readInputs(const JsonNode &node, CustomOpDecl &decl);
   LogicalResult readOutput(const JsonNode &node, CustomOpDecl &decl);
   LogicalResult readStrategies(const JsonNode &node, CustomOpDecl &decl);
   /// Placement `node` of a tensor of `rank` named by `what`.
   FailureOr<PlacementAttr> readPlacement(const JsonNode &node, int64_t rank,
                                          const std::string &what);
-
-  const JsonLocator &locator;
 };
 
 } // namespace
 
 FailureOr<std::string> DeclReader::readIdentifier(const JsonNode &node,
                                                   llvm::StringRef what) {
-  if (failed(expect(node, JsonNode::Kind::String)))
+  if (failed(expectKind(node, JsonNode::Kind::String)))
     return failure();
   const std::string &text = node.string;
-  bool identifier =
-      !text.empty() && !llvm::isDigit(text.front()) &&
-      llvm::all_of(text, [](char c) { return llvm::isAlnum(c) || c == '_'; });
-  if (!identifier)
+  if (!isIdentifier(text))
     return error(node) << what << " '" << text
                        << "' must be a C identifier (letters, digits, _)";
   return text;
 }
 
 FailureOr<Type> DeclReader::readDtype(const JsonNode &node) {
-  if (failed(expect(node, JsonNode::Kind::String)))
+  if (failed(expectKind(node, JsonNode::Kind::String)))
     return failure();
   if (std::optional<Type> type =
           parseElementType(locator.getContext(), node.string))
@@ -87,24 +56,14 @@ FailureOr<Type> DeclReader::readDtype(const JsonNode &node) {
                      << "'; expected one of: f32, f16, bf16, i32, i64";
 }
 
-FailureOr<int64_t> DeclReader::readInteger(const JsonNode &node,
-                                           int64_t minimum) {
-  if (!node.isInteger())
-    return error(node) << "expected an integer, got " << node.describe();
-  if (*node.integer < minimum)
-    return error(node) << "expected an integer >= " << minimum << ", got "
-                       << *node.integer;
-  return *node.integer;
-}
-
 LogicalResult DeclReader::readInputs(const JsonNode &node, CustomOpDecl &decl) {
-  if (failed(expect(node, JsonNode::Kind::Array)))
+  if (failed(expectKind(node, JsonNode::Kind::Array)))
     return failure();
   if (node.elements.empty())
     return error(node) << "a custom op takes at least one input";
   llvm::StringSet<> names;
   for (const JsonNode &entry : node.elements) {
-    if (failed(checkMembers(entry, {"name", "dtype", "rank"})))
+    if (failed(checkObject(entry, {"name", "dtype", "rank"})))
       return failure();
     const JsonNode *name = require(entry, "name");
     const JsonNode *dtype = name ? require(entry, "dtype") : nullptr;
@@ -117,7 +76,7 @@ LogicalResult DeclReader::readInputs(const JsonNode &node, CustomOpDecl &decl) {
     FailureOr<Type> type = readDtype(*dtype);
     if (failed(type))
       return failure();
-    FailureOr<int64_t> size = readInteger(*rank, 0);
+    FailureOr<int64_t> size = readIntegerAtLeast(*rank, 0);
     if (failed(size))
       return failure();
     if (!names.insert(*text).second)
@@ -128,20 +87,20 @@ LogicalResult DeclReader::readInputs(const JsonNode &node, CustomOpDecl &decl) {
 }
 
 LogicalResult DeclReader::readOutput(const JsonNode &node, CustomOpDecl &decl) {
-  if (failed(checkMembers(node, {"dtype", "shape"})))
+  if (failed(checkObject(node, {"dtype", "shape"})))
     return failure();
   const JsonNode *dtype = require(node, "dtype");
   const JsonNode *shape = dtype ? require(node, "shape") : nullptr;
   if (!shape)
     return failure();
   FailureOr<Type> type = readDtype(*dtype);
-  if (failed(type) || failed(expect(*shape, JsonNode::Kind::Array)))
+  if (failed(type) || failed(expectKind(*shape, JsonNode::Kind::Array)))
     return failure();
   decl.outputDtype = *type;
   for (const JsonNode &entry : shape->elements) {
     CustomOpOutputDim dim;
     if (entry.isNumber()) {
-      FailureOr<int64_t> size = readInteger(entry, 0);
+      FailureOr<int64_t> size = readIntegerAtLeast(entry, 0);
       if (failed(size))
         return failure();
       dim.size = *size;
@@ -174,7 +133,7 @@ LogicalResult DeclReader::readOutput(const JsonNode &node, CustomOpDecl &decl) {
 FailureOr<PlacementAttr> DeclReader::readPlacement(const JsonNode &node,
                                                    int64_t rank,
                                                    const std::string &what) {
-  if (failed(expect(node, JsonNode::Kind::String)))
+  if (failed(expectKind(node, JsonNode::Kind::String)))
     return failure();
   std::optional<PlacementAttr> placement =
       parsePlacement(locator.getContext(), node.string);
@@ -191,7 +150,7 @@ FailureOr<PlacementAttr> DeclReader::readPlacement(const JsonNode &node,
 
 LogicalResult DeclReader::readStrategies(const JsonNode &node,
                                          CustomOpDecl &decl) {
-  if (failed(expect(node, JsonNode::Kind::Array)))
+  if (failed(expectKind(node, JsonNode::Kind::Array)))
     return failure();
   if (node.elements.empty())
     return error(node) << "expected at least one strategy; leave out "
@@ -237,8 +196,8 @@ LogicalResult DeclReader::readStrategies(const JsonNode &node,
 
 LogicalResult DeclReader::read(const JsonNode &node, CustomOpDecl &decl) {
   decl.node = &node;
-  if (failed(checkMembers(
-          node, {"name", "symbol", "inputs", "output", "strategies"})))
+  if (failed(checkObject(node,
+                         {"name", "symbol", "inputs", "output", "strategies"})))
     return failure();
   const JsonNode *name = require(node, "name");
   if (!name)
@@ -274,10 +233,9 @@ LogicalResult DeclReader::read(const JsonNode &node, CustomOpDecl &decl) {
 LogicalResult dtensor::frontend::readCustomOpDecls(
     const JsonNode &list, const JsonLocator &locator,
     std::vector<std::shared_ptr<const CustomOpDecl>> &decls) {
-  if (!list.isArray())
-    return locator.emitError(list)
-           << "expected an array, got " << list.describe();
   DeclReader reader(locator);
+  if (failed(reader.expectKind(list, JsonNode::Kind::Array)))
+    return failure();
   for (const JsonNode &entry : list.elements) {
     auto decl = std::make_shared<CustomOpDecl>();
     if (failed(reader.read(entry, *decl)))

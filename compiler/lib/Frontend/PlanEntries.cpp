@@ -3,6 +3,8 @@
 
 #include "dtensor/Frontend/PlanEntries.h"
 
+#include "JsonReader.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -10,22 +12,8 @@
 using namespace mlir;
 using namespace dtensor::frontend;
 
-static bool isIdentifier(llvm::StringRef text) {
-  return !text.empty() && !llvm::isDigit(text.front()) &&
-         llvm::all_of(text, [](char c) { return llvm::isAlnum(c) || c == '_'; });
-}
-
-static LogicalResult expectKind(const JsonLocator &locator,
-                                const JsonNode &node, JsonNode::Kind kind) {
-  if (node.kind == kind)
-    return success();
-  return locator.emitError(node) << "expected " << JsonNode::describe(kind)
-                                 << ", got " << node.describe();
-}
-
 /// Checks the strings of every `shape` array under `node` against `dims`.
-static LogicalResult checkDimNames(const JsonLocator &locator,
-                                   const JsonNode &node,
+static LogicalResult checkDimNames(const JsonReader &json, const JsonNode &node,
                                    const llvm::StringSet<> &dims,
                                    llvm::StringRef declared) {
   if (node.isObject()) {
@@ -36,17 +24,17 @@ static LogicalResult checkDimNames(const JsonLocator &locator,
           if (!element.isString() || dims.empty() ||
               dims.contains(element.string))
             continue;
-          return locator.emitError(element)
+          return json.error(element)
                  << "unknown dim '" << element.string << "'; model.dims "
                  << "declares " << declared;
         }
       }
-      if (failed(checkDimNames(locator, value, dims, declared)))
+      if (failed(checkDimNames(json, value, dims, declared)))
         return failure();
     }
   } else if (node.isArray()) {
     for (const JsonNode &element : node.elements)
-      if (failed(checkDimNames(locator, element, dims, declared)))
+      if (failed(checkDimNames(json, element, dims, declared)))
         return failure();
   }
   return success();
@@ -55,6 +43,7 @@ static LogicalResult checkDimNames(const JsonLocator &locator,
 FailureOr<PlanEntries>
 dtensor::frontend::readPlanEntries(const JsonNode &root,
                                    const JsonLocator &locator) {
+  JsonReader json(locator);
   PlanEntries result;
   const JsonNode *model = root.isObject() ? root.get("model") : nullptr;
   if (!model || !model->isObject()) {
@@ -64,29 +53,29 @@ dtensor::frontend::readPlanEntries(const JsonNode &root,
   }
   llvm::StringSet<> dimSet;
   if (const JsonNode *dims = model->get("dims")) {
-    if (failed(expectKind(locator, *dims, JsonNode::Kind::Array)))
+    if (failed(json.expectKind(*dims, JsonNode::Kind::Array)))
       return failure();
     for (const JsonNode &dim : dims->elements) {
-      if (failed(expectKind(locator, dim, JsonNode::Kind::String)))
+      if (failed(json.expectKind(dim, JsonNode::Kind::String)))
         return failure();
-      if (!isIdentifier(dim.string))
-        return locator.emitError(dim)
+      if (!JsonReader::isIdentifier(dim.string))
+        return json.error(dim)
                << "dim name '" << dim.string
                << "' must be an identifier (letters, digits, _)";
       if (!dimSet.insert(dim.string).second)
-        return locator.emitError(dim)
+        return json.error(dim)
                << "dim '" << dim.string << "' is declared twice";
       result.dims.push_back(dim.string);
     }
   }
   std::string declared = llvm::join(result.dims, ", ");
-  if (failed(checkDimNames(locator, *model, dimSet, declared)))
+  if (failed(checkDimNames(json, *model, dimSet, declared)))
     return failure();
 
   const JsonNode *entries = model->get("entries");
   if (!entries) {
     if (!result.dims.empty())
-      return locator.emitError(*model->get("dims"))
+      return json.error(*model->get("dims"))
              << "model.dims needs model.entries, which give each dim its "
                 "size";
     std::string name = "main";
@@ -97,32 +86,27 @@ dtensor::frontend::readPlanEntries(const JsonNode &root,
     return result;
   }
   result.listed = true;
-  if (failed(expectKind(locator, *entries, JsonNode::Kind::Array)))
+  if (failed(json.expectKind(*entries, JsonNode::Kind::Array)))
     return failure();
   if (entries->elements.empty())
-    return locator.emitError(*entries) << "expected at least one entry";
+    return json.error(*entries) << "expected at least one entry";
   llvm::StringMap<const JsonNode *> names;
   for (const JsonNode &node : entries->elements) {
-    if (failed(expectKind(locator, node, JsonNode::Kind::Object)))
+    if (failed(json.checkObject(node, {"name", "dims"})))
       return failure();
-    for (const auto &[key, value] : node.members)
-      if (key != "name" && key != "dims")
-        return locator.emitError(value)
-               << "unknown member '" << key << "'; expected one of: name, dims";
-    const JsonNode *name = node.get("name");
+    const JsonNode *name = json.require(node, "name");
     if (!name)
-      return locator.emitError(node) << "missing member 'name'";
-    if (failed(expectKind(locator, *name, JsonNode::Kind::String)))
       return failure();
-    if (!isIdentifier(name->string))
-      return locator.emitError(*name)
+    if (failed(json.expectKind(*name, JsonNode::Kind::String)))
+      return failure();
+    if (!JsonReader::isIdentifier(name->string))
+      return json.error(*name)
              << "entry name '" << name->string
              << "' must be an identifier (letters, digits, _)";
     auto [it, inserted] = names.try_emplace(name->string, name);
     if (!inserted) {
-      InFlightDiagnostic diag = locator.emitError(*name)
-                                << "entry '" << name->string
-                                << "' is declared twice";
+      InFlightDiagnostic diag = json.error(*name) << "entry '" << name->string
+                                                  << "' is declared twice";
       diag.attachNote(locator.get(*it->second)) << "first declared here";
       return failure();
     }
@@ -130,23 +114,23 @@ dtensor::frontend::readPlanEntries(const JsonNode &root,
     const JsonNode *sizes = node.get("dims");
     if (!sizes) {
       if (!result.dims.empty())
-        return locator.emitError(node)
+        return json.error(node)
                << "missing member 'dims': a size for each of " << declared;
     } else {
-      if (failed(expectKind(locator, *sizes, JsonNode::Kind::Object)))
+      if (failed(json.expectKind(*sizes, JsonNode::Kind::Object)))
         return failure();
       for (const auto &[key, value] : sizes->members)
         if (!dimSet.contains(key))
-          return locator.emitError(value)
+          return json.error(value)
                  << "unknown dim '" << key << "'; "
                  << (result.dims.empty() ? "model.dims declares none"
                                          : "model.dims declares " + declared);
       for (const std::string &dim : result.dims) {
         const JsonNode *size = sizes->get(dim);
         if (!size)
-          return locator.emitError(*sizes) << "no size for dim '" << dim << "'";
+          return json.error(*sizes) << "no size for dim '" << dim << "'";
         if (!size->isInteger() || *size->integer < 0) {
-          InFlightDiagnostic diag = locator.emitError(*size);
+          InFlightDiagnostic diag = json.error(*size);
           diag << "the size of dim '" << dim
                << "' must be an integer >= 0, got ";
           if (size->isInteger())
