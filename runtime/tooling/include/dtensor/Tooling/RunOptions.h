@@ -1,0 +1,63 @@
+//===- RunOptions.h - What a run session is asked to do ---------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The settings of a run session (RunSession.h): the artifact, where its
+// inputs and weights come from, the steps to run and time, the outputs to
+// write and whether to check them against the single-device reference. A
+// tool fills them from its command line (dtensor-run's flags are named
+// next to each field); the session never parses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_TOOLING_RUNOPTIONS_H
+#define DTENSOR_TOOLING_RUNOPTIONS_H
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtensor::tooling {
+
+struct RunOptions {
+  /// The artifact directory.
+  std::string artifact;
+  /// --input: NAME -> the .npy file of its global value.
+  std::map<std::string, std::string> inputs;
+  /// --random-inputs: the seed of the values of the inputs and weights
+  /// given no file or initializer (none: such a tensor is an error).
+  std::optional<uint64_t> randomSeed;
+  /// --weights: a safetensors file of global weights ("": none).
+  std::string weights;
+  /// --seed: of the weights' initializers and the program's random ops.
+  uint64_t seed = 0;
+  /// --output: NAME -> the .npy file of its global value.
+  std::map<std::string, std::string> outputs;
+  /// --input-local, --output-local: NAME -> a path pattern holding
+  /// "{rank}" (rankPath), one file per rank.
+  std::map<std::string, std::string> localInputs;
+  std::map<std::string, std::string> localOutputs;
+  /// --check: compare with the single-device reference program.
+  bool check = false;
+  /// --entry: the entry point to run ("": the artifact's default).
+  std::string entry;
+  /// --tolerance: the largest relative error --check accepts (none: the
+  /// element type's default).
+  std::optional<double> tolerance;
+  /// --iters, --warmup: timed steps, and untimed steps before them.
+  int iters = 1;
+  int warmup = 0;
+  /// --threads: BLAS threads per rank (0: the runtime's default).
+  int threads = 0;
+  /// --quiet: print errors only; --verbose: also the CPU kernels in use.
+  bool quiet = false;
+  bool verbose = false;
+  /// --generate: new tokens per prompt (0: run steps instead), after each
+  /// of the --prompt files.
+  int generate = 0;
+  std::vector<std::string> prompts;
+};
+
+} // namespace dtensor::tooling
+
+#endif // DTENSOR_TOOLING_RUNOPTIONS_H
