@@ -15,6 +15,11 @@ Rules (docs/architecture.md explains them):
             at most 80 columns ending in ===// (===* in C files) whose second
             line is the SPDX line (`// SPDX-License-Identifier: ...`); each
             Python and shell script has the SPDX line in its first 5 lines.
+  debug     each file under compiler/lib that defines a pass
+            (`#define GEN_PASS_DEF_...`) defines DEBUG_TYPE, so that
+            -debug-only=<pass> shows its decisions; report passes
+            (compiler/lib/Reports/) print their report instead. Not in the
+            default --only list yet.
 
 Prints one line per problem, `path:line: rule: message`, then a count, and
 exits 1 when there is a problem. --fix rewrites include guards and puts the
@@ -103,6 +108,28 @@ def check_layering(root, path, lines, problems):
                              "its folder"))
 
 
+PASS_DEF = re.compile(r"^\s*#\s*define\s+GEN_PASS_DEF_(\w+)")
+DEBUG_TYPE = re.compile(r"^\s*#\s*define\s+DEBUG_TYPE\b")
+
+
+def check_debug(path, lines, problems):
+    """A pass's file under compiler/lib, outside Reports/, defines
+    DEBUG_TYPE; the problem is reported at its GEN_PASS_DEF_ line."""
+    if not path.startswith("compiler/lib/") or not path.endswith(C_FAMILY):
+        return
+    if path.startswith("compiler/lib/Reports/"):
+        return
+    if any(DEBUG_TYPE.match(line) for line in lines):
+        return
+    for number, line in enumerate(lines, 1):
+        match = PASS_DEF.match(line)
+        if match:
+            problems.append((path, number, "debug",
+                             f"defines pass {match.group(1)} but no "
+                             "DEBUG_TYPE for -debug-only"))
+            return
+
+
 def expected_guard(path):
     stem = path[:-len(".h")]
     if "/include/dtensor/" in stem:
@@ -188,7 +215,7 @@ def main():
     parser.add_argument("--fix", action="store_true")
     args = parser.parse_args()
     rules = set(args.only.split(","))
-    unknown = rules - {"layering", "guards", "banners"}
+    unknown = rules - {"layering", "guards", "banners", "debug"}
     if unknown:
         parser.error("unknown rule(s): " + ", ".join(sorted(unknown)))
     problems = []
@@ -204,6 +231,8 @@ def main():
         changed = None
         if "layering" in rules:
             check_layering(args.root, path, lines, problems)
+        if "debug" in rules:
+            check_debug(path, lines, problems)
         if "guards" in rules:
             changed = check_guard(path, lines, problems, args.fix) or changed
         if changed:

@@ -13,9 +13,13 @@
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <optional>
+
+// A phase of --dtensor-fuse-collectives.
+#define DEBUG_TYPE "dtensor-fuse-collectives"
 
 using namespace mlir;
 using namespace dtensor;
@@ -227,15 +231,32 @@ BucketCounts dtensor::bucketCollectives(Block &block, uint64_t bucketBytes,
   while (Operation *seedOp = next) {
     next = seedOp->getNextNode();
     std::optional<Candidate> seed = getCandidate(seedOp);
-    if (!seed || seed->bytes > bucketBytes)
+    if (!seed && seedOp->hasTrait<Collective>())
+      LLVM_DEBUG(llvm::dbgs() << "bucketing: not a candidate (no all_reduce, "
+                                 "all_gather or reduce_scatter of static "
+                                 "size): "
+                              << OpWithFlags(seedOp) << "\n");
+    if (!seed)
       continue;
+    if (seed->bytes > bucketBytes) {
+      LLVM_DEBUG(llvm::dbgs()
+                 << "bucketing: " << seed->bytes << " bytes, over bucket-bytes "
+                 << bucketBytes << ", travel alone: " << OpWithFlags(seedOp)
+                 << "\n");
+      continue;
+    }
     Bucket bucket(*seed);
     // Next-fit in program order: scan forward, take every compatible
     // independent candidate, and stop at the first that would overflow the
     // bucket or at an op collectives must not cross.
     for (Operation *op = next; op; op = op->getNextNode()) {
-      if (isCommunicationBarrier(op))
+      if (isCommunicationBarrier(op)) {
+        LLVM_DEBUG(llvm::dbgs()
+                   << "bucketing: the bucket seeded at " << seedOp->getLoc()
+                   << " stops at '" << op->getName() << "' at " << op->getLoc()
+                   << ", which collectives must not cross\n");
         break;
+      }
       if (bucket.dependsOnMembers(op)) {
         bucket.addDependent(op);
         continue;
@@ -243,11 +264,27 @@ BucketCounts dtensor::bucketCollectives(Block &block, uint64_t bucketBytes,
       std::optional<Candidate> candidate = getCandidate(op);
       if (!candidate || !(candidate->key == seed->key))
         continue;
-      if (bucket.tryJoin(*candidate, bucketBytes) == Bucket::Join::Full)
+      Bucket::Join join = bucket.tryJoin(*candidate, bucketBytes);
+      LLVM_DEBUG({
+        if (join == Bucket::Join::Full)
+          llvm::dbgs() << "bucketing: the bucket seeded at " << seedOp->getLoc()
+                       << " is full (" << bucket.getBytes() << " + "
+                       << candidate->bytes << " bytes > " << bucketBytes
+                       << ") at " << op->getLoc() << "\n";
+        else if (join == Bucket::Join::Skipped)
+          llvm::dbgs() << "bucketing: " << op->getLoc()
+                       << " skipped: ops with memory effects depend on the "
+                          "bucket before the combined op's place\n";
+      });
+      if (join == Bucket::Join::Full)
         break;
     }
     if (bucket.size() < 2)
       continue;
+    LLVM_DEBUG(llvm::dbgs()
+               << "bucketing: " << bucket.size() << " '" << seedOp->getName()
+               << "' ops from " << seedOp->getLoc() << " on become one call of "
+               << bucket.getBytes() << " bytes per rank\n");
     // Resume before the combined op: it may have moved below candidates not
     // yet tried as seeds, and it may take more members itself.
     Operation *before = seedOp->getPrevNode();

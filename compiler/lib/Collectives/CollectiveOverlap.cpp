@@ -10,6 +10,11 @@
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 
+#include "llvm/Support/Debug.h"
+
+// A phase of --dtensor-fuse-collectives.
+#define DEBUG_TYPE "dtensor-fuse-collectives"
+
 using namespace mlir;
 using namespace dtensor;
 
@@ -43,7 +48,18 @@ static void splitIntoStartAndWait(Operation *collective,
   builder.setInsertionPoint(issuePoint);
   auto start = StartOp::create(builder, loc, futureTypes);
 
-  if (Operation *firstUser = findFirstUserInBlock(collective))
+  Operation *firstUser = findFirstUserInBlock(collective);
+  LLVM_DEBUG({
+    llvm::dbgs() << "overlap: '" << collective->getName() << "' at " << loc
+                 << " starts before '" << issuePoint->getName() << "' at "
+                 << issuePoint->getLoc() << ", waits ";
+    if (firstUser)
+      llvm::dbgs() << "before '" << firstUser->getName() << "' at "
+                   << firstUser->getLoc() << "\n";
+    else
+      llvm::dbgs() << "at the end of its block (no user in it)\n";
+  });
+  if (firstUser)
     builder.setInsertionPoint(firstUser);
   else if (block->mightHaveTerminator())
     builder.setInsertionPoint(block->getTerminator());

@@ -11,6 +11,11 @@
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 
+#include "llvm/Support/Debug.h"
+
+// The patterns run within --dtensor-fuse-collectives.
+#define DEBUG_TYPE "dtensor-fuse-collectives"
+
 using namespace mlir;
 using namespace dtensor;
 
@@ -87,6 +92,9 @@ struct ChunkOfAllGather : OpRewritePattern<ChunkOp> {
         !hasChunkLayout(shard, chunk.getDim(), gather))
       return rewriter.notifyMatchFailure(
           chunk, "the gathered shards are not provably chunks");
+    LLVM_DEBUG(llvm::dbgs() << "chunk-of-all-gather: " << OpWithFlags(chunk)
+                            << " replaced by the shard the all_gather at "
+                            << gather.getLoc() << " gathers\n");
     rewriter.replaceOp(chunk, shard);
     return success();
   }
@@ -109,6 +117,11 @@ struct AllGatherOfChunk : OpRewritePattern<AllGatherOp> {
           chunk.getDim() != gather.getGatherDim() ||
           chunk.getInput().getType() != result.getType())
         continue;
+      LLVM_DEBUG(llvm::dbgs()
+                 << "all-gather-of-chunk: result #" << result.getResultNumber()
+                 << " of " << OpWithFlags(gather)
+                 << " replaced by the value chunked at " << chunk.getLoc()
+                 << "\n");
       rewriter.replaceAllUsesWith(result, chunk.getInput());
       changed = true;
     }
@@ -138,6 +151,9 @@ struct AllToAllRoundTrip : OpRewritePattern<AllToAllOp> {
         !hasChunkLayout(original, there.getConcatDim(), there))
       return rewriter.notifyMatchFailure(
           back, "the original shards are not provably chunks");
+    LLVM_DEBUG(llvm::dbgs() << "all-to-all-round-trip: " << OpWithFlags(back)
+                            << " undoes the all_to_all at " << there.getLoc()
+                            << "; replaced by its input\n");
     rewriter.replaceOp(back, original);
     return success();
   }
@@ -174,6 +190,9 @@ struct AllReduceOfChunks : OpRewritePattern<AllReduceOp> {
     auto scatter = ReduceScatterOp::create(
         rewriter, reduce.getLoc(), scatteredTypes, reduce.getInputs(),
         reduce.getReduction(), *dim, reduce.getMesh(), reduce.getMeshDims());
+    LLVM_DEBUG(llvm::dbgs() << "all-reduce-of-chunks: " << OpWithFlags(reduce)
+                            << " and its chunks replaced by "
+                            << OpWithFlags(scatter) << "\n");
     for (auto [result, replacement] :
          llvm::zip_equal(reduce.getResults(), scatter.getResults()))
       for (Operation *chunk : llvm::make_early_inc_range(result.getUsers()))
@@ -211,6 +230,14 @@ struct AllGatherOfReduceScatter : OpRewritePattern<AllGatherOp> {
     auto reduce =
         AllReduceOp::create(rewriter, loc, partial, scatter.getReduction(),
                             scatter.getMesh(), scatter.getMeshDims());
+    LLVM_DEBUG(llvm::dbgs()
+               << "all-gather-of-reduce-scatter: " << OpWithFlags(gather)
+               << " of the reduce_scatter at " << scatter.getLoc()
+               << " replaced by " << OpWithFlags(reduce)
+               << (scatter->hasOneUse()
+                       ? "\n"
+                       : "; the reduce_scatter's other users get "
+                         "a chunk of it\n"));
     rewriter.replaceOp(gather, reduce);
     if (scatter->use_empty()) {
       rewriter.eraseOp(scatter);
@@ -240,6 +267,9 @@ struct DropUnusedPairs : OpRewritePattern<OpTy> {
           return result.use_empty();
         }))
       return rewriter.notifyMatchFailure(op, "no pair to drop");
+    LLVM_DEBUG(llvm::dbgs() << "drop-unused-pairs: dropping the unused "
+                               "results of "
+                            << OpWithFlags(op) << "\n");
     dropUnusedPairs(rewriter, op);
     return success();
   }
@@ -260,6 +290,9 @@ struct SingleRankGroups : OpRewritePattern<OpTy> {
       return rewriter.notifyMatchFailure(op, "groups of several ranks");
     if (op->getOperandTypes() != op->getResultTypes())
       return rewriter.notifyMatchFailure(op, "types differ");
+    LLVM_DEBUG(llvm::dbgs() << "single-rank-groups: " << OpWithFlags(op)
+                            << " communicates nothing; replaced by its "
+                               "operands\n");
     rewriter.replaceOp(op, op->getOperands());
     return success();
   }

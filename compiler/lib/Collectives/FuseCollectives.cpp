@@ -15,11 +15,14 @@
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor {
 #define GEN_PASS_DEF_FUSECOLLECTIVES
 #include "dtensor/Collectives/Passes.h.inc"
 } // namespace dtensor
+
+#define DEBUG_TYPE "dtensor-fuse-collectives"
 
 using namespace mlir;
 using namespace dtensor;
@@ -134,6 +137,8 @@ void FuseCollectivesPass::runOnOperation() {
   if (failed(simplify()))
     return signalPassFailure();
   unsigned after = countCollectives(getOperation());
+  LLVM_DEBUG(llvm::dbgs() << "simplification: " << before << " collectives in, "
+                          << after << " left\n");
   unsigned buckets = 0, bucketed = 0, overlapped = 0;
   if (bucketBytes > 0)
     for (Block *block : getScheduledBlocks()) {
@@ -141,9 +146,16 @@ void FuseCollectivesPass::runOnOperation() {
       buckets += counts.buckets;
       bucketed += counts.members;
     }
+  else
+    LLVM_DEBUG(llvm::dbgs() << "bucketing off (bucket-bytes 0)\n");
+  LLVM_DEBUG(llvm::dbgs() << "bucketing: " << buckets << " buckets of "
+                          << bucketed << " collectives\n");
   if (overlap)
     for (Block *block : getScheduledBlocks())
       overlapped += overlapCollectives(*block);
+  LLVM_DEBUG(llvm::dbgs() << "overlap: " << overlapped
+                          << " collectives split into start/wait"
+                          << (overlap ? "" : " (overlap off)") << "\n");
   // MLIR's own pass statistics are compiled out of release builds of MLIR
   // (Debian's among them), so the counts are a remark. Cancelling and
   // strength reduction never add collectives.

@@ -9,6 +9,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/Support/Debug.h"
+
+// Part of --dtensor-partition, which lowers every redistribute with it.
+#define DEBUG_TYPE "dtensor-partition"
 
 using namespace mlir;
 using namespace dtensor;
@@ -126,8 +130,11 @@ static Value emitHeadTailGather(OpBuilder &builder, Location loc, Value local,
   int64_t parts = index.getMesh().getShape()[meshDim];
   int64_t globalSize = globalType.getDimSize(dim);
   // One rank holds pieces 0 and 1 of 2: the whole dim, in order.
-  if (parts == 1)
+  if (parts == 1) {
+    LLVM_DEBUG(llvm::dbgs() << "    head-tail gather over one rank: the "
+                               "local piece is the whole dim\n");
     return local;
+  }
   int64_t most = layout::maxHeadTailSize(globalSize, parts);
   auto localType = cast<RankedTensorType>(local.getType());
   Value padded = local;
@@ -182,8 +189,11 @@ static Value emitStep(OpBuilder &builder, Location loc, Value local,
     return emitHeadTailGather(builder, loc, local, step, globalType, afterType,
                               index);
   if (step.headTail && step.kind == RedistributeStep::Kind::Chunk &&
-      index.getMesh().getShape()[step.meshDims.front()] == 1)
+      index.getMesh().getShape()[step.meshDims.front()] == 1) {
+    LLVM_DEBUG(llvm::dbgs() << "    head-tail chunk over one rank: the "
+                               "value is its own piece\n");
     return local;
+  }
   if (step.headTail && step.kind == RedistributeStep::Kind::Chunk)
     return extractHeadTail(
         builder, loc, local, step.dim,
@@ -215,8 +225,11 @@ static Value emitStep(OpBuilder &builder, Location loc, Value local,
   case RedistributeStep::Kind::MarkPartial: {
     // Avg, max and min of copies of one value are that value; a sum of
     // copies is not, so only the group's first member keeps its data.
-    if (step.reduce != layout::ReduceKind::Sum)
+    if (step.reduce != layout::ReduceKind::Sum) {
+      LLVM_DEBUG(llvm::dbgs() << "    mark-partial of a non-sum reduction: "
+                                 "every copy keeps its data\n");
       return local;
+    }
     Value isFirst =
         arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
                               index.getGroupIndex(meshDims), index.getIndex(0));
@@ -245,6 +258,17 @@ Value dtensor::lowerRedistribute(OpBuilder &builder, Location loc, Value local,
       target.getNormalized(rank).getLayoutPlacements(), mesh, params);
   std::vector<Placement> before =
       source.getNormalized(rank).getLayoutPlacements();
+  LLVM_DEBUG({
+    llvm::dbgs() << "  redistribute of " << globalType << " at " << loc
+                 << " from " << layout::str(before) << " to "
+                 << layout::str(plan.layouts.empty() ? before
+                                                     : plan.layouts.back())
+                 << ": " << plan.steps.size()
+                 << (plan.steps.size() == 1 ? " step" : " steps") << "\n";
+    std::string steps = layout::str(plan);
+    for (StringRef line : llvm::split(StringRef(steps).rtrim(), '\n'))
+      llvm::dbgs() << "    " << line << "\n";
+  });
   if (explain) {
     std::string type;
     llvm::raw_string_ostream(type) << globalType;

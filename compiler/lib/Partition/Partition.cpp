@@ -21,11 +21,14 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor {
 #define GEN_PASS_DEF_PARTITION
 #include "dtensor/Partition/Passes.h.inc"
 } // namespace dtensor
+
+#define DEBUG_TYPE "dtensor-partition"
 
 using namespace mlir;
 using namespace dtensor;
@@ -128,9 +131,12 @@ public:
     for (BlockArgument arg : func.getArguments())
       if (const GlobalValue *global = state.lookup(arg))
         arg.setType(state.getLocalType(*global));
-    for (Operation &op : llvm::make_early_inc_range(func.front()))
+    for (Operation &op : llvm::make_early_inc_range(func.front())) {
+      LLVM_DEBUG(llvm::dbgs() << "  partitioning '" << op.getName() << "' at "
+                              << op.getLoc() << "\n");
       if (failed(partitionOp(&op, state)))
         return failure();
+    }
     rewriteSignature(func, state.mesh);
     state.index.eraseUnused();
     func.walk([](Operation *op) {
@@ -239,13 +245,20 @@ struct PartitionPass : dtensor::impl::PartitionBase<PartitionPass> {
     // The functions to partition, and their meshes.
     llvm::MapVector<Operation *, MeshOp> targets;
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (isPartitioned(func))
+      if (isPartitioned(func)) {
+        LLVM_DEBUG(llvm::dbgs() << "skipping @" << func.getSymName()
+                                << ": partitioned already (its boundary "
+                                   "carries global shapes)\n");
         continue;
+      }
       FailureOr<MeshOp> mesh = findMesh(func);
       if (failed(mesh))
         return signalPassFailure();
-      if (!*mesh)
+      if (!*mesh) {
+        LLVM_DEBUG(llvm::dbgs() << "skipping @" << func.getSymName()
+                                << ": no layout names a mesh\n");
         continue;
+      }
       if (!func.isExternal() && !func.getBody().hasOneBlock()) {
         func.emitOpError("has several blocks; partitioning handles "
                          "single-block functions");
@@ -271,10 +284,17 @@ struct PartitionPass : dtensor::impl::PartitionBase<PartitionPass> {
 
     for (auto [op, mesh] : targets) {
       auto func = cast<func::FuncOp>(op);
+      LLVM_DEBUG(llvm::dbgs()
+                 << (func.isExternal() ? "localizing the signature of "
+                                       : "partitioning ")
+                 << "@" << func.getSymName() << " on mesh @"
+                 << mesh.getSymName() << "\n");
       if (func.isExternal())
         rewriteSignature(func, mesh.getLayoutMesh());
       else if (failed(FunctionPartitioner(func, mesh, params, explain).run()))
         return signalPassFailure();
+      LLVM_DEBUG(llvm::dbgs() << "@" << func.getSymName() << " now has type "
+                              << func.getFunctionType() << "\n");
     }
   }
 };

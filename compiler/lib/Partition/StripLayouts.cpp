@@ -15,11 +15,14 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor {
 #define GEN_PASS_DEF_STRIPLAYOUTS
 #include "dtensor/Partition/Passes.h.inc"
 } // namespace dtensor
+
+#define DEBUG_TYPE "dtensor-strip-layouts"
 
 using namespace mlir;
 using namespace dtensor;
@@ -47,6 +50,9 @@ struct StripLayoutsPass
 
     module.walk([](Operation *op) {
       if (isa<DistributeOp, RedistributeOp, ToLayoutOp>(op)) {
+        LLVM_DEBUG(llvm::dbgs()
+                   << "dropping '" << op->getName() << "' at " << op->getLoc()
+                   << ": its result is its operand\n");
         op->getResult(0).replaceAllUsesWith(op->getOperand(0));
         op->erase();
         return;
@@ -61,8 +67,10 @@ struct StripLayoutsPass
                                  DTensorDialect::getLayoutAttrName()));
       }
     });
-    for (MeshOp mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))
+    for (MeshOp mesh : llvm::make_early_inc_range(module.getOps<MeshOp>())) {
+      LLVM_DEBUG(llvm::dbgs() << "erasing mesh @" << mesh.getSymName() << "\n");
       mesh.erase();
+    }
   }
 };
 } // namespace

@@ -13,11 +13,14 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_CPUAPPROXIMATETANH
 #include "dtensor/Codegen/CPU/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-cpu-approximate-tanh"
 
 using namespace mlir;
 
@@ -36,7 +39,13 @@ struct CpuApproximateTanh
     getOperation().walk([&](math::TanhOp op) {
       if (op.getType().isF32())
         tanhs.push_back(op);
+      else
+        LLVM_DEBUG(llvm::dbgs() << "keeping the tanh at " << op.getLoc() << ": "
+                                << op.getType() << " is not a scalar f32\n");
     });
+    LLVM_DEBUG(if (!tanhs.empty()) llvm::dbgs()
+               << "@" << getOperation().getSymName() << ": approximating "
+               << tanhs.size() << " f32 tanh ops\n");
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingOps);
     if (failed(applyOpPatternsGreedily(tanhs, std::move(patterns), config)))

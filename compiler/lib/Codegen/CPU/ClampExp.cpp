@@ -11,6 +11,7 @@
 #include "dtensor/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/Support/Debug.h"
 
 #include <limits>
 
@@ -18,6 +19,8 @@ namespace dtensor::codegen {
 #define GEN_PASS_DEF_CPUCLAMPEXP
 #include "dtensor/Codegen/CPU/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-cpu-clamp-exp"
 
 using namespace mlir;
 
@@ -43,8 +46,14 @@ std::optional<ExpRange> getExpRange(Type type) {
 void clampExp(math::ExpOp exp) {
   Type type = exp.getType();
   std::optional<ExpRange> range = getExpRange(type);
-  if (!range)
+  if (!range) {
+    LLVM_DEBUG(llvm::dbgs() << "keeping the exp at " << exp.getLoc() << ": "
+                            << type << " is neither f32 nor f64\n");
     return;
+  }
+  LLVM_DEBUG(llvm::dbgs() << "clamping the " << type << " exp at "
+                          << exp.getLoc() << " to [" << range->low << ", "
+                          << range->high << "]\n");
   OpBuilder b(exp);
   Location loc = exp.getLoc();
   auto constant = [&](double value) -> Value {

@@ -12,11 +12,14 @@
 #include "mlir/IR/SymbolTable.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_CPUMERGEIDENTICALFUNCTIONS
 #include "dtensor/Codegen/CPU/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-cpu-merge-identical-functions"
 
 using namespace mlir;
 
@@ -76,6 +79,9 @@ struct CpuMergeIdenticalFunctions
         candidates.push_back(func);
         continue;
       }
+      LLVM_DEBUG(llvm::dbgs()
+                 << "merging @" << func.getSymName() << " into the identical @"
+                 << original->getSymName() << "\n");
       if (failed(SymbolTable::replaceAllSymbolUses(
               func, original->getSymNameAttr(), module)))
         return signalPassFailure();

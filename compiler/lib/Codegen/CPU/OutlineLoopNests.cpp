@@ -17,11 +17,14 @@
 #include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_CPUOUTLINELOOPNESTS
 #include "dtensor/Codegen/CPU/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-cpu-outline-loop-nests"
 
 using namespace mlir;
 using namespace dtensor::codegen;
@@ -46,6 +49,9 @@ void outlineLoopNest(scf::ForOp loop, StringRef name, SymbolTable &symbols) {
   Operation *clone = builder.clone(*loop, mapping);
   func::ReturnOp::create(builder, loop.getLoc(), clone->getResults());
 
+  LLVM_DEBUG(llvm::dbgs() << "outlining the loop nest at " << loop.getLoc()
+                          << " into @" << func.getSymName() << " ("
+                          << captures.arguments.size() << " arguments)\n");
   builder.setInsertionPoint(loop);
   auto call =
       func::CallOp::create(builder, loop.getLoc(), func, captures.arguments);
@@ -62,8 +68,12 @@ struct CpuOutlineLoopNests
     SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
     for (func::FuncOp function : functions) {
       // A parallel nest's function holds its one nest already.
-      if (function.isExternal() || function->hasAttr("dtensor_parallel_nest"))
+      if (function.isExternal() || function->hasAttr("dtensor_parallel_nest")) {
+        LLVM_DEBUG(if (!function.isExternal()) llvm::dbgs()
+                   << "skipping @" << function.getSymName()
+                   << ": a parallel nest's function holds one nest\n");
         continue;
+      }
       SmallVector<scf::ForOp> nests;
       for (Block &block : function.getBody())
         for (auto loop : block.getOps<scf::ForOp>())

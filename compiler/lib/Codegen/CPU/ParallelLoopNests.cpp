@@ -19,6 +19,7 @@
 #include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
 
 #include <optional>
 
@@ -26,6 +27,8 @@ namespace dtensor::codegen {
 #define GEN_PASS_DEF_CPUPARALLELLOOPNESTS
 #include "dtensor/Codegen/CPU/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-cpu-parallel-loop-nests"
 
 using namespace mlir;
 using namespace dtensor::codegen;
@@ -170,22 +173,43 @@ struct CpuParallelLoopNests
       SmallVector<Nest> nests;
       for (Block &block : function.getBody())
         for (auto loop : block.getOps<scf::ParallelOp>()) {
-          if (loop.getNumResults() != 0 || callsFunctions(loop))
+          if (loop.getNumResults() != 0 || callsFunctions(loop)) {
+            LLVM_DEBUG(llvm::dbgs()
+                       << "keeping the parallel nest at " << loop.getLoc()
+                       << " in @" << function.getSymName() << ": it "
+                       << (loop.getNumResults() != 0 ? "has results"
+                                                     : "calls functions")
+                       << "\n");
             continue;
+          }
           unsigned split = splitDim(loop);
           int64_t work = workPerIteration(loop, split);
-          std::optional<int64_t> trips = staticTrips(
-              loop.getLowerBound()[split], loop.getUpperBound()[split],
-              loop.getStep()[split]);
-          if (trips && (*trips < 2 || *trips * work < grain))
+          std::optional<int64_t> trips =
+              staticTrips(loop.getLowerBound()[split],
+                          loop.getUpperBound()[split], loop.getStep()[split]);
+          if (trips && (*trips < 2 || *trips * work < grain)) {
+            LLVM_DEBUG(
+                llvm::dbgs()
+                << "keeping the parallel nest at " << loop.getLoc() << " in @"
+                << function.getSymName() << ": " << *trips
+                << " iterations of dim " << split << " of work " << work
+                << " each, "
+                << (*trips < 2 ? "nothing to split" : "less than the grain")
+                << " (grain " << grain << ")\n");
             continue;
+          }
           nests.push_back({loop, split, work});
         }
       unsigned index = 0;
-      for (const Nest &nest : nests)
-        outline(nest.loop, nest.split, nest.work,
-                (function.getName() + "_pnest" + Twine(index++)).str(),
-                symbols);
+      for (const Nest &nest : nests) {
+        std::string name =
+            (function.getName() + "_pnest" + Twine(index++)).str();
+        LLVM_DEBUG(llvm::dbgs()
+                   << "outlining the parallel nest at " << nest.loop->getLoc()
+                   << " into @" << name << ", split along dim " << nest.split
+                   << ", work " << nest.work << " per iteration\n");
+        outline(nest.loop, nest.split, nest.work, name, symbols);
+      }
     }
   }
 };

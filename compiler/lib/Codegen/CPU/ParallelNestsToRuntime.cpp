@@ -10,11 +10,14 @@
 #include "dtensor/Codegen/CPU/Passes.h"
 
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_CPUPARALLELNESTSTORUNTIME
 #include "dtensor/Codegen/CPU/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-cpu-parallel-nests-to-runtime"
 
 using namespace mlir;
 
@@ -139,6 +142,11 @@ struct CpuParallelNestsToRuntime
       auto nest = symbols.lookup<LLVM::LLVMFuncOp>(*callee);
       if (nest && isCallableNest(nest))
         calls.push_back({call, nest});
+      else if (nest && nest->hasAttr(kNestAttr) && !nest.isExternal())
+        LLVM_DEBUG(llvm::dbgs()
+                   << "calling @" << nest.getName() << " at " << call.getLoc()
+                   << " directly: its range is not i64 or an "
+                      "argument does not fit an 8-byte slot\n");
     });
     if (calls.empty())
       return;
@@ -147,6 +155,9 @@ struct CpuParallelNestsToRuntime
       LLVM::LLVMFuncOp &task = tasks[nest];
       if (!task)
         task = buildTask(nest, symbols);
+      LLVM_DEBUG(llvm::dbgs() << "calling @" << nest.getName() << " at "
+                              << call.getLoc() << " through " << kParallelFor
+                              << " with @" << task.getName() << "\n");
       callThroughRuntime(call, nest, task, parallelFor);
     }
   }

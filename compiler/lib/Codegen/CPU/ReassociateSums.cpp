@@ -9,10 +9,14 @@
 
 #include "dtensor/Codegen/CPU/Passes.h"
 
+#include "llvm/Support/Debug.h"
+
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_CPUREASSOCIATESUMS
 #include "dtensor/Codegen/CPU/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-cpu-reassociate-sums"
 
 using namespace mlir;
 
@@ -24,11 +28,23 @@ namespace {
 void markAccumulation(linalg::GenericOp op, unsigned result) {
   auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
   auto add = yield.getOperand(result).getDefiningOp<arith::AddFOp>();
-  if (!add || add->getBlock() != op.getBody())
+  if (!add || add->getBlock() != op.getBody()) {
+    LLVM_DEBUG(llvm::dbgs()
+               << "result #" << result << " of the reduction at " << op.getLoc()
+               << " is not accumulated by an addf of its body\n");
     return;
+  }
   Value acc = op.getMatchingBlockArgument(op.getDpsInitOperand(result));
-  if (add.getLhs() != acc && add.getRhs() != acc)
+  if (add.getLhs() != acc && add.getRhs() != acc) {
+    LLVM_DEBUG(llvm::dbgs()
+               << "result #" << result << " of the reduction at " << op.getLoc()
+               << ": the yielded addf does not add to the "
+                  "accumulator\n");
     return;
+  }
+  LLVM_DEBUG(llvm::dbgs() << "marking reassoc the addf accumulating result #"
+                          << result << " of the reduction at " << op.getLoc()
+                          << "\n");
   add.setFastmath(add.getFastmath() | arith::FastMathFlags::reassoc);
 }
 

@@ -12,11 +12,14 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_CPUSTRIDEDCOPIESTOLOOPS
 #include "dtensor/Codegen/CPU/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-cpu-strided-copies-to-loops"
 
 using namespace mlir;
 
@@ -38,6 +41,10 @@ struct CpuStridedCopiesToLoops
         copies.push_back(copy);
     });
     for (memref::CopyOp copy : copies) {
+      LLVM_DEBUG(llvm::dbgs() << "copy at " << copy.getLoc() << " from "
+                              << copy.getSource().getType() << " to "
+                              << copy.getTarget().getType()
+                              << " is strided: becomes linalg.copy\n");
       OpBuilder builder(copy);
       linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),
                              copy.getTarget());

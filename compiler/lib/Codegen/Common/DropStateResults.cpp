@@ -5,11 +5,14 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_DROPSTATERESULTS
 #include "dtensor/Codegen/Common/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-drop-state-results"
 
 using namespace mlir;
 
@@ -36,6 +39,9 @@ LogicalResult dropStateResults(func::FuncOp func) {
                << " of an entry is not one of its arguments' buffers: only "
                   "state updates may remain results after bufferization";
     }
+  LLVM_DEBUG(llvm::dbgs() << "@" << func.getSymName() << ": dropping "
+                          << func.getNumResults()
+                          << " state results (each its argument's buffer)\n");
   for (func::ReturnOp ret : returns) {
     OpBuilder builder(ret);
     func::ReturnOp::create(builder, ret.getLoc());
@@ -46,8 +52,12 @@ LogicalResult dropStateResults(func::FuncOp func) {
   // A materialization of an update computed in place copies the state onto
   // itself.
   func.walk([](memref::CopyOp copy) {
-    if (stripCasts(copy.getSource()) == stripCasts(copy.getTarget()))
+    if (stripCasts(copy.getSource()) == stripCasts(copy.getTarget())) {
+      LLVM_DEBUG(llvm::dbgs() << "  erasing the copy of a buffer onto itself "
+                                 "at "
+                              << copy.getLoc() << "\n");
       copy.erase();
+    }
   });
   return success();
 }

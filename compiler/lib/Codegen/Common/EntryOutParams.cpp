@@ -26,11 +26,14 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_ENTRYOUTPARAMS
 #include "dtensor/Codegen/Common/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-entry-out-params"
 
 using namespace mlir;
 using namespace dtensor::codegen;
@@ -102,6 +105,10 @@ LogicalResult convertEntry(func::FuncOp func, ModuleOp module,
     outAttrs.push_back(DictionaryAttr::get(context));
     outLocs.push_back(func.getLoc());
   }
+  LLVM_DEBUG(llvm::dbgs() << "entry @" << func.getSymName() << ": "
+                          << positions.size() << " out-params, "
+                          << func.getNumResults() - positions.size()
+                          << " results materialized into state arguments\n");
   if (failed(func.insertArguments(positions, outTypes, outAttrs, outLocs)))
     return func.emitOpError("cannot add the result out-params");
 
@@ -171,8 +178,12 @@ struct EntryOutParams
     for (auto func : module.getOps<func::FuncOp>()) {
       StateUpdates state = getStateUpdates(func);
       dropDTensorAttrs(func);
-      if (!func.isPublic() || func.isExternal())
+      if (!func.isPublic() || func.isExternal()) {
+        LLVM_DEBUG(llvm::dbgs() << "@" << func.getSymName()
+                                << " is not an entry (not a public "
+                                   "definition): signature kept\n");
         continue;
+      }
       if (failed(convertEntry(func, module, state)))
         return signalPassFailure();
     }

@@ -13,11 +13,14 @@
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_FINALIZEABI
 #include "dtensor/Codegen/Common/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-finalize-abi"
 
 using namespace mlir;
 using namespace dtensor;
@@ -53,6 +56,9 @@ LogicalResult bindPushBuffer(ModuleOp module) {
       return decl.emitOpError("does not lower to the signature of ")
              << kPushBufferSymbol;
 
+  LLVM_DEBUG(llvm::dbgs() << "binding " << typed.size()
+                          << " typed push-buffer declarations to @"
+                          << kPushBufferSymbol << "\n");
   auto target = FlatSymbolRefAttr::get(push.getSymNameAttr());
   module.walk([&](LLVM::CallOp call) {
     if (auto callee = call.getCallee();
@@ -77,6 +83,8 @@ LogicalResult bindAllocator(ModuleOp module, StringRef generic,
     return decl.emitOpError("cannot be bound to ")
            << symbol << ": the module already defines it";
   auto name = StringAttr::get(module.getContext(), symbol);
+  LLVM_DEBUG(llvm::dbgs() << "binding @" << generic << " to the runtime's @"
+                          << symbol << "\n");
   if (failed(SymbolTable::replaceAllSymbolUses(decl, name, module)))
     return failure();
   decl.setSymName(symbol);
@@ -98,6 +106,9 @@ LogicalResult exportEntry(ModuleOp module, LLVM::LLVMFuncOp func) {
     if (param != ptrType)
       return func.emitOpError("an entry must take only memrefs");
 
+  LLVM_DEBUG(llvm::dbgs() << "exporting @" << func.getName() << " as @"
+                          << kEntryPrefix << func.getName() << " ("
+                          << ciface.getNumArguments() << " descriptors)\n");
   OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
   Location loc = func.getLoc();
   auto entry = LLVM::LLVMFuncOp::create(

@@ -12,11 +12,14 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_FUSEELEMENTWISE
 #include "dtensor/Codegen/Common/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-fuse-elementwise"
 
 using namespace mlir;
 
@@ -44,6 +47,8 @@ struct FuseElementwise
         op.emitError("cannot decompose softmax");
         return signalPassFailure();
       }
+      LLVM_DEBUG(llvm::dbgs() << "decomposed the softmax at " << op.getLoc()
+                              << " into generics\n");
       rewriter.replaceOp(op, *parts);
     }
 
@@ -54,6 +59,8 @@ struct FuseElementwise
     });
     for (linalg::LinalgOp op : named) {
       rewriter.setInsertionPoint(op);
+      LLVM_DEBUG(llvm::dbgs() << "generalizing '" << op->getName() << "' at "
+                              << op.getLoc() << "\n");
       // Ops without a generic form (none today) simply stay named.
       (void)linalg::generalizeNamedOp(rewriter, op);
     }
@@ -67,10 +74,25 @@ struct FuseElementwise
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *fused) {
           Operation *producer = fused->get().getDefiningOp();
-          if (!producer || !producer->hasOneUse())
+          if (!producer || !producer->hasOneUse()) {
+            LLVM_DEBUG(if (producer) llvm::dbgs()
+                       << "not fusing '" << producer->getName() << "' at "
+                       << producer->getLoc()
+                       << ": it has several uses, each would recompute it\n");
             return false;
+          }
           auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
-          return !consumer || !linalg::isaContractionOpInterface(consumer);
+          bool fuse = !consumer || !linalg::isaContractionOpInterface(consumer);
+          LLVM_DEBUG({
+            llvm::dbgs() << (fuse ? "fusing '" : "not fusing '")
+                         << producer->getName() << "' at " << producer->getLoc()
+                         << " into '" << fused->getOwner()->getName() << "' at "
+                         << fused->getOwner()->getLoc();
+            llvm::dbgs() << (fuse ? "\n"
+                                  : ": a contraction stays a product "
+                                    "for matmul-to-runtime\n");
+          });
+          return fuse;
         });
     if (failed(applyPatternsGreedily(func, std::move(patterns))))
       return signalPassFailure();

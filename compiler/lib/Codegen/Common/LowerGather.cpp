@@ -14,11 +14,14 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_LOWERGATHER
 #include "dtensor/Codegen/Common/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-lower-gather"
 
 using namespace mlir;
 
@@ -43,6 +46,8 @@ struct LowerGather
     getOperation().walk([&](tensor::GatherOp op) { gathers.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (tensor::GatherOp op : gathers) {
+      LLVM_DEBUG(llvm::dbgs() << "lowering " << OpWithFlags(op)
+                              << " to a bounds-checked generic\n");
       rewriter.setInsertionPoint(op);
       rewriter.replaceOp(op, lowerGather(rewriter, op));
     }

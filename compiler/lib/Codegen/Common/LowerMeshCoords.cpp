@@ -7,11 +7,14 @@
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_LOWERMESHCOORDS
 #include "dtensor/Codegen/Common/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-lower-mesh-coords"
 
 using namespace mlir;
 using namespace dtensor;
@@ -32,6 +35,10 @@ struct LowerMeshCoords
                        "--dtensor-prepare-collectives first");
         return signalPassFailure();
       }
+      LLVM_DEBUG(llvm::dbgs() << "lowering " << OpWithFlags(op) << " to "
+                              << op.getMeshDims().size()
+                              << " dtensor_rt_mesh_coord calls (mesh id "
+                              << *meshId << ")\n");
       OpBuilder builder(op);
       Location loc = op.getLoc();
       for (auto [meshDim, result] :

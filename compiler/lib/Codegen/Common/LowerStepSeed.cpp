@@ -6,10 +6,14 @@
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 
+#include "llvm/Support/Debug.h"
+
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_LOWERSTEPSEED
 #include "dtensor/Codegen/Common/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-lower-step-seed"
 
 using namespace mlir;
 using namespace dtensor;
@@ -23,6 +27,8 @@ struct LowerStepSeed
     SmallVector<StepSeedOp> seeds;
     getOperation().walk([&](StepSeedOp op) { seeds.push_back(op); });
     for (StepSeedOp op : seeds) {
+      LLVM_DEBUG(llvm::dbgs() << "lowering the step seed at " << op.getLoc()
+                              << " to a dtensor_rt_step_seed call\n");
       OpBuilder builder(op);
       Value seed = callRuntime(builder, op.getLoc(), "dtensor_rt_step_seed",
                                builder.getI64Type(), {})

@@ -21,11 +21,14 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_MATMULTORUNTIME
 #include "dtensor/Codegen/Common/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-matmul-to-runtime"
 
 using namespace mlir;
 using namespace dtensor::codegen;
@@ -128,6 +131,14 @@ linalg::FillOp findZeroFill(Operation *op, Value output) {
   return {};
 }
 
+/// Leaves `op` a loop nest; `why` is for -debug-only output.
+LogicalResult keepLoops(linalg::LinalgOp op, StringRef why) {
+  LLVM_DEBUG(llvm::dbgs() << "'" << op->getName() << "' at " << op.getLoc()
+                          << " stays a loop nest: " << why << "\n");
+  (void)why;
+  return failure();
+}
+
 LogicalResult lowerMatmul(linalg::LinalgOp op, bool halfPrecision) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
@@ -135,7 +146,7 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, bool halfPrecision) {
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
   if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty())
-    return failure();
+    return keepLoops(op, "a contraction without M, N and K loops");
 
   Value a = op.getDpsInputOperand(0)->get();
   Value b = op.getDpsInputOperand(1)->get();
@@ -144,13 +155,17 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, bool halfPrecision) {
   Type resultType = cast<MemRefType>(c.getType()).getElementType();
   bool half = elementType.isF16() || elementType.isBF16();
   if (!elementType.isF32() && !elementType.isF64() && !(halfPrecision && half))
-    return failure();
+    return keepLoops(op, half ? "half-precision operands, and "
+                                "half-precision is off"
+                              : "the runtime's matmul takes f32, f64, f16 "
+                                "and bf16 operands");
   if (cast<MemRefType>(b.getType()).getElementType() != elementType)
-    return failure();
+    return keepLoops(op, "its operands' element types differ");
   // Half-precision operands may accumulate into an f32 result.
   bool mixed = resultType != elementType;
   if (mixed && !(half && resultType.isF32()))
-    return failure();
+    return keepLoops(op, "its result's element type is neither its "
+                         "operands' nor f32 for half-precision operands");
 
   // Several loops of one group (e.g. M = batch x sequence of a linear on
   // [B, S, in]) become one dim of a collapsed view.
@@ -161,28 +176,30 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, bool halfPrecision) {
     for (unsigned loop : *loopsOfGroup[group])
       groupOfLoop[loop] = static_cast<Group>(group);
   if (llvm::is_contained(groupOfLoop, NumGroups))
-    return failure();
+    return keepLoops(op, "a loop is neither batch, M, N nor K");
   SmallVector<SmallVector<unsigned>> order(NumGroups);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<OperandView> views;
   for (AffineMap map : maps) {
     std::optional<OperandView> view = getOperandView(map, groupOfLoop, order);
     if (!view)
-      return failure();
+      return keepLoops(op, "an operand's dims are not runs of one group "
+                           "each, in one order in every operand");
     views.push_back(std::move(*view));
   }
 
   Value buffers[] = {a, b, c};
   for (auto [buffer, view] : llvm::zip_equal(buffers, views))
     if (!isCollapsible(buffer, view))
-      return failure();
+      return keepLoops(op, "an operand's strides do not let its runs "
+                           "collapse without a copy");
   // An operand with a dim of size 0 (no tokens, or a shard of no heads)
   // stays a loop nest that runs no iteration: there is nothing to multiply,
   // and collapsing 0 with a dynamic size gives a static 0 that
   // memref.collapse_shape's verifier refuses.
   for (Value buffer : buffers)
     if (llvm::is_contained(cast<MemRefType>(buffer.getType()).getShape(), 0))
-      return failure();
+      return keepLoops(op, "an operand has a dim of size 0");
 
   OpBuilder builder(op);
   Location loc = op.getLoc();
@@ -203,6 +220,15 @@ LogicalResult lowerMatmul(linalg::LinalgOp op, bool halfPrecision) {
   callRuntime(builder, loc,
               mixed ? "dtensor_rt_matmul_mixed" : "dtensor_rt_matmul", {},
               args);
+  LLVM_DEBUG(
+      llvm::dbgs() << "'" << op->getName() << "' at " << loc
+                   << " becomes a call of "
+                   << (mixed ? "dtensor_rt_matmul_mixed" : "dtensor_rt_matmul")
+                   << (dims->batch.empty() ? "" : " (batched)")
+                   << (zeroFill ? ", overwriting its output (the zero "
+                                  "fill before it is erased)"
+                                : ", accumulating into its output")
+                   << "\n");
   op->erase();
   if (zeroFill)
     zeroFill->erase();

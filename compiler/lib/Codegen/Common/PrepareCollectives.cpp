@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/Debug.h"
 
 #include <map>
 #include <memory>
@@ -39,6 +40,8 @@ namespace dtensor::codegen {
 #define GEN_PASS_DEF_PREPARECOLLECTIVES
 #include "dtensor/Codegen/Common/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-prepare-collectives"
 
 using namespace mlir;
 using namespace dtensor;
@@ -83,6 +86,8 @@ LogicalResult assignCommIds(ModuleOp module) {
   });
   if (result.wasInterrupted())
     return failure();
+  LLVM_DEBUG(llvm::dbgs() << "ids for " << meshes.size() << " meshes and "
+                          << groups.size() << " communication groups\n");
   module->setAttr(kCommMeshesAttr, builder.getArrayAttr(meshes));
   module->setAttr(kCommGroupsAttr, builder.getArrayAttr(groups));
   return success();
@@ -97,6 +102,9 @@ void makeCollectivesSynchronous(ModuleOp module) {
   SmallVector<StartOp> starts;
   module.walk([&](StartOp op) { starts.push_back(op); });
   for (StartOp start : starts) {
+    LLVM_DEBUG(llvm::dbgs()
+               << "issuing the collective started at " << start.getLoc()
+               << " synchronously, where it starts\n");
     Block &body = start.getBody().front();
     auto yield = cast<YieldOp>(body.getTerminator());
     SmallVector<Value> values(yield.getValues());
@@ -135,6 +143,14 @@ LogicalResult lowerChunks(func::FuncOp func) {
     SmallVector<OpFoldResult> sizes =
         tensor::getMixedSizes(builder, loc, chunk.getInput());
     SmallVector<OpFoldResult> strides(rank, builder.getIndexAttr(1));
+    LLVM_DEBUG(llvm::dbgs()
+               << "lowering " << OpWithFlags(chunk) << " to "
+               << (inputType.isDynamicDim(dim) ? "a slice of run-time size"
+                   : llvm::is_contained(inputType.getShape(), 0)
+                       ? "an empty tensor (the input holds "
+                         "nothing)"
+                       : "a slice at this rank's piece")
+               << "\n");
     if (inputType.isDynamicDim(dim)) {
       // A piece of an uneven shard split again: sizes known at run time.
       auto mesh = SymbolTable::lookupNearestSymbolFrom<MeshOp>(

@@ -11,11 +11,14 @@
 #include "dtensor/Codegen/GPU/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_GPUEMULATELAUNCHES
 #include "dtensor/Codegen/GPU/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-gpu-emulate-launches"
 
 using namespace mlir;
 
@@ -39,6 +42,9 @@ LogicalResult emulate(gpu::LaunchOp launch, RewriterBase &rewriter) {
                               "emulation cannot");
 
   Location loc = launch.getLoc();
+  LLVM_DEBUG(llvm::dbgs() << "emulating the launch at " << loc
+                          << " as six sequential loops (grid z, y, x, then "
+                             "block z, y, x)\n");
   rewriter.setInsertionPoint(launch);
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);

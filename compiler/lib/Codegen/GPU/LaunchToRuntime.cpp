@@ -13,11 +13,14 @@
 #include "dtensor/Codegen/Common/RuntimeCalls.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_GPULAUNCHTORUNTIME
 #include "dtensor/Codegen/GPU/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-gpu-launch-to-runtime"
 
 using namespace mlir;
 using namespace dtensor::codegen;
@@ -92,11 +95,15 @@ struct GpuLaunchToRuntime
       LLVM::GlobalOp global =
           createByteGlobal(builder, binary.getLoc(), symbols, name, bytes, 64);
       images[binary.getName()] = {global, static_cast<int64_t>(bytes.size())};
+      LLVM_DEBUG(llvm::dbgs()
+                 << "embedding the image of @" << binary.getName() << " ("
+                 << bytes.size() << " bytes) as @" << name << "\n");
     }
 
     SmallVector<gpu::LaunchFuncOp> launches;
     module.walk([&](gpu::LaunchFuncOp launch) { launches.push_back(launch); });
     if (launches.empty()) {
+      LLVM_DEBUG(llvm::dbgs() << "no launches: dropping the binaries\n");
       for (gpu::BinaryOp binary : binaries)
         binary.erase();
       module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
@@ -207,6 +214,10 @@ struct GpuLaunchToRuntime
           LLVM::ConstantOp::create(builder, loc, i64,
                                    launch.getKernelOperands().size())};
       LLVM::CallOp::create(builder, loc, launchFunction, operands);
+      LLVM_DEBUG(llvm::dbgs()
+                 << "launch of @" << qualified << " at " << loc
+                 << " becomes a call of " << kGpuLaunchSymbol << " with "
+                 << launch.getKernelOperands().size() << " arguments\n");
       launch.erase();
     }
     for (gpu::BinaryOp binary : binaries)

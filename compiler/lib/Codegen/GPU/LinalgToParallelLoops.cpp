@@ -11,11 +11,14 @@
 #include "dtensor/Codegen/GPU/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_GPULINALGTOPARALLELLOOPS
 #include "dtensor/Codegen/GPU/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-gpu-linalg-to-parallel-loops"
 
 using namespace mlir;
 
@@ -28,6 +31,9 @@ struct GpuLinalgToParallelLoops
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp copy) { copies.push_back(copy); });
     for (memref::CopyOp copy : copies) {
+      LLVM_DEBUG(llvm::dbgs() << "copy at " << copy.getLoc()
+                              << " becomes linalg.copy: the host cannot "
+                                 "memcpy device buffers\n");
       OpBuilder builder(copy);
       linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),
                              copy.getTarget());
@@ -43,6 +49,14 @@ struct GpuLinalgToParallelLoops
                        "after bufferization");
         return signalPassFailure();
       }
+      LLVM_DEBUG(llvm::dbgs()
+                 << "lowering '" << op->getName() << "' at " << op.getLoc()
+                 << " to parallel loops"
+                 << (op.getNumParallelLoops() == 0
+                         ? " in a one-iteration scf.parallel (it has no "
+                           "parallel dim)"
+                         : "")
+                 << "\n");
       if (op.getNumParallelLoops() == 0) {
         rewriter.setInsertionPoint(op);
         Location loc = op.getLoc();

@@ -13,11 +13,14 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Debug.h"
 
 namespace dtensor::codegen {
 #define GEN_PASS_DEF_GPUMAPPARALLELLOOPS
 #include "dtensor/Codegen/GPU/Passes.h.inc"
 } // namespace dtensor::codegen
+
+#define DEBUG_TYPE "dtensor-gpu-map-parallel-loops"
 
 using namespace mlir;
 
@@ -27,6 +30,8 @@ namespace {
 LogicalResult serialize(scf::ParallelOp loop, RewriterBase &rewriter) {
   if (loop.getNumResults() != 0)
     return loop.emitOpError("with reductions cannot run inside a kernel");
+  LLVM_DEBUG(llvm::dbgs() << "  serializing the nested parallel loop at "
+                          << loop.getLoc() << " inside the kernel\n");
   rewriter.setInsertionPoint(loop);
   scf::LoopNest nest =
       scf::buildLoopNest(rewriter, loop.getLoc(), loop.getLowerBound(),
@@ -67,6 +72,15 @@ LogicalResult mapToKernel(scf::ParallelOp loop, int64_t blockSize,
   int64_t threadsPerBlock = blockSize;
   if (std::optional<int64_t> known = getConstantIntValue(total))
     threadsPerBlock = std::clamp<int64_t>(*known, 1, blockSize);
+  LLVM_DEBUG({
+    llvm::dbgs() << "mapping the parallel loop at " << loc << " ("
+                 << counts.size() << " dims) to a launch of " << threadsPerBlock
+                 << " threads per block, ";
+    if (std::optional<int64_t> known = getConstantIntValue(total))
+      llvm::dbgs() << *known << " iterations\n";
+    else
+      llvm::dbgs() << "iterations known at run time\n";
+  });
   Value threads =
       arith::ConstantIndexOp::create(rewriter, loc, threadsPerBlock);
   Value blocks = rewriter.createOrFold<arith::MaxSIOp>(
