@@ -20,29 +20,32 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AttentionBufferization.h"
-
-#include "dtensor/Codegen/CPU/Passes.h"
+#include "dtensor/Attention/Passes.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Partition/DimSlices.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Debug.h"
 
 #include <cmath>
 #include <optional>
 
-namespace dtensor::codegen {
-#define GEN_PASS_DEF_CPUFUSEATTENTION
-#include "dtensor/Codegen/CPU/Passes.h.inc"
-} // namespace dtensor::codegen
+namespace dtensor {
+#define GEN_PASS_DEF_FUSEATTENTION
+#include "dtensor/Attention/Passes.h.inc"
+} // namespace dtensor
+
+#define DEBUG_TYPE "dtensor-fuse-attention"
 
 using namespace mlir;
 using namespace dtensor;
-using namespace dtensor::codegen;
 
 namespace {
 
@@ -469,6 +472,17 @@ FailureOr<Value> fusePieces(OpBuilder &b, Location loc, const Logits &logits,
 }
 
 /// Replaces the attention ending in `out`, if it is one.
+/// Leaves the attention ending in `out` to the linalg lowering, saying why
+/// under -debug-only=dtensor-fuse-attention.
+LogicalResult reject(linalg::GenericOp out, llvm::StringRef reason) {
+  LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": left the contraction at "
+                          << out.getLoc() << " as linalg: " << reason
+                          << "\n");
+  (void)out;
+  (void)reason;
+  return failure();
+}
+
 LogicalResult fuse(linalg::GenericOp out) {
   MLIRContext *context = out.getContext();
   // out[B, H, l, ev] = sum_s weights[B, H, l, s] v[B, H, s, ev].
@@ -486,7 +500,7 @@ LogicalResult fuse(linalg::GenericOp out) {
   if (!weights ||
       !hasOps(bodyOps(weights),
               {"arith.divf", "arith.cmpf", "arith.select", "arith.mulf"}))
-    return failure();
+    return reject(out, "the weights are not the softmax division of the frontend");
   linalg::GenericOp exp = getGeneric(weights.getDpsInputOperand(0)->get(), 2,
                                      kRank, -1, {identity, rowMap, identity});
   linalg::GenericOp sum = getGeneric(weights.getDpsInputOperand(1)->get(), 1,
@@ -497,7 +511,7 @@ LogicalResult fuse(linalg::GenericOp out) {
       !hasOps(bodyOps(sum), {"arith.addf"}) ||
       sum.getDpsInputOperand(0)->get() != exp->getResult(0) ||
       !isFillOf(sum.getDpsInitOperand(0)->get(), 0))
-    return failure();
+    return reject(out, "the exponentials or their sum are not the softmax of the frontend");
   linalg::GenericOp max = getGeneric(exp.getDpsInputOperand(1)->get(), 1,
                                      kRank, 3, {identity, rowMap});
   Value logitsValue = exp.getDpsInputOperand(0)->get();
@@ -505,7 +519,7 @@ LogicalResult fuse(linalg::GenericOp out) {
       max.getDpsInputOperand(0)->get() != logitsValue ||
       !isFillOf(max.getDpsInitOperand(0)->get(),
                 -std::numeric_limits<double>::infinity()))
-    return failure();
+    return reject(out, "the row maximum is not the softmax of the frontend");
   // The logits: the scores and an optional mask or positions input.
   linalg::GenericOp logitsOp = getGeneric(logitsValue, 1, kRank, -1, {});
   if (!logitsOp)
@@ -513,10 +527,10 @@ LogicalResult fuse(linalg::GenericOp out) {
   if (!logitsOp ||
       logitsOp.getIndexingMapsArray().front() != identity ||
       logitsOp.getIndexingMapsArray().back() != identity)
-    return failure();
+    return reject(out, "the logits are not the scaled scores of the frontend");
   std::optional<Logits> logits = matchLogits(logitsOp);
   if (!logits)
-    return failure();
+    return reject(out, "the logits' scale, mask or causal rule is not one the kernel takes");
   // scores[B, H, l, s] = sum_e q[B, H, l, e] k[B, H, s, e].
   linalg::GenericOp scores =
       getGeneric(logitsOp.getDpsInputOperand(0)->get(), 2, 5, 4,
@@ -525,13 +539,13 @@ LogicalResult fuse(linalg::GenericOp out) {
                   mapOf(context, 5, {0, 1, 2, 3})});
   if (!scores || !isMultiplyAdd(scores) ||
       !isFillOf(scores.getDpsInitOperand(0)->get(), 0))
-    return failure();
+    return reject(out, "the scores are not a contraction of query and key");
   Value q = scores.getDpsInputOperand(0)->get();
   Value k = scores.getDpsInputOperand(1)->get();
   Value v = out.getDpsInputOperand(1)->get();
   for (Value operand : {q, k, v})
     if (!cast<RankedTensorType>(operand.getType()).getElementType().isF32())
-      return failure();
+      return reject(out, "an operand is not f32");
 
   // The operands where they are.
   Viewed query = throughTranspose(q);
@@ -550,7 +564,7 @@ LogicalResult fuse(linalg::GenericOp out) {
     mask = getRank4Mask(b, loc, logits->mask,
                         logitsOp.getIndexingMapsArray()[1]);
     if (!mask)
-      return failure();
+      return reject(out, "the mask does not broadcast to [B, H, L, S]");
   }
   // Query rows offset by partition: every batch row's queries start at the
   // offset, the kernel's positions (query i sees key j iff j <= offset + i).
@@ -561,7 +575,7 @@ LogicalResult fuse(linalg::GenericOp out) {
   if (logits->headRows && mask) {
     if (mask != logits->mask)
       mask.getDefiningOp()->erase();
-    return failure();
+    return reject(out, "a mask with queries held in two pieces (head-tail)");
   }
   if (logits->rowOffset && !logits->headRows) {
     OpFoldResult batch = tensor::getMixedSize(b, loc, query.value,
@@ -598,8 +612,11 @@ LogicalResult fuse(linalg::GenericOp out) {
     if (failed(pieces)) {
       for (Operation *op : created)
         op->erase();
-      return failure();
+      return reject(out, "the queries in pieces (head-tail) did not fuse");
     }
+    LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": fused the attention ending at "
+                            << out.getLoc()
+                            << " into one op per query piece\n");
     replaced->getResult(0).replaceAllUsesWith(*pieces);
     SmallVector<Operation *> dead{replaced};
     if (replaced != out)
@@ -620,23 +637,22 @@ LogicalResult fuse(linalg::GenericOp out) {
       mask.getDefiningOp()->erase();
     for (Operation *op : created)
       op->erase();
-    return failure();
+    return reject(out, "the fused op does not verify");
   }
   replaced->getResult(0).replaceAllUsesWith(fused.getResult());
   SmallVector<Operation *> dead{replaced};
   if (replaced != out)
     dead.push_back(out);
   eraseDead(dead);
+  LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": fused the attention ending at "
+                          << out.getLoc() << " into " << fused << "\n");
   return success();
 }
 
-struct CpuFuseAttention
-    : dtensor::codegen::impl::CpuFuseAttentionBase<CpuFuseAttention> {
-  /// The bufferization that follows needs the model of dtensor.attention.
+struct FuseAttention : dtensor::impl::FuseAttentionBase<FuseAttention> {
   void getDependentDialects(DialectRegistry &registry) const override {
-    CpuFuseAttentionBase::getDependentDialects(registry);
+    FuseAttentionBase::getDependentDialects(registry);
     registry.insert<DTensorDialect>();
-    registerAttentionBufferizationModel(registry);
   }
 
   void runOnOperation() override {

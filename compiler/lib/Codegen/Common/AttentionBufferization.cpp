@@ -10,8 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AttentionBufferization.h"
-
+#include "dtensor/Codegen/Common/Passes.h"
 #include "dtensor/Codegen/Common/RuntimeCalls.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
