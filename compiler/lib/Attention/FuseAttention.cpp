@@ -340,10 +340,9 @@ Value throughHeadRepeat(Value value) {
   if (collapse.getReassociationIndices() != expected)
     return value;
   MLIRContext *context = value.getContext();
-  linalg::GenericOp repeat =
-      getGeneric(collapse.getSrc(), 1, 5, -1,
-                 {mapOf(context, 5, {0, 1, 3, 4}),
-                  mapOf(context, 5, {0, 1, 2, 3, 4})});
+  linalg::GenericOp repeat = getGeneric(
+      collapse.getSrc(), 1, 5, -1,
+      {mapOf(context, 5, {0, 1, 3, 4}), mapOf(context, 5, {0, 1, 2, 3, 4})});
   if (!repeat || !bodyOps(repeat).empty() ||
       yielded(repeat) != repeat.getBody()->getArgument(0))
     return value;
@@ -401,9 +400,8 @@ Value createResultInit(OpBuilder &b, Location loc, linalg::GenericOp out) {
                      .getDefiningOp<linalg::FillOp>()
                      .getOutputs()[0];
   auto empty = filled.getDefiningOp<tensor::EmptyOp>();
-  SmallVector<OpFoldResult> sizes = empty
-                                        ? empty.getMixedSizes()
-                                        : tensor::getMixedSizes(b, loc, filled);
+  SmallVector<OpFoldResult> sizes =
+      empty ? empty.getMixedSizes() : tensor::getMixedSizes(b, loc, filled);
   return tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
 }
 
@@ -476,8 +474,7 @@ FailureOr<Value> fusePieces(OpBuilder &b, Location loc, const Logits &logits,
 /// under -debug-only=dtensor-fuse-attention.
 LogicalResult reject(linalg::GenericOp out, llvm::StringRef reason) {
   LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": left the contraction at "
-                          << out.getLoc() << " as linalg: " << reason
-                          << "\n");
+                          << out.getLoc() << " as linalg: " << reason << "\n");
   (void)out;
   (void)reason;
   return failure();
@@ -497,10 +494,10 @@ LogicalResult fuse(linalg::GenericOp out) {
   linalg::GenericOp weights =
       getGeneric(out.getDpsInputOperand(0)->get(), 2, kRank, -1,
                  {identity, rowMap, identity});
-  if (!weights ||
-      !hasOps(bodyOps(weights),
-              {"arith.divf", "arith.cmpf", "arith.select", "arith.mulf"}))
-    return reject(out, "the weights are not the softmax division of the frontend");
+  if (!weights || !hasOps(bodyOps(weights), {"arith.divf", "arith.cmpf",
+                                             "arith.select", "arith.mulf"}))
+    return reject(out,
+                  "the weights are not the softmax division of the frontend");
   linalg::GenericOp exp = getGeneric(weights.getDpsInputOperand(0)->get(), 2,
                                      kRank, -1, {identity, rowMap, identity});
   linalg::GenericOp sum = getGeneric(weights.getDpsInputOperand(1)->get(), 1,
@@ -511,9 +508,11 @@ LogicalResult fuse(linalg::GenericOp out) {
       !hasOps(bodyOps(sum), {"arith.addf"}) ||
       sum.getDpsInputOperand(0)->get() != exp->getResult(0) ||
       !isFillOf(sum.getDpsInitOperand(0)->get(), 0))
-    return reject(out, "the exponentials or their sum are not the softmax of the frontend");
-  linalg::GenericOp max = getGeneric(exp.getDpsInputOperand(1)->get(), 1,
-                                     kRank, 3, {identity, rowMap});
+    return reject(
+        out,
+        "the exponentials or their sum are not the softmax of the frontend");
+  linalg::GenericOp max = getGeneric(exp.getDpsInputOperand(1)->get(), 1, kRank,
+                                     3, {identity, rowMap});
   Value logitsValue = exp.getDpsInputOperand(0)->get();
   if (!max || !hasOps(bodyOps(max), {"arith.maximumf"}) ||
       max.getDpsInputOperand(0)->get() != logitsValue ||
@@ -524,19 +523,19 @@ LogicalResult fuse(linalg::GenericOp out) {
   linalg::GenericOp logitsOp = getGeneric(logitsValue, 1, kRank, -1, {});
   if (!logitsOp)
     logitsOp = getGeneric(logitsValue, 2, kRank, -1, {});
-  if (!logitsOp ||
-      logitsOp.getIndexingMapsArray().front() != identity ||
+  if (!logitsOp || logitsOp.getIndexingMapsArray().front() != identity ||
       logitsOp.getIndexingMapsArray().back() != identity)
     return reject(out, "the logits are not the scaled scores of the frontend");
   std::optional<Logits> logits = matchLogits(logitsOp);
   if (!logits)
-    return reject(out, "the logits' scale, mask or causal rule is not one the kernel takes");
+    return reject(
+        out,
+        "the logits' scale, mask or causal rule is not one the kernel takes");
   // scores[B, H, l, s] = sum_e q[B, H, l, e] k[B, H, s, e].
-  linalg::GenericOp scores =
-      getGeneric(logitsOp.getDpsInputOperand(0)->get(), 2, 5, 4,
-                 {mapOf(context, 5, {0, 1, 2, 4}),
-                  mapOf(context, 5, {0, 1, 3, 4}),
-                  mapOf(context, 5, {0, 1, 2, 3})});
+  linalg::GenericOp scores = getGeneric(
+      logitsOp.getDpsInputOperand(0)->get(), 2, 5, 4,
+      {mapOf(context, 5, {0, 1, 2, 4}), mapOf(context, 5, {0, 1, 3, 4}),
+       mapOf(context, 5, {0, 1, 2, 3})});
   if (!scores || !isMultiplyAdd(scores) ||
       !isFillOf(scores.getDpsInitOperand(0)->get(), 0))
     return reject(out, "the scores are not a contraction of query and key");
@@ -561,8 +560,8 @@ LogicalResult fuse(linalg::GenericOp out) {
   Location loc = out.getLoc();
   Value mask;
   if (logits->mask) {
-    mask = getRank4Mask(b, loc, logits->mask,
-                        logitsOp.getIndexingMapsArray()[1]);
+    mask =
+        getRank4Mask(b, loc, logits->mask, logitsOp.getIndexingMapsArray()[1]);
     if (!mask)
       return reject(out, "the mask does not broadcast to [B, H, L, S]");
   }
@@ -578,11 +577,11 @@ LogicalResult fuse(linalg::GenericOp out) {
     return reject(out, "a mask with queries held in two pieces (head-tail)");
   }
   if (logits->rowOffset && !logits->headRows) {
-    OpFoldResult batch = tensor::getMixedSize(b, loc, query.value,
-                                              query.dims[0]);
+    OpFoldResult batch =
+        tensor::getMixedSize(b, loc, query.value, query.dims[0]);
     Value empty = tensor::EmptyOp::create(b, loc, {batch}, b.getI64Type());
-    Value start = arith::IndexCastOp::create(b, loc, b.getI64Type(),
-                                             logits->rowOffset);
+    Value start =
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), logits->rowOffset);
     auto fill = linalg::FillOp::create(b, loc, start, empty);
     positions = fill.getResult(0);
     created = {fill, start.getDefiningOp(), empty.getDefiningOp()};
@@ -614,9 +613,9 @@ LogicalResult fuse(linalg::GenericOp out) {
         op->erase();
       return reject(out, "the queries in pieces (head-tail) did not fuse");
     }
-    LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": fused the attention ending at "
-                            << out.getLoc()
-                            << " into one op per query piece\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << DEBUG_TYPE ": fused the attention ending at " << out.getLoc()
+               << " into one op per query piece\n");
     replaced->getResult(0).replaceAllUsesWith(*pieces);
     SmallVector<Operation *> dead{replaced};
     if (replaced != out)
@@ -626,8 +625,8 @@ LogicalResult fuse(linalg::GenericOp out) {
   }
   auto fused = AttentionOp::create(
       b, loc, init.getType(), /*log_sum_exp=*/Type(), query.value, key.value,
-      value.value, mask, key.rows, positions, init, /*log_sum_exp_init=*/Value(),
-      b.getF64FloatAttr(logits->scale),
+      value.value, mask, key.rows, positions, init,
+      /*log_sum_exp_init=*/Value(), b.getF64FloatAttr(logits->scale),
       logits->causal ? b.getUnitAttr() : UnitAttr(), /*accumulate=*/UnitAttr(),
       b.getDenseI64ArrayAttr(query.dims), b.getDenseI64ArrayAttr(key.dims),
       b.getDenseI64ArrayAttr(value.dims), b.getDenseI64ArrayAttr(resultDims));

@@ -23,7 +23,6 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Debug.h"
 
-
 namespace dtensor {
 #define GEN_PASS_DEF_RINGATTENTION
 #include "dtensor/Partition/Passes.h.inc"
@@ -151,10 +150,9 @@ Value RingBuilder::build() {
   AllGatherOp gather = key.gather;
   StringRef mesh = gather.getMesh();
   int64_t meshDim = gather.getMeshDims()[0];
-  Value coord =
-      MeshCoordOp::create(b, loc, TypeRange{b.getIndexType()}, mesh,
-                          b.getDenseI64ArrayAttr({meshDim}))
-          .getResult(0);
+  Value coord = MeshCoordOp::create(b, loc, TypeRange{b.getIndexType()}, mesh,
+                                    b.getDenseI64ArrayAttr({meshDim}))
+                    .getResult(0);
 
   // The log-sum-exp of each query, [B, H, L] in logical order.
   Value query = attention.getQuery();
@@ -191,8 +189,7 @@ Value RingBuilder::build() {
       }
     }
     Value start = blockStart(coord, step);
-    Value positions =
-        attention.getCausal() ? shiftedPositions(start) : Value();
+    Value positions = attention.getCausal() ? shiftedPositions(start) : Value();
     Value mask;
     if (attention.getMask()) {
       Value size =
@@ -201,12 +198,11 @@ Value RingBuilder::build() {
       mask = maskColumns(start, size);
     }
     auto ring = AttentionOp::create(
-        b, loc, out.getType(), lse.getType(), query, keyBlock, valueBlock,
-        mask, /*rows=*/Value(), positions, out, lse, attention.getScaleAttr(),
-        attention.getCausalAttr(),
-        step > 0 ? b.getUnitAttr() : UnitAttr(), attention.getQueryDimsAttr(),
-        attention.getKeyDimsAttr(), attention.getValueDimsAttr(),
-        attention.getResultDimsAttr());
+        b, loc, out.getType(), lse.getType(), query, keyBlock, valueBlock, mask,
+        /*rows=*/Value(), positions, out, lse, attention.getScaleAttr(),
+        attention.getCausalAttr(), step > 0 ? b.getUnitAttr() : UnitAttr(),
+        attention.getQueryDimsAttr(), attention.getKeyDimsAttr(),
+        attention.getValueDimsAttr(), attention.getResultDimsAttr());
     out = ring.getResult();
     lse = ring.getLogSumExp();
   }
@@ -245,9 +241,9 @@ struct RingAttention : dtensor::impl::RingAttentionBase<RingAttention> {
     function.walk([&](AttentionOp op) { candidates.push_back(op); });
     for (AttentionOp attention : candidates) {
       auto skip = [&](llvm::StringRef reason) {
-        LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": kept the attention at "
-                                << attention.getLoc() << ": " << reason
-                                << "\n");
+        LLVM_DEBUG(llvm::dbgs()
+                   << DEBUG_TYPE ": kept the attention at "
+                   << attention.getLoc() << ": " << reason << "\n");
         (void)reason;
       };
       if (attention.getRows() || attention.getLogSumExpInit()) {
