@@ -11,6 +11,12 @@ Rules (docs/architecture.md explains them):
   guards    each header's include guard is DTENSOR_<path>_H, <path> being
             the path after include/dtensor/ for public headers and the path
             from the root without lib/ for the others.
+  stages    the compiler stages before code generation (Planner, Frontend,
+            Analysis, Propagation, Partition, Attention, Collectives,
+            Reports) and the distribute pipeline (Driver/Pipelines.*,
+            Driver/TargetCapabilities.*) include no dtensor/Codegen/
+            header: the per-rank program they build does not depend on a
+            codegen pass, only on the target's stated capabilities.
   banners   each C/C++/CUDA/TableGen file starts with a one-line banner of
             at most 80 columns ending in ===// (===* in C files) whose second
             line is the SPDX line (`// SPDX-License-Identifier: ...`); each
@@ -18,8 +24,7 @@ Rules (docs/architecture.md explains them):
   debug     each file under compiler/lib that defines a pass
             (`#define GEN_PASS_DEF_...`) defines DEBUG_TYPE, so that
             -debug-only=<pass> shows its decisions; report passes
-            (compiler/lib/Reports/) print their report instead. Not in the
-            default --only list yet.
+            (compiler/lib/Reports/) print their report instead.
 
 Prints one line per problem, `path:line: rule: message`, then a count, and
 exits 1 when there is a problem. --fix rewrites include guards and puts the
@@ -44,6 +49,14 @@ SOURCE_DIRS = ("compiler", "dialects", "runtime", "tools", "examples", "fuzz",
 # The runtime side: never the compiler, the dialect, MLIR or LLVM.
 RUNTIME_SIDE = ("runtime/", "examples/server/", "tools/dtensor-run/",
                 "tools/dtensor-bench-ceilings/")
+# Target-neutral compiler code (the "stages" rule).
+NEUTRAL_STAGES = ("Planner", "Frontend", "Analysis", "Propagation", "Partition",
+                  "Attention", "Collectives", "Reports")
+TARGET_NEUTRAL = tuple(
+    f"compiler/{part}/{stage}/" for part in ("lib", "include/dtensor")
+    for stage in NEUTRAL_STAGES) + tuple(
+        f"compiler/{part}/Driver/{name}" for part in ("lib", "include/dtensor")
+        for name in ("Pipelines.", "TargetCapabilities."))
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]')
 
 
@@ -130,6 +143,17 @@ def check_debug(path, lines, problems):
             return
 
 
+def check_stages(path, lines, problems):
+    if not path.endswith(C_FAMILY) or not path.startswith(TARGET_NEUTRAL):
+        return
+    for number, line in enumerate(lines, 1):
+        match = INCLUDE.match(line)
+        if match and match.group(1).startswith("dtensor/Codegen/"):
+            problems.append((path, number, "stages",
+                             "target-neutral compiler code includes "
+                             f"{match.group(1)}"))
+
+
 def expected_guard(path):
     stem = path[:-len(".h")]
     if "/include/dtensor/" in stem:
@@ -211,11 +235,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", default=os.path.dirname(
         os.path.dirname(os.path.abspath(__file__))))
-    parser.add_argument("--only", default="layering,guards,banners")
+    parser.add_argument("--only",
+                        default="layering,stages,guards,banners,debug")
     parser.add_argument("--fix", action="store_true")
     args = parser.parse_args()
     rules = set(args.only.split(","))
-    unknown = rules - {"layering", "guards", "banners", "debug"}
+    unknown = rules - {"layering", "stages", "guards", "banners", "debug"}
     if unknown:
         parser.error("unknown rule(s): " + ", ".join(sorted(unknown)))
     problems = []
@@ -233,6 +258,8 @@ def main():
             check_layering(args.root, path, lines, problems)
         if "debug" in rules:
             check_debug(path, lines, problems)
+        if "stages" in rules:
+            check_stages(path, lines, problems)
         if "guards" in rules:
             changed = check_guard(path, lines, problems, args.fix) or changed
         if changed:

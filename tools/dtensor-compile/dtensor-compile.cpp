@@ -273,7 +273,7 @@ int main(int argc, char **argv) {
   }
   options.lowering.emulateGpuKernels = emulateGpuKernels;
   options.lowering.parallelLoops = parallelLoops;
-  options.lowering.fuseAttention = !noFusedAttention;
+  options.fusedAttention = !noFusedAttention;
   options.gpu.chip = gpuArch;
   options.gpu.toolkit = cudaToolkit;
   options.gpu.blockSize = gpuBlockSize;

@@ -16,6 +16,7 @@
 #include "dtensor/Formats/Manifest.h"
 #include "CustomOpKernels.h"
 
+#include "dtensor/Attention/Passes.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Driver/Pipelines.h"
 #include "dtensor/Partition/Passes.h"
@@ -644,9 +645,9 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   distributeOptions.visualizeSvgDir = options.visualizeSvgDir;
   distributeOptions.explain = options.explain;
   distributeOptions.statistics = options.statistics;
-  distributeOptions.cpuAttention = options.target == "cpu" &&
-                                   options.lowering.fuseAttention &&
-                                   !options.lowering.emulateGpuKernels;
+  distributeOptions.target =
+      getTargetCapabilities(options.target, options.fusedAttention,
+                            options.lowering.emulateGpuKernels);
   buildDistributePipeline(distribute, distributeOptions);
   // Numbered for the runtime's trace (dtensor-run --comm-trace).
   distribute.addPass(createNumberCollectiveSites());
@@ -680,11 +681,7 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
     gpu.matmulToRuntime = options.lowering.matmulToRuntime;
     codegen::buildGpuLoweringPipeline(lower, gpu);
   } else {
-    // The distribute stage fused the per-rank attentions already.
-    codegen::CpuLoweringOptions perRank = options.lowering;
-    if (distributeOptions.cpuAttention)
-      perRank.fuseAttention = false;
-    codegen::buildCpuLoweringPipeline(lower, perRank);
+    codegen::buildCpuLoweringPipeline(lower, options.lowering);
   }
   if (failed(lower.run(module)) ||
       failed(collectGroups(module, manifest.meshes, manifest.groups)))
@@ -700,7 +697,12 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
       return failure();
     single.addPass(createStripLayouts());
     // The reference is plain CPU code whatever the target: what --check
-    // compares the target's results with.
+    // compares the target's results with. Its attention uses the CPU's
+    // kernel unless the user turned fused attention off.
+    if (getTargetCapabilities("cpu", options.fusedAttention,
+                              /*emulateGpuKernels=*/false)
+            .attentionKernel)
+      single.addNestedPass<func::FuncOp>(createFuseAttention());
     codegen::CpuLoweringOptions referenceLowering = options.lowering;
     referenceLowering.emulateGpuKernels = false;
     codegen::buildCpuLoweringPipeline(single, referenceLowering);

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Driver/Pipelines.h"
 
-#include "dtensor/Codegen/CPU/Passes.h"
+#include "dtensor/Attention/Passes.h"
 #include "dtensor/Collectives/Passes.h"
 #include "dtensor/Partition/Passes.h"
 #include "dtensor/Propagation/Passes.h"
@@ -54,9 +54,9 @@ void dtensor::driver::buildDistributePipeline(
   PartitionOptions partition;
   partition.explain = options.explain.partition;
   pm.addPass(createPartition(partition));
-  if (options.cpuAttention) {
-    pm.addNestedPass<func::FuncOp>(dtensor::codegen::createCpuFuseAttention());
-    pm.addNestedPass<func::FuncOp>(dtensor::codegen::createCpuRingAttention());
+  if (options.target.attentionKernel) {
+    pm.addNestedPass<func::FuncOp>(createFuseAttention());
+    pm.addNestedPass<func::FuncOp>(createRingAttention());
   }
   FuseCollectivesOptions fuse;
   fuse.bucketBytes = options.bucketBytes;
@@ -109,12 +109,12 @@ struct DistributePipelineOptions
       llvm::cl::desc("Propagation and collective fusion report what they "
                      "did as remarks"),
       llvm::cl::init(false)};
-  Option<bool> cpuAttention{
-      *this, "cpu-attention",
-      llvm::cl::desc("After partitioning, fuse attention for the CPU and "
-                     "compute attention over gathered keys as a ring "
-                     "(--dtensor-cpu-fuse-attention, "
-                     "--dtensor-cpu-ring-attention)"),
+  Option<bool> attentionKernel{
+      *this, "attention-kernel",
+      llvm::cl::desc("The target has a fused attention kernel: after "
+                     "partitioning, fuse attention into dtensor.attention "
+                     "and compute attention over gathered keys as a ring "
+                     "(--dtensor-fuse-attention, --dtensor-ring-attention)"),
       llvm::cl::init(false)};
 };
 } // namespace
@@ -133,7 +133,7 @@ void dtensor::driver::registerDistributePipeline() {
                                     options.visualize.end());
         distribute.visualizeSvgDir = options.visualizeSvgDir;
         distribute.statistics = options.statistics;
-        distribute.cpuAttention = options.cpuAttention;
+        distribute.target.attentionKernel = options.attentionKernel;
         if (options.explain)
           distribute.explain = ExplainCategories::all();
         buildDistributePipeline(pm, distribute);

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/InitAllPasses.h"
 
+#include "dtensor/Attention/Passes.h"
 #include "dtensor/Codegen/CPU/CpuCodegen.h"
 #include "dtensor/Codegen/Common/Passes.h"
 #include "dtensor/Codegen/GPU/GpuCodegen.h"
@@ -14,6 +15,7 @@
 void dtensor::registerAllPasses() {
   registerPropagationPasses();
   registerPartitionPasses();
+  registerAttentionPasses();
   registerCollectivesPasses();
   registerReportsPasses();
   codegen::registerCodegenCommonPasses();

@@ -14,10 +14,13 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/Support/Debug.h"
 
 #include <map>
 #include <string>
 #include <utility>
+
+#define DEBUG_TYPE "dtensor-propagate"
 
 using namespace mlir;
 using namespace dtensor;
@@ -119,6 +122,10 @@ void FunctionPropagation::materialize(const std::vector<int> &choice,
         clone->setAttr(layoutsName, ArrayAttr::get(context, {getAttr(layout)}));
         replacement = clone->getResult(0);
         ++counts.recreated;
+        LLVM_DEBUG(llvm::dbgs()
+                   << DEBUG_TYPE ": recreated " << producer->getName()
+                   << " at " << producer->getLoc() << " in layout "
+                   << layout::str(layout) << "\n");
       } else {
         // Just before the first user in the function body.
         Operation *first = nullptr;
@@ -132,6 +139,11 @@ void FunctionPropagation::materialize(const std::vector<int> &choice,
             builder, first->getLoc(), value.getType(), value,
             getAttr(produced.at(value)), getAttr(layout));
         ++counts.redistributes;
+        LLVM_DEBUG(llvm::dbgs()
+                   << DEBUG_TYPE ": redistribute before " << first->getName()
+                   << " at " << first->getLoc() << ": "
+                   << layout::str(produced.at(value)) << " -> "
+                   << layout::str(layout) << "\n");
         if (explain) {
           auto [nodeId, slot] =
               demanders.at({value.getAsOpaquePointer(), layout::str(layout)});

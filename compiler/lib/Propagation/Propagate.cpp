@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Debug.h"
 
 #include <functional>
 #include <optional>
@@ -26,6 +27,8 @@ namespace dtensor {
 #define GEN_PASS_DEF_PROPAGATE
 #include "dtensor/Propagation/Passes.h.inc"
 } // namespace dtensor
+
+#define DEBUG_TYPE "dtensor-propagate"
 
 using namespace mlir;
 using namespace dtensor;
@@ -41,7 +44,14 @@ LogicalResult FunctionPropagation::run(unsigned maxSweeps,
   unsigned sweeps = 0;
   std::vector<int> choice = problem.solve(maxSweeps, &sweeps);
   counts.sweeps += sweeps;
+  LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": @" << func.getSymName()
+                          << ": strategies chosen after " << sweeps
+                          << " improvement sweeps\n");
   materialize(choice, counts);
+  LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": @" << func.getSymName() << ": "
+                          << counts.redistributes << " redistributes, "
+                          << counts.recreated
+                          << " producers recreated (so far in the module)\n");
   return success();
 }
 
@@ -206,8 +216,11 @@ LogicalResult Propagate::propagate(func::FuncOp func) {
     return failure();
   // A function with no layout anywhere is not distributed: it runs whole
   // on every rank, as it is.
-  if (!*meshRef)
+  if (!*meshRef) {
+    LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": @" << func.getSymName()
+                            << " has no layout: left whole\n");
     return success();
+  }
   if (!func.getBody().hasOneBlock())
     return func.emitError()
            << "propagation supports functions with a single block";

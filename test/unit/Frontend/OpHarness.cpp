@@ -332,11 +332,15 @@ OpTest::OpTest() {
   dtensor::test::resetNaiveRuntime();
 }
 
-OpTest::~OpTest() {
+OpTest::~OpTest() { releaseLibrary(); }
+
+void OpTest::releaseLibrary() {
   if (handle)
     dlclose(handle);
+  handle = nullptr;
   if (!library.empty())
     llvm::sys::fs::remove(library);
+  library.clear();
 }
 
 bool OpTest::build(llvm::StringRef opJson, const std::vector<Tensor> &inputs) {
@@ -426,12 +430,12 @@ OpTest::run(llvm::StringRef opJson, const std::vector<Tensor> &inputs) {
   if (getenv("DTENSOR_OPS_TEST_DUMP"))
     llvm::errs() << built;
 
-  // The ops as the frontend emits them: the fused attention kernel of the
-  // runtime is not linked here (FusedAttentionTest and
+  // The ops as the frontend emits them (the CPU lowering alone, without
+  // --dtensor-fuse-attention): the fused attention kernel of the runtime is
+  // not linked here (FusedAttentionTest and
   // test/E2E/fused-attention.test test it).
   PassManager pm(&context);
   dtensor::codegen::CpuLoweringOptions lowering;
-  lowering.fuseAttention = false;
   dtensor::codegen::buildCpuLoweringPipeline(pm, lowering);
   if (failed(pm.run(*module))) {
     for (const Error &error : errors)
@@ -439,6 +443,7 @@ OpTest::run(llvm::StringRef opJson, const std::vector<Tensor> &inputs) {
     ADD_FAILURE() << "the lowering failed for\n" << built;
     return std::nullopt;
   }
+  releaseLibrary();
   if (llvm::sys::fs::createTemporaryFile("frontend-ops-test", "so", library)) {
     ADD_FAILURE() << "cannot create a temporary file";
     return std::nullopt;

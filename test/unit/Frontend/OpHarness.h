@@ -93,6 +93,10 @@ protected:
   static unsigned opColumn();
 
 private:
+  /// Closes and deletes the library run() loaded last, if any: a test that
+  /// runs several ops leaves no file behind in the temporary folder.
+  void releaseLibrary();
+
   llvm::SmallString<128> library;
   void *handle = nullptr;
 };

@@ -62,6 +62,10 @@ struct CompileOptions {
   bool statistics = false;
   /// Write the per-rank program (after fusion) to this file; "" = no.
   std::string dumpPerRank;
+  /// Compute attention with the target's fused kernel where it has one
+  /// (TargetCapabilities::attentionKernel); false: as linalg loop nests
+  /// (dtensor-compile --no-fused-attention).
+  bool fusedAttention = true;
   codegen::CpuLoweringOptions lowering;
   codegen::CpuTargetOptions cpu;
   /// Target "cuda": architecture, toolkit (empty = codegen::findCudaToolkit)

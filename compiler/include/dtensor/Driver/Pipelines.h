@@ -10,6 +10,8 @@
 #ifndef DTENSOR_DRIVER_PIPELINES_H
 #define DTENSOR_DRIVER_PIPELINES_H
 
+#include "dtensor/Driver/TargetCapabilities.h"
+
 #include "mlir/Pass/PassManager.h"
 
 #include <cstdint>
@@ -58,17 +60,19 @@ struct DistributeOptions {
   /// Propagation and collective fusion report what they did as remarks
   /// (their `statistics` option).
   bool statistics = false;
-  /// For the CPU target: attention fused into dtensor.attention
-  /// (--dtensor-cpu-fuse-attention) and attention over gathered keys
-  /// computed as a ring (--dtensor-cpu-ring-attention) right after
-  /// partitioning, so that collective fusion, the report and the numbered
-  /// sites see the ring's shifts.
-  bool cpuAttention = false;
+  /// What the target computes as one op. With `attentionKernel`,
+  /// attention is fused into dtensor.attention (--dtensor-fuse-attention)
+  /// and attention over gathered keys computed as a ring
+  /// (--dtensor-ring-attention) right after partitioning, so that
+  /// collective fusion, the report and the numbered sites see the ring's
+  /// shifts.
+  TargetCapabilities target;
 };
 
 /// Global program (layouts on arguments, distribute constraints) -> per-rank
 /// program: --dtensor-propagate, --dtensor-visualize-sharding when asked,
-/// --dtensor-partition, the CPU attention passes with `cpuAttention`,
+/// --dtensor-partition, the attention passes the target's capabilities ask
+/// for,
 /// --dtensor-fuse-collectives, and --dtensor-comm-report when asked.
 void buildDistributePipeline(mlir::OpPassManager &pm,
                              const DistributeOptions &options);

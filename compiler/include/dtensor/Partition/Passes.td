@@ -87,4 +87,54 @@ def StripLayouts : Pass<"dtensor-strip-layouts", "mlir::ModuleOp"> {
   }];
 }
 
+def RingAttention : Pass<"dtensor-ring-attention", "::mlir::func::FuncOp"> {
+  let summary = "Attention over all-gathered keys as a ring of key blocks";
+  let description = [{
+    A `dtensor.attention` whose key and value are `dtensor.all_gather`s of a
+    sequence sharded over one mesh dim (context parallelism) reads every
+    rank's keys at once. This pass computes it as a ring instead, as
+    PyTorch's `context_parallel` does with its `alltoall` rotation: each
+    rank attends its queries to its own key/value block, then `n - 1` times
+    passes the block it holds to the next rank (`dtensor.shift`, key and
+    value in one call) and attends to the block it received, merging into
+    the output through the log-sum-exp (`dtensor.attention ... accumulate`,
+    exact in f32, no `[L, S]` buffer). The causal positions and an additive
+    mask's key columns follow each block's global offset, so the result is
+    the single-device one, for uneven blocks too (dynamic sizes). A rank
+    then holds two key/value blocks at a time instead of the whole gathered
+    sequence. `--dtensor-fuse-collectives` splits each shift into
+    `dtensor.start` / `dtensor.wait` around the previous block's attention;
+    the CPU runtime completes a collective inside its call, so there the
+    transfer is not hidden. The bytes each rank sends are those of the
+    all-gather.
+
+    Which attentions: the module's `dtensor.rotate_method` (the model plan's
+    `context_parallel.rotate_method`) forces it: `"alltoall"` rings every one
+    it can, `"allgather"` none. Without it the cost model chooses: the two
+    send the same bytes and the CPU runtime completes each collective in its
+    call, so the difference is memory; the ring is chosen when the gathered
+    key and value of an attention would take at least `min-gathered-bytes`
+    per rank.
+
+    It rewrites the partitioned program (the all-gathers partitioning chose
+    become shifts), so `--dtensor-distribute` runs it right after
+    `--dtensor-fuse-attention`, before collective fusion, the
+    communication report and the trace's site numbers, which all see the
+    shifts.
+
+    Left as they are: attentions with a KV cache's `rows` or a log-sum-exp
+    already, key/value not gathered along their sequence dim over one mesh
+    dim, a dynamic gathered sequence, and groups of one rank.
+  }];
+  let options = [
+    Option<"minGatheredBytes", "min-gathered-bytes", "int64_t",
+           /*default=*/"64 * 1024 * 1024",
+           "Without dtensor.rotate_method: ring an attention when its "
+           "gathered key and value take at least this many bytes per rank">,
+  ];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // DTENSOR_PARTITION_PASSES_TD

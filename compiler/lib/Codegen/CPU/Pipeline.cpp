@@ -27,11 +27,6 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   BufferizationStageOptions stage;
   stage.fuseElementwise = options.fuseElementwise;
   stage.matmulToRuntime = options.matmulToRuntime;
-  // Attention as one runtime call, before the gathers it reads through
-  // become copies; not when emulating the CUDA target, which has no such
-  // call.
-  if (options.fuseAttention && !options.emulateGpuKernels)
-    pm.addNestedPass<func::FuncOp>(createCpuFuseAttention());
   addTensorPreparationPasses(pm, stage);
   // Math in the form the CPU's vector units want: exp without glibc's slow
   // path, tanh as a vectorisable polynomial, sums reassociated so that they
@@ -90,12 +85,6 @@ struct CpuLoweringPipelineOptions
       *this, "matmul-to-runtime",
       llvm::cl::desc("Call dtensor_rt_matmul for f32/f64 matmuls"),
       llvm::cl::init(true)};
-  Option<bool> fuseAttention{
-      *this, "fuse-attention",
-      llvm::cl::desc("Call the runtime's fused attention for the linalg ops "
-                     "of scaled_dot_product_attention "
-                     "(--dtensor-cpu-fuse-attention)"),
-      llvm::cl::init(true)};
   Option<bool> emulateGpuKernels{
       *this, "emulate-gpu-kernels",
       llvm::cl::desc("Map loop nests to kernels as the CUDA target does, "
@@ -123,7 +112,6 @@ void registerCpuCodegenPasses() {
         CpuLoweringOptions lowering;
         lowering.fuseElementwise = options.fuseElementwise;
         lowering.matmulToRuntime = options.matmulToRuntime;
-        lowering.fuseAttention = options.fuseAttention;
         lowering.emulateGpuKernels = options.emulateGpuKernels;
         lowering.parallelLoops = options.parallelLoops;
         lowering.parallelGrain = options.parallelGrain;

@@ -26,9 +26,6 @@ struct CpuLoweringOptions {
   /// Turn f32/f64 matmuls and batch matmuls into dtensor_rt_matmul calls;
   /// otherwise they become loops like every other linalg op.
   bool matmulToRuntime = true;
-  /// Turn the linalg ops of attention into dtensor.attention, a call of the
-  /// runtime's fused kernel (--dtensor-cpu-fuse-attention).
-  bool fuseAttention = true;
   /// Lower loop nests through the CUDA target's kernel mapping and run the
   /// kernels as loops (--dtensor-gpu-emulate-launches): a test of that
   /// mapping without a GPU.

@@ -31,6 +31,12 @@ void registerCollectiveBufferizationModels(mlir::DialectRegistry &registry);
 /// its cache's buffer in place (when one-shot analysis allows) with loops.
 void registerWriteRowsBufferizationModel(mlir::DialectRegistry &registry);
 
+/// Attaches the bufferization model of dtensor.attention: a call of the
+/// runtime's fused attention (dtensor_rt_attention) on views of the
+/// operands' buffers. Only a target with that kernel sees the op
+/// (--dtensor-fuse-attention).
+void registerAttentionBufferizationModel(mlir::DialectRegistry &registry);
+
 } // namespace dtensor::codegen
 
 #endif // DTENSOR_CODEGEN_COMMON_PASSES_H

@@ -151,7 +151,7 @@ def DTensor_Dialect : Dialect {
     /// Module attribute: how attention over a sequence-sharded key/value
     /// moves the blocks ("allgather" or "alltoall", the model plan's
     /// context_parallel.rotate_method); without it the cost model of
-    /// --dtensor-cpu-ring-attention chooses.
+    /// --dtensor-ring-attention chooses.
     static constexpr ::llvm::StringLiteral getRotateMethodAttrName() {
       return ::llvm::StringLiteral("dtensor.rotate_method");
     }

@@ -332,10 +332,11 @@ def DTensor_AttentionOp : DTensor_Op<"attention", [Pure,
   let summary = "fused attention of one rank, read in place";
   let description = [{
     `softmax(query x key^T * scale + mask) x value` over the last two
-    logical dims of each `[batch, head]`, written into `init`'s shape. The
-    CPU pipeline (`--dtensor-cpu-fuse-attention`) creates it from the
-    linalg ops that the frontend emits for `scaled_dot_product_attention`,
-    after partition, and it bufferizes into a `dtensor_rt_attention` call:
+    logical dims of each `[batch, head]`, written into `init`'s shape.
+    `--dtensor-fuse-attention` creates it from the linalg ops that the
+    frontend emits for `scaled_dot_product_attention`, after partition and
+    only for a target with a fused attention kernel (the CPU), and it
+    bufferizes into a `dtensor_rt_attention` call:
     the runtime's kernel tiled over keys with an online softmax, with no
     `[L, S]` scores buffer.
 
@@ -362,7 +363,7 @@ def DTensor_AttentionOp : DTensor_Op<"attention", [Pure,
       `accumulate` the two inits are read too: they hold the attention of
       the same queries over other keys (`-inf`: none), and the results are
       the attention over those keys and these together, merged through the
-      log-sum-exp (one step of ring attention, `--dtensor-cpu-ring-attention`).
+      log-sum-exp (one step of ring attention, `--dtensor-ring-attention`).
     - Sizes may be dynamic (the rank's piece of an uneven shard: heads under
       tensor parallelism, queries under context parallelism). The verifier
       compares the sizes it knows; the kernel checks the rest at run time

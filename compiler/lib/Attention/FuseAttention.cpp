@@ -20,29 +20,32 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AttentionBufferization.h"
-
-#include "dtensor/Codegen/CPU/Passes.h"
+#include "dtensor/Attention/Passes.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Partition/DimSlices.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Debug.h"
 
 #include <cmath>
 #include <optional>
 
-namespace dtensor::codegen {
-#define GEN_PASS_DEF_CPUFUSEATTENTION
-#include "dtensor/Codegen/CPU/Passes.h.inc"
-} // namespace dtensor::codegen
+namespace dtensor {
+#define GEN_PASS_DEF_FUSEATTENTION
+#include "dtensor/Attention/Passes.h.inc"
+} // namespace dtensor
+
+#define DEBUG_TYPE "dtensor-fuse-attention"
 
 using namespace mlir;
 using namespace dtensor;
-using namespace dtensor::codegen;
 
 namespace {
 
@@ -337,10 +340,9 @@ Value throughHeadRepeat(Value value) {
   if (collapse.getReassociationIndices() != expected)
     return value;
   MLIRContext *context = value.getContext();
-  linalg::GenericOp repeat =
-      getGeneric(collapse.getSrc(), 1, 5, -1,
-                 {mapOf(context, 5, {0, 1, 3, 4}),
-                  mapOf(context, 5, {0, 1, 2, 3, 4})});
+  linalg::GenericOp repeat = getGeneric(
+      collapse.getSrc(), 1, 5, -1,
+      {mapOf(context, 5, {0, 1, 3, 4}), mapOf(context, 5, {0, 1, 2, 3, 4})});
   if (!repeat || !bodyOps(repeat).empty() ||
       yielded(repeat) != repeat.getBody()->getArgument(0))
     return value;
@@ -398,9 +400,8 @@ Value createResultInit(OpBuilder &b, Location loc, linalg::GenericOp out) {
                      .getDefiningOp<linalg::FillOp>()
                      .getOutputs()[0];
   auto empty = filled.getDefiningOp<tensor::EmptyOp>();
-  SmallVector<OpFoldResult> sizes = empty
-                                        ? empty.getMixedSizes()
-                                        : tensor::getMixedSizes(b, loc, filled);
+  SmallVector<OpFoldResult> sizes =
+      empty ? empty.getMixedSizes() : tensor::getMixedSizes(b, loc, filled);
   return tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
 }
 
@@ -469,6 +470,16 @@ FailureOr<Value> fusePieces(OpBuilder &b, Location loc, const Logits &logits,
 }
 
 /// Replaces the attention ending in `out`, if it is one.
+/// Leaves the attention ending in `out` to the linalg lowering, saying why
+/// under -debug-only=dtensor-fuse-attention.
+LogicalResult reject(linalg::GenericOp out, llvm::StringRef reason) {
+  LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": left the contraction at "
+                          << out.getLoc() << " as linalg: " << reason << "\n");
+  (void)out;
+  (void)reason;
+  return failure();
+}
+
 LogicalResult fuse(linalg::GenericOp out) {
   MLIRContext *context = out.getContext();
   // out[B, H, l, ev] = sum_s weights[B, H, l, s] v[B, H, s, ev].
@@ -483,10 +494,10 @@ LogicalResult fuse(linalg::GenericOp out) {
   linalg::GenericOp weights =
       getGeneric(out.getDpsInputOperand(0)->get(), 2, kRank, -1,
                  {identity, rowMap, identity});
-  if (!weights ||
-      !hasOps(bodyOps(weights),
-              {"arith.divf", "arith.cmpf", "arith.select", "arith.mulf"}))
-    return failure();
+  if (!weights || !hasOps(bodyOps(weights), {"arith.divf", "arith.cmpf",
+                                             "arith.select", "arith.mulf"}))
+    return reject(out,
+                  "the weights are not the softmax division of the frontend");
   linalg::GenericOp exp = getGeneric(weights.getDpsInputOperand(0)->get(), 2,
                                      kRank, -1, {identity, rowMap, identity});
   linalg::GenericOp sum = getGeneric(weights.getDpsInputOperand(1)->get(), 1,
@@ -497,41 +508,43 @@ LogicalResult fuse(linalg::GenericOp out) {
       !hasOps(bodyOps(sum), {"arith.addf"}) ||
       sum.getDpsInputOperand(0)->get() != exp->getResult(0) ||
       !isFillOf(sum.getDpsInitOperand(0)->get(), 0))
-    return failure();
-  linalg::GenericOp max = getGeneric(exp.getDpsInputOperand(1)->get(), 1,
-                                     kRank, 3, {identity, rowMap});
+    return reject(
+        out,
+        "the exponentials or their sum are not the softmax of the frontend");
+  linalg::GenericOp max = getGeneric(exp.getDpsInputOperand(1)->get(), 1, kRank,
+                                     3, {identity, rowMap});
   Value logitsValue = exp.getDpsInputOperand(0)->get();
   if (!max || !hasOps(bodyOps(max), {"arith.maximumf"}) ||
       max.getDpsInputOperand(0)->get() != logitsValue ||
       !isFillOf(max.getDpsInitOperand(0)->get(),
                 -std::numeric_limits<double>::infinity()))
-    return failure();
+    return reject(out, "the row maximum is not the softmax of the frontend");
   // The logits: the scores and an optional mask or positions input.
   linalg::GenericOp logitsOp = getGeneric(logitsValue, 1, kRank, -1, {});
   if (!logitsOp)
     logitsOp = getGeneric(logitsValue, 2, kRank, -1, {});
-  if (!logitsOp ||
-      logitsOp.getIndexingMapsArray().front() != identity ||
+  if (!logitsOp || logitsOp.getIndexingMapsArray().front() != identity ||
       logitsOp.getIndexingMapsArray().back() != identity)
-    return failure();
+    return reject(out, "the logits are not the scaled scores of the frontend");
   std::optional<Logits> logits = matchLogits(logitsOp);
   if (!logits)
-    return failure();
+    return reject(
+        out,
+        "the logits' scale, mask or causal rule is not one the kernel takes");
   // scores[B, H, l, s] = sum_e q[B, H, l, e] k[B, H, s, e].
-  linalg::GenericOp scores =
-      getGeneric(logitsOp.getDpsInputOperand(0)->get(), 2, 5, 4,
-                 {mapOf(context, 5, {0, 1, 2, 4}),
-                  mapOf(context, 5, {0, 1, 3, 4}),
-                  mapOf(context, 5, {0, 1, 2, 3})});
+  linalg::GenericOp scores = getGeneric(
+      logitsOp.getDpsInputOperand(0)->get(), 2, 5, 4,
+      {mapOf(context, 5, {0, 1, 2, 4}), mapOf(context, 5, {0, 1, 3, 4}),
+       mapOf(context, 5, {0, 1, 2, 3})});
   if (!scores || !isMultiplyAdd(scores) ||
       !isFillOf(scores.getDpsInitOperand(0)->get(), 0))
-    return failure();
+    return reject(out, "the scores are not a contraction of query and key");
   Value q = scores.getDpsInputOperand(0)->get();
   Value k = scores.getDpsInputOperand(1)->get();
   Value v = out.getDpsInputOperand(1)->get();
   for (Value operand : {q, k, v})
     if (!cast<RankedTensorType>(operand.getType()).getElementType().isF32())
-      return failure();
+      return reject(out, "an operand is not f32");
 
   // The operands where they are.
   Viewed query = throughTranspose(q);
@@ -547,10 +560,10 @@ LogicalResult fuse(linalg::GenericOp out) {
   Location loc = out.getLoc();
   Value mask;
   if (logits->mask) {
-    mask = getRank4Mask(b, loc, logits->mask,
-                        logitsOp.getIndexingMapsArray()[1]);
+    mask =
+        getRank4Mask(b, loc, logits->mask, logitsOp.getIndexingMapsArray()[1]);
     if (!mask)
-      return failure();
+      return reject(out, "the mask does not broadcast to [B, H, L, S]");
   }
   // Query rows offset by partition: every batch row's queries start at the
   // offset, the kernel's positions (query i sees key j iff j <= offset + i).
@@ -561,14 +574,14 @@ LogicalResult fuse(linalg::GenericOp out) {
   if (logits->headRows && mask) {
     if (mask != logits->mask)
       mask.getDefiningOp()->erase();
-    return failure();
+    return reject(out, "a mask with queries held in two pieces (head-tail)");
   }
   if (logits->rowOffset && !logits->headRows) {
-    OpFoldResult batch = tensor::getMixedSize(b, loc, query.value,
-                                              query.dims[0]);
+    OpFoldResult batch =
+        tensor::getMixedSize(b, loc, query.value, query.dims[0]);
     Value empty = tensor::EmptyOp::create(b, loc, {batch}, b.getI64Type());
-    Value start = arith::IndexCastOp::create(b, loc, b.getI64Type(),
-                                             logits->rowOffset);
+    Value start =
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), logits->rowOffset);
     auto fill = linalg::FillOp::create(b, loc, start, empty);
     positions = fill.getResult(0);
     created = {fill, start.getDefiningOp(), empty.getDefiningOp()};
@@ -598,8 +611,11 @@ LogicalResult fuse(linalg::GenericOp out) {
     if (failed(pieces)) {
       for (Operation *op : created)
         op->erase();
-      return failure();
+      return reject(out, "the queries in pieces (head-tail) did not fuse");
     }
+    LLVM_DEBUG(llvm::dbgs()
+               << DEBUG_TYPE ": fused the attention ending at " << out.getLoc()
+               << " into one op per query piece\n");
     replaced->getResult(0).replaceAllUsesWith(*pieces);
     SmallVector<Operation *> dead{replaced};
     if (replaced != out)
@@ -609,8 +625,8 @@ LogicalResult fuse(linalg::GenericOp out) {
   }
   auto fused = AttentionOp::create(
       b, loc, init.getType(), /*log_sum_exp=*/Type(), query.value, key.value,
-      value.value, mask, key.rows, positions, init, /*log_sum_exp_init=*/Value(),
-      b.getF64FloatAttr(logits->scale),
+      value.value, mask, key.rows, positions, init,
+      /*log_sum_exp_init=*/Value(), b.getF64FloatAttr(logits->scale),
       logits->causal ? b.getUnitAttr() : UnitAttr(), /*accumulate=*/UnitAttr(),
       b.getDenseI64ArrayAttr(query.dims), b.getDenseI64ArrayAttr(key.dims),
       b.getDenseI64ArrayAttr(value.dims), b.getDenseI64ArrayAttr(resultDims));
@@ -620,23 +636,22 @@ LogicalResult fuse(linalg::GenericOp out) {
       mask.getDefiningOp()->erase();
     for (Operation *op : created)
       op->erase();
-    return failure();
+    return reject(out, "the fused op does not verify");
   }
   replaced->getResult(0).replaceAllUsesWith(fused.getResult());
   SmallVector<Operation *> dead{replaced};
   if (replaced != out)
     dead.push_back(out);
   eraseDead(dead);
+  LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": fused the attention ending at "
+                          << out.getLoc() << " into " << fused << "\n");
   return success();
 }
 
-struct CpuFuseAttention
-    : dtensor::codegen::impl::CpuFuseAttentionBase<CpuFuseAttention> {
-  /// The bufferization that follows needs the model of dtensor.attention.
+struct FuseAttention : dtensor::impl::FuseAttentionBase<FuseAttention> {
   void getDependentDialects(DialectRegistry &registry) const override {
-    CpuFuseAttentionBase::getDependentDialects(registry);
+    FuseAttentionBase::getDependentDialects(registry);
     registry.insert<DTensorDialect>();
-    registerAttentionBufferizationModel(registry);
   }
 
   void runOnOperation() override {

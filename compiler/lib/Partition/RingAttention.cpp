@@ -1,6 +1,6 @@
 //===- RingAttention.cpp - Attention over a ring of key blocks ------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// --dtensor-cpu-ring-attention: a dtensor.attention whose key and value are
+// --dtensor-ring-attention: a dtensor.attention whose key and value are
 // all-gathered along their sequence over one mesh dim becomes n attentions,
 // one per rank's key/value block, the blocks passed around the group by
 // dtensor.shift and the results merged through the log-sum-exp
@@ -11,28 +11,27 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AttentionBufferization.h"
-
 #include "dtensor/Analysis/ElementBytes.h"
-#include "dtensor/Codegen/CPU/Passes.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Partition/DimSlices.h"
+#include "dtensor/Partition/Passes.h"
 
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/Builders.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Debug.h"
 
+namespace dtensor {
+#define GEN_PASS_DEF_RINGATTENTION
+#include "dtensor/Partition/Passes.h.inc"
+} // namespace dtensor
 
-namespace dtensor::codegen {
-#define GEN_PASS_DEF_CPURINGATTENTION
-#include "dtensor/Codegen/CPU/Passes.h.inc"
-} // namespace dtensor::codegen
+#define DEBUG_TYPE "dtensor-ring-attention"
 
 using namespace mlir;
 using namespace dtensor;
-using namespace dtensor::codegen;
 
 namespace {
 
@@ -151,10 +150,9 @@ Value RingBuilder::build() {
   AllGatherOp gather = key.gather;
   StringRef mesh = gather.getMesh();
   int64_t meshDim = gather.getMeshDims()[0];
-  Value coord =
-      MeshCoordOp::create(b, loc, TypeRange{b.getIndexType()}, mesh,
-                          b.getDenseI64ArrayAttr({meshDim}))
-          .getResult(0);
+  Value coord = MeshCoordOp::create(b, loc, TypeRange{b.getIndexType()}, mesh,
+                                    b.getDenseI64ArrayAttr({meshDim}))
+                    .getResult(0);
 
   // The log-sum-exp of each query, [B, H, L] in logical order.
   Value query = attention.getQuery();
@@ -191,8 +189,7 @@ Value RingBuilder::build() {
       }
     }
     Value start = blockStart(coord, step);
-    Value positions =
-        attention.getCausal() ? shiftedPositions(start) : Value();
+    Value positions = attention.getCausal() ? shiftedPositions(start) : Value();
     Value mask;
     if (attention.getMask()) {
       Value size =
@@ -201,27 +198,23 @@ Value RingBuilder::build() {
       mask = maskColumns(start, size);
     }
     auto ring = AttentionOp::create(
-        b, loc, out.getType(), lse.getType(), query, keyBlock, valueBlock,
-        mask, /*rows=*/Value(), positions, out, lse, attention.getScaleAttr(),
-        attention.getCausalAttr(),
-        step > 0 ? b.getUnitAttr() : UnitAttr(), attention.getQueryDimsAttr(),
-        attention.getKeyDimsAttr(), attention.getValueDimsAttr(),
-        attention.getResultDimsAttr());
+        b, loc, out.getType(), lse.getType(), query, keyBlock, valueBlock, mask,
+        /*rows=*/Value(), positions, out, lse, attention.getScaleAttr(),
+        attention.getCausalAttr(), step > 0 ? b.getUnitAttr() : UnitAttr(),
+        attention.getQueryDimsAttr(), attention.getKeyDimsAttr(),
+        attention.getValueDimsAttr(), attention.getResultDimsAttr());
     out = ring.getResult();
     lse = ring.getLogSumExp();
   }
   return out;
 }
 
-struct CpuRingAttention
-    : dtensor::codegen::impl::CpuRingAttentionBase<CpuRingAttention> {
-  using CpuRingAttentionBase::CpuRingAttentionBase;
+struct RingAttention : dtensor::impl::RingAttentionBase<RingAttention> {
+  using RingAttentionBase::RingAttentionBase;
 
-  /// The bufferization that follows needs the model of dtensor.attention.
   void getDependentDialects(DialectRegistry &registry) const override {
-    CpuRingAttentionBase::getDependentDialects(registry);
+    RingAttentionBase::getDependentDialects(registry);
     registry.insert<DTensorDialect>();
-    registerAttentionBufferizationModel(registry);
   }
 
   /// Whether to ring an attention whose key and value gather into
@@ -247,24 +240,44 @@ struct CpuRingAttention
     SmallVector<AttentionOp> candidates;
     function.walk([&](AttentionOp op) { candidates.push_back(op); });
     for (AttentionOp attention : candidates) {
-      if (attention.getRows() || attention.getLogSumExpInit())
+      auto skip = [&](llvm::StringRef reason) {
+        LLVM_DEBUG(llvm::dbgs()
+                   << DEBUG_TYPE ": kept the attention at "
+                   << attention.getLoc() << ": " << reason << "\n");
+        (void)reason;
+      };
+      if (attention.getRows() || attention.getLogSumExpInit()) {
+        skip("it reads KV-cache rows or has a log-sum-exp already");
         continue;
+      }
       std::optional<GatheredOperand> key =
           getGathered(attention.getKey(), attention.getKeyDims());
       std::optional<GatheredOperand> value =
           getGathered(attention.getValue(), attention.getValueDims());
       if (!key || !value || value->gather.getMesh() != key->gather.getMesh() ||
-          value->gather.getMeshDims() != key->gather.getMeshDims())
+          value->gather.getMeshDims() != key->gather.getMeshDims()) {
+        skip("key and value are not gathered along their sequence over the "
+             "same mesh dim");
         continue;
+      }
       MeshOp mesh = lookupMesh(attention, key->gather.getMeshAttr());
       if (!mesh)
         continue;
       int64_t groupSize = mesh.getGroupSize(key->gather.getMeshDims());
       int64_t sequence = cast<RankedTensorType>(attention.getKey().getType())
                              .getDimSize(attention.getKeyDims()[2]);
-      if (groupSize <= 1 || ShapedType::isDynamic(sequence) ||
-          !chooseRing(module, {attention.getKey(), attention.getValue()}))
+      if (groupSize <= 1 || ShapedType::isDynamic(sequence)) {
+        skip("a group of one rank or a dynamic gathered sequence");
         continue;
+      }
+      if (!chooseRing(module, {attention.getKey(), attention.getValue()})) {
+        skip("dtensor.rotate_method or the gathered bytes keep the "
+             "all-gather");
+        continue;
+      }
+      LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": a ring of " << groupSize
+                              << " blocks for the attention at "
+                              << attention.getLoc() << "\n");
       OpBuilder b(attention);
       Value out =
           RingBuilder(b, attention, *key, *value, groupSize, sequence).build();

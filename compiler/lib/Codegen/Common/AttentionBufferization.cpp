@@ -10,8 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AttentionBufferization.h"
-
+#include "dtensor/Codegen/Common/Passes.h"
 #include "dtensor/Codegen/Common/RuntimeCalls.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
@@ -45,8 +44,7 @@ struct AttentionModel
   bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
                               const AnalysisState &) const {
     auto attention = cast<AttentionOp>(op);
-    return attention.getAccumulate() ||
-           !attention.isDpsInit(&operand);
+    return attention.getAccumulate() || !attention.isDpsInit(&operand);
   }
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
@@ -107,7 +105,8 @@ struct AttentionModel
       pushBuffer(rewriter, loc, view);
     Type element = attention.getQuery().getType().getElementType();
     Value scale = arith::ConstantOp::create(
-        rewriter, loc, rewriter.getF64FloatAttr(attention.getScale().convertToDouble()));
+        rewriter, loc,
+        rewriter.getF64FloatAttr(attention.getScale().convertToDouble()));
     callRuntime(rewriter, loc, "dtensor_rt_attention", {},
                 {createI32(rewriter, loc, *getRuntimeDType(element)),
                  createI32(rewriter, loc, flags), scale});

@@ -1,0 +1,22 @@
+//===- Passes.h - dtensor attention passes ----------------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef DTENSOR_ATTENTION_PASSES_H
+#define DTENSOR_ATTENTION_PASSES_H
+
+#include "dtensor/Dialect/DTensor/DTensorDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace dtensor {
+
+#define GEN_PASS_DECL
+#include "dtensor/Attention/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "dtensor/Attention/Passes.h.inc"
+
+} // namespace dtensor
+
+#endif // DTENSOR_ATTENTION_PASSES_H
