@@ -12,6 +12,7 @@
 
 #include "dtensor/Codegen/GPU/GpuCodegen.h"
 #include "dtensor/Driver/CompileArtifact.h"
+#include "dtensor/Driver/DebugOutput.h"
 #include "dtensor/Frontend/ImportJson.h"
 #include "dtensor/InitAllDialects.h"
 #include "dtensor/InitAllPasses.h"
@@ -197,6 +198,12 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   dtensor::registerAllPasses();
   registerMlirOptions();
+  // --debug and --debug-only (hidden, as in LLVM): shown by --help-hidden
+  // with the tool's own options, which HideUnrelatedOptions keeps.
+  dtensor::driver::registerDebugOutputOptions();
+  for (llvm::StringRef name : {"debug", "debug-only"})
+    if (cl::Option *option = cl::getRegisteredOptions().lookup(name))
+      option->addCategory(category);
   cl::HideUnrelatedOptions({&category, &mlirCategory});
   cl::ParseCommandLineOptions(
       argc, argv,

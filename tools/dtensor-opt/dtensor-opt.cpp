@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/Codegen/GPU/GpuCodegen.h"
+#include "dtensor/Driver/DebugOutput.h"
 #include "dtensor/InitAllDialects.h"
 #include "dtensor/InitAllPasses.h"
 
@@ -17,6 +18,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   dtensor::registerAllPasses();
+  dtensor::driver::registerDebugOutputOptions();
 
   mlir::DialectRegistry registry;
   dtensor::registerAllDialects(registry);

@@ -88,8 +88,8 @@ LogicalResult assignCommIds(ModuleOp module) {
     return failure();
   LLVM_DEBUG(llvm::dbgs() << "ids for " << meshes.size() << " meshes and "
                           << groups.size() << " communication groups\n");
-  module->setAttr(kCommMeshesAttr, builder.getArrayAttr(meshes));
-  module->setAttr(kCommGroupsAttr, builder.getArrayAttr(groups));
+  module->setAttr(DTensorDialect::getCommMeshesAttrName(), builder.getArrayAttr(meshes));
+  module->setAttr(DTensorDialect::getCommGroupsAttrName(), builder.getArrayAttr(groups));
   return success();
 }
 

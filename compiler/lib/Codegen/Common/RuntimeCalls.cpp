@@ -1,6 +1,7 @@
 //===- RuntimeCalls.cpp - Calls into the runtime ABI ----------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Codegen/Common/RuntimeCalls.h"
+#include "dtensor/Dialect/DTensor/DTensorDialect.h"
 
 #include "dtensor/rt_abi.h"
 
@@ -83,7 +84,8 @@ Value createI64(OpBuilder &builder, Location loc, int64_t value) {
 
 std::optional<int64_t> lookupGroupId(ModuleOp module, StringRef mesh,
                                      ArrayRef<int64_t> meshDims) {
-  auto groups = module->getAttrOfType<ArrayAttr>(kCommGroupsAttr);
+  auto groups = module->getAttrOfType<ArrayAttr>(
+      DTensorDialect::getCommGroupsAttrName());
   if (!groups)
     return std::nullopt;
   for (auto [id, attr] : llvm::enumerate(groups)) {
@@ -100,7 +102,8 @@ std::optional<int64_t> lookupGroupId(ModuleOp module, StringRef mesh,
 }
 
 std::optional<int64_t> lookupMeshId(ModuleOp module, StringRef mesh) {
-  auto meshes = module->getAttrOfType<ArrayAttr>(kCommMeshesAttr);
+  auto meshes = module->getAttrOfType<ArrayAttr>(
+      DTensorDialect::getCommMeshesAttrName());
   if (!meshes)
     return std::nullopt;
   for (auto [id, attr] : llvm::enumerate(meshes))

@@ -18,10 +18,9 @@
 
 namespace dtensor::codegen {
 
-/// Module attributes listing the meshes and groups that runtime calls name by
-/// position (mesh ids and group ids).
-inline constexpr llvm::StringLiteral kCommMeshesAttr = "dtensor.comm_meshes";
-inline constexpr llvm::StringLiteral kCommGroupsAttr = "dtensor.comm_groups";
+/// The module attributes listing the meshes and groups that runtime calls
+/// name by position (mesh ids and group ids) are the dialect's:
+/// DTensorDialect::getCommMeshesAttrName() and getCommGroupsAttrName().
 
 /// The C symbol of dtensor_rt_push_buffer. At the func level it takes a typed
 /// unranked memref, so each element type gets its own declaration, named
