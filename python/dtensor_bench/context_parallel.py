@@ -59,8 +59,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_support import run  # noqa: E402
+from dtensor_bench.support import ROOT, module_command, run
 
 SEQS = [8192, 32768]
 QUICK_SEQS = [1024]
@@ -148,8 +147,8 @@ def torch_peer(a):
 def measure_torch(a, python, plan, ranks, log):
     """PyTorch's context_parallel on the plan (bench_torch_cp.py time):
     its JSON result; a step PyTorch refuses gives {"error": ...}."""
-    cmd = [python, os.path.join(a.scripts_dir, "bench_torch_cp.py"), "time",
-           plan, "--ranks", str(ranks), "--warmup", "1",
+    cmd = module_command(python, "dtensor_bench.peers.torch_cp") + [
+           "time", plan, "--ranks", str(ranks), "--warmup", "1",
            "--iters", str(a.iters or 3), "--timeout", str(a.case_timeout)]
     try:
         result = run(cmd, timeout=a.case_timeout + 60, check=False)
@@ -193,7 +192,8 @@ def measure_case(a, work, seq, ranks, log):
     kinds = sorted({c["kind"] for f in report["functions"]
                     for m in f["modules"] for c in m["collectives"]})
     cmd = launch_command(ranks) + [
-        sys.executable, os.path.abspath(__file__), "--peak-rss", "--",
+        *module_command(sys.executable, "dtensor_bench.context_parallel"),
+        "--peak-rss", "--",
         os.path.join(a.bin_dir, "dtensor-run"), artifact, "--random-inputs",
         "1", "--warmup", "1", "--iters", str(a.iters or 3)]
     result = run(cmd, timeout=a.case_timeout, env=a.blas_env())
@@ -225,7 +225,7 @@ def plan_path(a, work, seq):
         flags = [] if a.cp_causal else ["--no-causal"]
         if a.cp_load_balance:
             flags.append("--load-balance")
-        run([sys.executable, os.path.join(a.scripts_dir, "gen-model-plan.py")]
+        run(module_command(sys.executable, "dtensor_testing.gen_model_plan")
             + MODEL + ["--seq", str(seq), "--plan", "cp", "--mesh", "1",
                        "-o", plan] + flags)
     return plan
@@ -362,11 +362,10 @@ def main(argv=None):
     if argv[:1] == ["--peak-rss"]:
         rest = argv[1:]
         return peak_rss(rest[1:] if rest[:1] == ["--"] else rest)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default="bench-results")
-    p.add_argument("--build-dir", default=os.path.join(root, "build"))
+    p.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     p.add_argument("--quick", action="store_true")
     p.add_argument("--ranks", default="1,2")
     p.add_argument("--iters", type=int)
@@ -386,7 +385,6 @@ def main(argv=None):
         (a.torch_python, None) if a.torch_python else default_torch_python())
     a.rank_list = [int(r) for r in a.ranks.split(",")]
     a.bin_dir = os.path.join(a.build_dir, "bin")
-    a.scripts_dir = os.path.join(root, "scripts")
     a.blas_env = lambda: dict(os.environ)
     os.makedirs(a.out, exist_ok=True)
     results = {"context_parallel": measure(a)}
