@@ -35,8 +35,8 @@ Steps, each printed as it starts:
    environment's, a family name sets it (the roofline is then that
    family's). Every side's family is reported
    (results.json kernel_families, the table's BLAS column);
-2. self-check: the PyTorch tensor-parallel code (scripts/bench_torch.py)
-   on 2 ranks gives the outputs of scripts/torch_model.py in one process,
+2. self-check: the PyTorch tensor-parallel code (dtensor_bench.peers.torch_tp)
+   on 2 ranks gives the outputs of dtensor_testing.torch_model in one process,
    for a tiny MLP, block and Llama, on make-test-tensors.py's tensors;
 3. cases: for each model and token count, plans from gen-model-plan.py (tp
    plan) compiled with `dtensor-compile --mesh R --comm-report=json
@@ -49,7 +49,7 @@ Steps, each printed as it starts:
    and each keeps its best median: the machine may be shared, and load
    from elsewhere must hit all sides alike. PyTorch runs in
    `bench_torch.py serve` processes started once per rank count and BLAS
-   setting. The PyTorch 2 peers (scripts/bench_dtensor.py serve, with the
+   setting. The PyTorch 2 peers (dtensor_bench.peers.torch_dtensor serve, with the
    interpreter of --torch-python or `scripts/torch-env.sh --python`; none:
    a message and no such columns): the model as nn.Modules with DTensor's
    parallelize_module and the standard Llama plan, eager ("DTensor
@@ -60,22 +60,22 @@ Steps, each printed as it starts:
    ms / ours ms. A peer faster than ours is profiled (torch.profiler) and
    listed with the reasons the measurements give (kernel families, our
    products alone against its step, its step's breakdown);
-4. decode (scripts/bench_decode.py; --no-decode skips it, --decode-only
+4. decode (dtensor_bench.decode; --no-decode skips it, --decode-only
    runs the ceilings and it alone): the decode step with the KV cache
    (`dtensor-run --generate`) of the llama_tiny shapes and a GQA model of
    dim 2048 at contexts --decode-contexts, on --ranks, side by side with
    the stateless plan recomputing the whole sequence and with PyTorch eager
-   generating with a KV cache (scripts/torch_generate.py --time), the
+   generating with a KV cache (dtensor_testing.torch_generate --time), the
    KV-cache bytes per rank and the roofline of a step (its weight shards
    and the context's cache rows over the memory bandwidth per rank); a
    table of its own in results.md and `decode` in results.json;
-5. context parallelism (scripts/bench_context_parallel.py;
+5. context parallelism (dtensor_bench.context_parallel;
    --no-context-parallel skips it, --context-parallel-only runs the
    ceilings and it alone): a long prefill (--cp-seqs tokens, default 8192
    and 32768) through one block of width 64 with causal attention, the
    sequence sharded over --ranks (plan.context_parallel): step time, peak
    memory per rank, bytes sent per rank and the ratios to 1 rank, beside
-   PyTorch's context_parallel on the same block (scripts/bench_torch_cp.py
+   PyTorch's context_parallel on the same block (dtensor_bench.peers.torch_cp
    with the PyTorch 2 peers' interpreter; --cp-no-torch skips it); a table
    of its own in results.md and `context_parallel` in results.json;
 6. compile time: `dtensor-compile` (default -O3, --no-reference) of the
@@ -176,14 +176,14 @@ def parse_args(argv):
                    "family they ran in every case. OPENBLAS_CORETYPE is "
                    "not read by our runtime")
     p.add_argument("--no-decode", action="store_true",
-                   help="skip the decode table (scripts/bench_decode.py)")
+                   help="skip the decode table (dtensor_bench.decode)")
     p.add_argument("--decode-only", action="store_true",
                    help="the ceilings and the decode table only (no "
                    "self-check, cases or compile time)")
     bench_decode.add_options(p, "decode-")
     p.add_argument("--no-context-parallel", action="store_true",
                    help="skip the context-parallel table "
-                   "(scripts/bench_context_parallel.py)")
+                   "(dtensor_bench.context_parallel)")
     p.add_argument("--context-parallel-only", action="store_true",
                    help="the ceilings and the context-parallel table only")
     bench_cp.add_options(p, "cp-")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The long-prefill benchmark of context parallelism (a table of
-scripts/bench.py, or alone): one decoder block of small width over a long
+dtensor_bench, or alone): one decoder block of small width over a long
 sequence, on 1 rank and sequence-sharded over more (plan.context_parallel,
 docs/model-plan.md).
 
@@ -29,7 +29,7 @@ sequence sharded head-tail, every rank the same causal work (two calls
 of the fused attention kernel per rank, one per piece of its queries).
 
 Side by side, each case also runs PyTorch's own context parallelism
-(scripts/bench_torch_cp.py time, in the PyTorch 2 environment of
+(dtensor_bench.peers.torch_cp time, in the PyTorch 2 environment of
 scripts/torch-env.sh): the same block as an nn.Module (bench_dtensor.py's,
 the same weight shapes) under torch.distributed.tensor.experimental.
 context_parallel on R gloo processes, the same warm-up and iterations:
@@ -41,7 +41,7 @@ process), its time says `wrong`, a line gives the error and there is no
 ratio; a line also gives the collectives its step issued. --no-torch skips it; without
 --torch-python it uses $DTENSOR_TORCH_PYTHON or the environment
 scripts/torch-env.sh makes (never making it here), and is skipped, with
-a line under the table, when there is none. Inside scripts/bench.py it
+a line under the table, when there is none. Inside dtensor_bench it
 uses bench.py's PyTorch 2 peers' interpreter (none with
 --no-dtensor-peers) and --cp-no-torch skips it.
 
@@ -94,7 +94,7 @@ def add_options(p, prefix=""):
                    help="non-causal attention (default: causal)")
     p.add_argument(f"--{prefix}no-torch", action="store_true",
                    help="skip PyTorch's context_parallel "
-                   "(scripts/bench_torch_cp.py) beside each case")
+                   "(dtensor_bench.peers.torch_cp) beside each case")
     p.add_argument(f"--{prefix}load-balance", action="store_true",
                    help="plan.context_parallel.load_balance: the sequence "
                    "sharded head-tail")

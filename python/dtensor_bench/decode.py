@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""The decode benchmark of dtensor (a table of scripts/bench.py, or alone):
+"""The decode benchmark of dtensor (a table of dtensor_bench, or alone):
 the step time of generating one token with the KV cache, at several
 context lengths, side by side with the old recompute path and with PyTorch
 eager generating with a KV cache, against this machine's memory bandwidth.
@@ -12,7 +12,7 @@ eager generating with a KV cache, against this machine's memory bandwidth.
 
 Alone it measures the ceilings (build/bin/dtensor-bench-ceilings, at the
 start and the end, the best kept) and writes DIR/results.json
-({"decode": ...}) and DIR/results.md; scripts/bench.py calls measure(),
+({"decode": ...}) and DIR/results.md; dtensor_bench calls measure(),
 analyse() and markdown() and puts the table in its own results
 (`scripts/bench.sh --decode-only` runs it alone with bench.py's ceilings).
 
@@ -584,7 +584,7 @@ def fmt_ms(ms):
 def markdown(decode):
     st = decode["settings"]
     torch_text = (f"PyTorch {st['torch']['version']} eager "
-                  f"(scripts/torch_generate.py --time, {st['cores']} threads, "
+                  f"(dtensor_testing.torch_generate --time, {st['cores']} threads, "
                   f"one process)" if "version" in st["torch"] else
                   f"not measured ({st['torch']['unavailable']})")
     lines = ["## Decode with the KV cache", "",

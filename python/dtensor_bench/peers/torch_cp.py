@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """PyTorch's own context parallelism as the peer of the long-prefill
-benchmark (scripts/bench_context_parallel.py): the decoder block of a
+benchmark (dtensor_bench.context_parallel): the decoder block of a
 gen-model-plan.py plan (`--model block`) as bench_dtensor.py's nn.Module,
 its sequence sharded over R processes (gloo, CPU) with
 torch.distributed.tensor.experimental.context_parallel — what a user of

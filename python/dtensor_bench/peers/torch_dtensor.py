@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """PyTorch 2.x DTensor peers for the benchmarks (scripts/bench.sh): the
-models of scripts/gen-model-plan.py as ordinary nn.Modules, made
+models of dtensor_testing.gen_model_plan as ordinary nn.Modules, made
 tensor-parallel with torch.distributed.tensor's parallelize_module and the
 standard Llama plan of PyTorch's tensor-parallel tutorial — what a user of
 PyTorch 2 writes — run eagerly or under torch.compile (Inductor, CPU).
 Needs PyTorch >= 2.4 (scripts/torch-env.sh makes such an environment:
-`$(scripts/torch-env.sh --python) scripts/bench_dtensor.py ...`).
+`$(scripts/torch-env.sh --python) dtensor_bench.peers.torch_dtensor ...`).
 
   bench_dtensor.py time PLAN.json [--ranks R] [--threads T] [--mode MODE]
       [--warmup W] [--iters I] [--budget SECONDS] [--seed N]
@@ -53,7 +53,7 @@ answers {"compile_error": REASON} and the server stays up; any other
 failure answers {"error": TRACEBACK}. `info` prints blas_info() alone.
 
 `check` runs each plan on R ranks with this code and in one process with
-scripts/torch_model.py's run_plan (the reference of the dtensor tests) on
+dtensor_testing.torch_model's run_plan (the reference of the dtensor tests) on
 the same inputs and weights, and prints one line per output (floats:
 relative error <= 1e-4 of the largest magnitude; integers exactly);
 --inject-error perturbs the parallel result to show the check can fail.

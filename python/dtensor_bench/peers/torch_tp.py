@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """PyTorch eager baselines for the benchmarks (scripts/bench.sh): the models
-of scripts/gen-model-plan.py written by hand, with Megatron-style tensor
+of dtensor_testing.gen_model_plan written by hand, with Megatron-style tensor
 parallelism on torch.distributed (gloo) — what a user would write without
 dtensor.
 
@@ -47,7 +47,7 @@ line on standard input ({"plan_path": ..., "iters": ..., "warmup": ...,
 uses it to interleave its measurements without starting torch each time.
 
 `check` is the correctness self-check: each plan is run on R ranks with
-this parallel code and in one process with scripts/torch_model.py's
+this parallel code and in one process with dtensor_testing.torch_model's
 run_plan (the reference of the dtensor tests), with the same inputs and
 weights (written by make-test-tensors.py, or drawn here), and the outputs
 must agree (floats: relative error <= 1e-4 of the largest magnitude;
@@ -368,7 +368,7 @@ def serve(ranks, threads, start=start_rank, run=run_served, defaults=None,
     result as one JSON line on stdout, with `extra` added (also to the
     first line, {"ready": true}). Saves the start of processes and of torch
     for every measurement. `start` and `run` are the rank's set-up and one
-    measurement (see serve_worker); scripts/bench_dtensor.py passes its
+    measurement (see serve_worker); dtensor_bench.peers.torch_dtensor passes its
     own."""
     import torch.multiprocessing as mp
     defaults = {"plan": None} if defaults is None else defaults
