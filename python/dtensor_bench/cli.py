@@ -3,7 +3,7 @@
 this): compiled programs side by side with PyTorch eager and with this
 machine's ceilings.
 
-  bench.py [--out DIR] [--build-dir DIR] [--quick] [--cases REGEX]
+  python3 -m dtensor_bench [--out DIR] [--build-dir DIR] [--quick] [--cases REGEX]
       [--ranks 1,2] [--iters N] [--warmup N] [--budget SECONDS]
       [--rounds N] [--no-compile-time] [--no-torch-tuned]
       [--compile-timeout SECONDS] [--no-self-check] [--case-timeout SECONDS]

@@ -5,7 +5,7 @@ dtensor_bench, or alone): one decoder block of small width over a long
 sequence, on 1 rank and sequence-sharded over more (plan.context_parallel,
 docs/model-plan.md).
 
-  bench_context_parallel.py [--out DIR] [--build-dir DIR] [--quick]
+  python3 -m dtensor_bench.context_parallel [--out DIR] [--build-dir DIR] [--quick]
       [--seqs 8192,32768] [--ranks 1,2] [--iters N] [--no-causal]
       [--no-torch | --torch-python PYTHON] [--load-balance]
 

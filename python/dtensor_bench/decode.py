@@ -5,7 +5,7 @@ the step time of generating one token with the KV cache, at several
 context lengths, side by side with the old recompute path and with PyTorch
 eager generating with a KV cache, against this machine's memory bandwidth.
 
-  bench_decode.py [--out DIR] [--build-dir DIR] [--quick]
+  python3 -m dtensor_bench.decode [--out DIR] [--build-dir DIR] [--quick]
       [--contexts 128,512,2048] [--ranks 1,2] [--models REGEX]
       [--tokens K] [--batch B] [--rounds N] [--torch-python PYTHON]
       [--no-torch] [--no-recompute] [--no-max-seq-probe]

@@ -4,7 +4,7 @@
 (continuous batching over cache slots) against the recompute server (every
 step recomputes a [B, S] window) on the same model and weights, in one run.
 
-  bench_server.py [--quick] [--out DIR] [--build-dir DIR] [--models tiny,gqa]
+  python3 -m dtensor_bench.server [--quick] [--out DIR] [--build-dir DIR] [--models tiny,gqa]
       [--ranks 1,2] [--concurrency 1,8,32] [--max-tokens N]
       [--prompt-min L] [--prompt-max L] [--requests-per-client K]
       [--recompute-batch B] [--slots N] [--no-recompute] [--seed N]

@@ -3,7 +3,7 @@
 """Writes deterministic inputs (.npy) and weights (.safetensors) for a JSON
 model plan (docs/model-plan.md), for dtensor-run and dtensor_testing.torch_model.
 
-  make-test-tensors.py model.json -d DIR [--seed N] [--int-range NAME=LO:HI]
+  python3 -m dtensor_testing.make_test_tensors model.json -d DIR [--seed N] [--int-range NAME=LO:HI]
       [--entry NAME]
 
 Writes DIR/<input>.npy for every input, DIR/weights.safetensors with every

@@ -6,10 +6,10 @@ the oracle of the generation tests and the benchmarks' baseline "PyTorch
 eager generating with a KV cache (hand-written, same threads)". Needs
 PyTorch 2 and the safetensors package (scripts/torch-env.sh --python).
 
-  torch_generate.py PLAN --weights W.safetensors --prompt ids.npy
+  python3 -m dtensor_testing.torch_generate PLAN --weights W.safetensors --prompt ids.npy
       [--prompt ids2.npy ...] --tokens N [--recompute] [--threads T]
       [--max-positions M]
-  torch_generate.py PLAN [--weights W.safetensors] --time C[,C...]
+  python3 -m dtensor_testing.torch_generate PLAN [--weights W.safetensors] --time C[,C...]
       [--recompute] [--threads T] [--warmup W] [--iters I] [--seed S]
 
 The model's sizes come from the plan: layers (the `layers.N.attention.wq`

@@ -7,10 +7,10 @@ its sequence sharded over R processes (gloo, CPU) with
 torch.distributed.tensor.experimental.context_parallel — what a user of
 PyTorch 2 writes. Needs the environment of scripts/torch-env.sh.
 
-  bench_torch_cp.py time PLAN.json [--ranks R] [--threads T] [--warmup W]
+  python3 -m dtensor_bench.peers.torch_cp time PLAN.json [--ranks R] [--threads T] [--warmup W]
       [--iters I] [--seed N] [--rotate allgather|alltoall]
       [--sdpa-backend BACKEND] [--timeout SECONDS]
-  bench_torch_cp.py check PLAN.json [--ranks R] [--rotate METHOD,...]
+  python3 -m dtensor_bench.peers.torch_cp check PLAN.json [--ranks R] [--rotate METHOD,...]
       [--sdpa-backend default|math|flash|efficient|cudnn,...] [--seed N]
       [--inject-error] [--timeout SECONDS]
 

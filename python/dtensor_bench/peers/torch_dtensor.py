@@ -8,12 +8,12 @@ PyTorch 2 writes — run eagerly or under torch.compile (Inductor, CPU).
 Needs PyTorch >= 2.4 (scripts/torch-env.sh makes such an environment:
 `$(scripts/torch-env.sh --python) dtensor_bench.peers.torch_dtensor ...`).
 
-  bench_dtensor.py time PLAN.json [--ranks R] [--threads T] [--mode MODE]
+  python3 -m dtensor_bench.peers.torch_dtensor time PLAN.json [--ranks R] [--threads T] [--mode MODE]
       [--warmup W] [--iters I] [--budget SECONDS] [--seed N]
-  bench_dtensor.py check PLAN.json ... [--ranks R] [--mode MODE]
+  python3 -m dtensor_bench.peers.torch_dtensor check PLAN.json ... [--ranks R] [--mode MODE]
       [--weights-dir DIR] [--inject-error]
-  bench_dtensor.py serve [--ranks R] [--threads T]
-  bench_dtensor.py info
+  python3 -m dtensor_bench.peers.torch_dtensor serve [--ranks R] [--threads T]
+  python3 -m dtensor_bench.peers.torch_dtensor info
 
 MODE is `eager` or `compiled` (torch.compile, default backend: Inductor).
 The model's sizes come from the plan (llama.model_config); the plan's

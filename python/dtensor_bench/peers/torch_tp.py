@@ -5,11 +5,11 @@ of dtensor_testing.gen_model_plan written by hand, with Megatron-style tensor
 parallelism on torch.distributed (gloo) — what a user would write without
 dtensor.
 
-  bench_torch.py time PLAN.json [--ranks R] [--threads T] [--warmup W]
+  python3 -m dtensor_bench.peers.torch_tp time PLAN.json [--ranks R] [--threads T] [--warmup W]
       [--iters I] [--budget SECONDS] [--seed N] [--openblas-coretype NAME]
-  bench_torch.py check PLAN.json ... [--ranks R] [--inject-error]
+  python3 -m dtensor_bench.peers.torch_tp check PLAN.json ... [--ranks R] [--inject-error]
       [--weights-dir DIR]
-  bench_torch.py serve [--ranks R] [--threads T] [--openblas-coretype NAME]
+  python3 -m dtensor_bench.peers.torch_tp serve [--ranks R] [--threads T] [--openblas-coretype NAME]
 
 The model comes from the plan (docs/model-plan.md) written by
 gen-model-plan.py: `--model mlp` (fc1 -> gelu(tanh) -> fc2, with biases),
