@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# Benchmarks: builds what they need, then runs scripts/bench.py (the
+# Benchmarks: builds what they need, then runs `python3 -m dtensor_bench`
+# (python/dtensor_bench, with PYTHONPATH=<root>/python; the
 # compiled examples side by side with PyTorch eager and with this machine's
 # GEMM peak and memory bandwidth, plus the compile time of a 32-layer
 # 7B-shaped plan). Writes bench-results/ (or --out DIR): results.json,
@@ -22,10 +23,13 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/lib.sh"
 build=$(dtensor_build_dir)
 python=${PYTHON:-/usr/bin/python3}
+# The benchmark packages (python/dtensor_bench, python/dtensor_testing); the
+# processes the benchmarks start inherit it.
+export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
 
 for arg in "$@"; do
   if [[ $arg == -h || $arg == --help ]]; then
-    exec "$python" "$root/scripts/bench.py" --help
+    exec "$python" -m dtensor_bench --help
   fi
 done
 
@@ -43,4 +47,4 @@ fi
 echo "bench: building dtensor-compile, dtensor-run, dtensor-bench-ceilings" >&2
 cmake --build "$build" --target dtensor-compile dtensor-run dtensor-bench-ceilings
 
-exec "$python" "$root/scripts/bench.py" --build-dir "$build" "$@"
+exec "$python" -m dtensor_bench --build-dir "$build" "$@"

@@ -25,6 +25,10 @@ Rules (docs/architecture.md explains them):
             (`#define GEN_PASS_DEF_...`) defines DEBUG_TYPE, so that
             -debug-only=<pass> shows its decisions; report passes
             (compiler/lib/Reports/) print their report instead.
+  syspath   no Python file (under the folders above and test/) modifies
+            sys.path (insert, append, extend, remove, pop, clear, an
+            assignment, site.addsitedir): what a script imports comes from
+            its own folder or from PYTHONPATH (<root>/python, test/lit.cfg.py).
 
 Prints one line per problem, `path:line: rule: message`, then a count, and
 exits 1 when there is a problem. --fix rewrites include guards and puts the
@@ -58,11 +62,18 @@ TARGET_NEUTRAL = tuple(
         f"compiler/{part}/Driver/{name}" for part in ("lib", "include/dtensor")
         for name in ("Pipelines.", "TargetCapabilities."))
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]')
+# The syspath rule also covers the tests' Python files (its own fixtures
+# excepted, as above).
+SYSPATH_DIRS = ("test",)
+FIXTURES = "test/Structure/Inputs/"
+SYSPATH_EDIT = re.compile(
+    r"\bsys\.path\s*(\.\s*(insert|append|extend|remove|pop|clear)\s*\("
+    r"|(\[[^\]]*\])?\s*[-+]?=(?!=))|\bsite\.addsitedir\s*\(")
 
 
-def list_files(root):
-    """The files under SOURCE_DIRS: git's list when root is a checkout's
-    top, else a walk (a copied tree may sit in an ignored folder of one)."""
+def list_files(root, dirs=SOURCE_DIRS):
+    """The files under `dirs`: git's list when root is a checkout's top,
+    else a walk (a copied tree may sit in an ignored folder of one)."""
     files = []
     try:
         top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=root,
@@ -72,12 +83,12 @@ def list_files(root):
             raise OSError("not the top of a checkout")
         out = subprocess.run(
             ["git", "ls-files", "--cached", "--others", "--exclude-standard",
-             "--"] + list(SOURCE_DIRS),
+             "--"] + list(dirs),
             cwd=root, capture_output=True, text=True, check=True).stdout
         files = [f for f in out.splitlines()
                  if os.path.isfile(os.path.join(root, f))]
     except (OSError, subprocess.CalledProcessError):
-        for top in SOURCE_DIRS:
+        for top in dirs:
             for folder, dirs, names in os.walk(os.path.join(root, top)):
                 dirs[:] = [d for d in dirs if not d.startswith(("build", "."))]
                 for name in names:
@@ -231,20 +242,38 @@ def check_banner(path, lines, problems, fix):
     return [first, lead + " " + SPDX] + lines[1:]
 
 
+def check_syspath(path, lines, problems):
+    if not path.endswith(".py"):
+        return
+    for number, line in enumerate(lines, 1):
+        code = line.split("#", 1)[0]
+        if SYSPATH_EDIT.search(code):
+            problems.append((path, number, "syspath",
+                             "modifies sys.path (use PYTHONPATH instead)"))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", default=os.path.dirname(
         os.path.dirname(os.path.abspath(__file__))))
     parser.add_argument("--only",
-                        default="layering,stages,guards,banners,debug")
+                        default="layering,stages,guards,banners,debug,syspath")
     parser.add_argument("--fix", action="store_true")
     args = parser.parse_args()
     rules = set(args.only.split(","))
-    unknown = rules - {"layering", "stages", "guards", "banners", "debug"}
+    unknown = rules - {"layering", "stages", "guards", "banners", "debug",
+                       "syspath"}
     if unknown:
         parser.error("unknown rule(s): " + ", ".join(sorted(unknown)))
     problems = []
     files = list_files(args.root)
+    # The tests' Python files, for the syspath rule alone.
+    test_scripts = [f for f in list_files(args.root, SYSPATH_DIRS)
+                    if f.endswith(".py") and not f.startswith(FIXTURES)
+                    and f not in files]
+    for path in test_scripts if "syspath" in rules else []:
+        with open(os.path.join(args.root, path), encoding="utf-8") as handle:
+            check_syspath(path, handle.read().split("\n"), problems)
     for path in files:
         full = os.path.join(args.root, path)
         try:
@@ -269,12 +298,15 @@ def main():
             if fixed:
                 lines = fixed
                 changed = fixed
+        if "syspath" in rules:
+            check_syspath(path, lines, problems)
         if changed is not None and args.fix:
             with open(full, "w", encoding="utf-8") as handle:
                 handle.write("\n".join(lines))
     for path, line, rule, message in problems:
         print(f"{path}:{line}: {rule}: {message}")
-    print(f"{len(problems)} problem(s) in {len(files)} files")
+    print(f"{len(problems)} problem(s) in "
+          f"{len(files) + len(test_scripts)} files")
     return 1 if problems else 0
 
 

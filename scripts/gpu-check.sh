@@ -11,7 +11,7 @@
 #      compares the GPU outputs with the CPU target's;
 #   4. times steps of the GPU programs (dtensor-run --warmup --iters) and,
 #      when torch with CUDA is importable, PyTorch eager on the same GPU
-#      (scripts/torch_model.py); prints a table last.
+#      (python -m dtensor_testing.torch_model); prints a table last.
 #
 #   scripts/gpu-check.sh [--gpu-arch sm_90] [--iters 20] [--warmup 5]
 #
@@ -104,12 +104,12 @@ PY
       --warmup "$warmup" --iters "$iters" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
     torch=n/a
     if ((ranks == 1)); then
-      torch=$(PYTHONPATH="$root/scripts" python3 - "$plan" "$gpu/manifest.json" "$warmup" "$iters" <<'PY' 2>/dev/null || echo n/a
+      torch=$(PYTHONPATH="$root/python" python3 - "$plan" "$gpu/manifest.json" "$warmup" "$iters" <<'PY' 2>/dev/null || echo n/a
 import json, sys, time
 import torch
 if not torch.cuda.is_available():
     raise SystemExit("no CUDA in torch")
-import torch_model
+from dtensor_testing import torch_model
 plan = torch_model.load_plan(sys.argv[1])
 manifest = json.load(open(sys.argv[2]))
 kinds = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16,

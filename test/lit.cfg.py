@@ -34,6 +34,16 @@ config.substitutions.append(("%python", sys.executable))
 # Test scripts import helpers next to them (test/Server/server_harness.py):
 # no __pycache__ in the source tree.
 config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
+# Python finds what the tests import through PYTHONPATH (never by editing
+# sys.path; scripts/check-structure.py's syspath rule): the test and
+# benchmark packages of python/ (dtensor_testing, dtensor_bench, and
+# dtensor_export), run as `%python -m dtensor_testing.gen_model_plan ...`,
+# and the server tests' harness, test/Server/server_harness.py, which the
+# scripts of test/E2E and test/Export share. A RUN line that sets
+# PYTHONPATH itself names <src>/python too.
+config.environment["PYTHONPATH"] = os.pathsep.join([
+    os.path.join(config.dtensor_src_root, "python"),
+    os.path.join(config.dtensor_src_root, "test", "Server")])
 
 # Python modules some tests need; a test that REQUIRES a missing one is
 # reported UNSUPPORTED. numpy and jsonschema come with scripts/setup.sh

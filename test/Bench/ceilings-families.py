@@ -1,26 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""bench.py's ceilings with made-up dtensor-bench-ceilings measurements:
+"""dtensor_bench.ceilings with made-up dtensor-bench-ceilings measurements:
 kernel families of any names and number (a CPU with families the tool
 never listed before, runs that list different ones), and the roofline's
 GEMM peak of the family our programs ran, not the best one. Prints one
 line per finding for FileCheck.
 
-  ceilings-families.py SRC_ROOT
+  ceilings-families.py   (PYTHONPATH: <root>/python, as test/lit.cfg.py sets)
 """
 
-import importlib.util
 import json
-import os
-import sys
 
-
-def load_bench(root):
-    spec = importlib.util.spec_from_file_location(
-        "bench", os.path.join(root, "scripts", "bench.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from dtensor_bench import ceilings as bench
 
 
 def family(core, gflops, ok=True):
@@ -40,7 +31,6 @@ def run(best, families, all_threads, concurrent):
 
 
 def main():
-    bench = load_bench(sys.argv[1])
     # The full measurement: seven families, one that could not run; the
     # best (NewCore) is not the one our programs ran (Haswell).
     full = run("NewCore", [family("NewCore", 250.0), family("Cooperlake", 240.0),

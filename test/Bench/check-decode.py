@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Checks the decode table of scripts/bench_decode.py (alone, or in
-scripts/bench.py's results) in a folder: results.json's `decode` has a row
+"""Checks the decode table of dtensor_bench.decode (alone, or in
+dtensor_bench's results) in a folder: results.json's `decode` has a row
 per (model, ranks, context) with positive times where a side ran, the
 KV-cache bytes per rank (1/R of the whole where the cache is sharded), a
 roofline and the targets; results.md has the table with one line per row.

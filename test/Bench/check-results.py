@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the outputs of scripts/bench.py in a folder: results.json has the
+"""Checks the outputs of dtensor_bench in a folder: results.json has the
 keys and positive numbers it should, results.md one table row per case,
 results.png is a PNG (when matplotlib is installed); the kernel family of
 every side is reported and the roofline's GEMM peak is that of the family

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Checks the output of scripts/bench_server.py: results.json and results.md
+"""Checks the output of dtensor_bench.server: results.json and results.md
 are written and well formed (a row per model, server, rank count and client
 count; every request answered; the same ids from both servers). Prints a
 summary for FileCheck; exits 1 with "bad results: ..." otherwise. No timing

@@ -34,10 +34,9 @@ import urllib.error
 import urllib.request
 
 # The process-tree helpers of the server tests (this script drives the
-# server's rank-kill test too).
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                os.pardir, "Server"))
-from server_harness import descendants, fail  # noqa: E402
+# server's rank-kill test too), test/Server/server_harness.py: PYTHONPATH
+# names test/Server (test/lit.cfg.py).
+from server_harness import descendants, fail
 
 KILL_LINE = re.compile(r"DTENSOR_TEST_FAULT: rank (\d+) kills itself \(SIGKILL\) "
                        r"at step (\d+) in (\w+) \((\w+)\) at monotonic "

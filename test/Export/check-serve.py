@@ -11,17 +11,13 @@ sequence).
 """
 
 import argparse
-import os
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
-sys.path.insert(0, os.path.join(HERE, "..", "Server"))
+# dtensor_export and test/Server/server_harness.py come from PYTHONPATH
+# (<root>/python and test/Server: test/lit.cfg.py).
+import torch
 
-import torch  # noqa: E402
-
-from dtensor_export import hf  # noqa: E402
-from server_harness import ServerProcess, add_server_arguments, fail  # noqa: E402
+from dtensor_export import hf
+from server_harness import ServerProcess, add_server_arguments, fail
 
 
 def greedy(model, prompt, count):

@@ -6,21 +6,18 @@ on small modules (the plan is interpreted by name, op by op, with PyTorch
 ops, so each lowering's semantics is compared without the compiler)."""
 
 import os
-import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
-
-import torch  # noqa: E402
-from torch.distributed.tensor import Partial, Replicate, Shard  # noqa: E402
-from torch.distributed.tensor.parallel import (  # noqa: E402
+# dtensor_export comes from PYTHONPATH (<root>/python: test/lit.cfg.py).
+import torch
+from torch.distributed.tensor import Partial, Replicate, Shard
+from torch.distributed.tensor.parallel import (
     ColwiseParallel, PrepareModuleInput, PrepareModuleOutput,
     RowwiseParallel, SequenceParallel)
 
-from dtensor_export import ExportError, constants, export  # noqa: E402
-from dtensor_export.styles import convert_style  # noqa: E402
+from dtensor_export import ExportError, constants, export
+from dtensor_export.styles import convert_style
 
 
 def no_embedding(_):

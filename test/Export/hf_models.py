@@ -23,7 +23,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+# dtensor_export comes from PYTHONPATH (<root>/python: test/lit.cfg.py).
 
 
 def run(command):

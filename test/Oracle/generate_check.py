@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Checks scripts/torch_generate.py, the hand-written PyTorch Llama with a
+"""Checks dtensor_testing.torch_generate, the hand-written PyTorch Llama with a
 KV cache, on one plan of gen-model-plan.py --model llama and its weights
-(make-test-tensors.py). Run with the python of scripts/torch-env.sh.
+(dtensor_testing.make_test_tensors). Run with the python of scripts/torch-env.sh.
 
   generate_check.py PLAN --weights W.safetensors --work DIR
       [--prompts 7,1,13,4] [--tokens 8] [--seqs 1,5,16] [--seed S]
@@ -15,7 +15,7 @@ Prints one line per check and exits 1 when one failed:
       token for token; also with a different token count per prompt (the
       batch shrinks as sequences finish)
   ok <plan> logits <B>x<S>: max rel <e>, next_token exact
-      the stateless forward's logits against scripts/torch_model.py's
+      the stateless forward's logits against dtensor_testing.torch_model's
       run_plan (its `logits` value; the plan's output is the argmax) on the
       plan itself and on plans gen-model-plan.py writes with the same
       sizes and --batch 1 --seq S, with the recompute path's last-position
@@ -30,12 +30,8 @@ import sys
 
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPTS = os.path.join(HERE, "..", "..", "scripts")
-sys.path.insert(0, SCRIPTS)
-
-import torch_generate as tg  # noqa: E402
-import torch_model as tm  # noqa: E402
+from dtensor_testing import torch_generate as tg
+from dtensor_testing import torch_model as tm
 
 failed = []
 
@@ -118,7 +114,7 @@ def main():
                  tolerance)
     for seq in [int(s) for s in a.seqs.split(",")]:
         path = os.path.join(a.work, f"seq{seq}.json")
-        subprocess.run([sys.executable, os.path.join(SCRIPTS, "gen-model-plan.py"),
+        subprocess.run([sys.executable, "-m", "dtensor_testing.gen_model_plan",
                         "--plan", "none", "--batch", "1", "--seq", str(seq),
                         "-o", path] + c.gen_model_plan_args(), check=True)
         check_logits(f"gen-model-plan {name}", model, tm.load_plan(path),

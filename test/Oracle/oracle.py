@@ -9,7 +9,7 @@ scripts/torch-env.sh (run with its python).
       [--seed S] [--shapes 8x6,5x7]
 
 models: every stateless plan of examples/*.json and plans from
-scripts/gen-model-plan.py (MLP, decoder block, Llama; tp, sequence
+dtensor_testing.gen_model_plan (MLP, decoder block, Llama; tp, sequence
 parallel, loss parallel, dp x tp), each on several mesh shapes (1 to 4
 ranks). Both sides get the same weights and inputs (seeded); DTensor's
 outputs (full_tensor()) must equal the gathered outputs of `dtensor-run`
@@ -20,7 +20,7 @@ exactly). Prints one line per case and output:
   comm <case>: dtensor <kind>=<n> ... | ours <kind>=<n> ...
 
 A case DTensor cannot run (PyTorch raises) is compared with the
-single-device result of scripts/torch_model.py instead and says so:
+single-device result of dtensor_testing.torch_model instead and says so:
 `ok-single-device <case> <output>: ... (DTensor: <first line of its error>)`.
 
 redistribute: N random (source, target) placement pairs on the mesh, for
@@ -53,9 +53,7 @@ from safetensors.numpy import save_file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import bench_torch  # noqa: E402
-import torch_model  # noqa: E402
+from dtensor_testing import llama, torch_model
 
 TOLERANCE = 1e-5
 KINDS = {"all_reduce": "all_reduce", "all_gather_into_tensor": "all_gather",
@@ -147,7 +145,6 @@ def model_cases():
             # their generation against PyTorch's recomputation.
             if "entries" not in plan["model"]:
                 plans.append((name[:-5], plan))
-    gen = os.path.join(ROOT, "scripts", "gen-model-plan.py")
     for label, args in [
             ("gen_mlp_tp", ["--model", "mlp", "--plan", "tp"]),
             ("gen_block_tp", ["--model", "block", "--plan", "tp"]),
@@ -158,7 +155,9 @@ def model_cases():
                                 "--loss"]),
             ("gen_llama_dp_tp", ["--model", "llama", "--plan", "dp-tp",
                                  "--mesh", "2x2"])]:
-        plans.append((label, json.loads(run([sys.executable, gen] + args))))
+        plans.append((label, json.loads(run([sys.executable, "-m",
+                                          "dtensor_testing.gen_model_plan"]
+                                         + args))))
     for label, plan in plans:
         if len(plan["mesh"]["shape"]) == 1:
             shapes = [[1], [2], [4]]
@@ -173,13 +172,13 @@ def model_cases():
 
 
 def tensors_for(plan, seed):
-    """Seeded inputs and weights (bench_torch.random_tensors: weights scaled
+    """Seeded inputs and weights (llama.random_tensors: weights scaled
     so activations keep unit scale, ids over the vocabulary) as NumPy arrays
     of the declared dtypes."""
     dtypes = {t["name"]: t["dtype"] for t in
               plan["model"]["inputs"] + plan["model"].get("parameters", [])}
     return {name: value.to(torch_model.DTYPES[dtypes[name]]).numpy()
-            for name, value in bench_torch.random_tensors(plan, seed).items()}
+            for name, value in llama.random_tensors(plan, seed).items()}
 
 
 def our_counts(report):

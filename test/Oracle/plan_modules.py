@@ -16,8 +16,6 @@ so PrepareModuleInput's positional layouts mean what the plan's do.
 """
 
 import fnmatch
-import os
-import sys
 
 import torch
 import torch.nn.functional as F
@@ -29,9 +27,8 @@ from torch.distributed.tensor.parallel import (ColwiseParallel,
                                                RowwiseParallel,
                                                SequenceParallel, loss_parallel)
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "scripts"))
-import torch_model  # noqa: E402  (the single-device interpreter of plans)
+# The single-device interpreter of plans (PYTHONPATH: <root>/python).
+from dtensor_testing import torch_model
 
 
 class Unsupported(Exception):
@@ -115,7 +112,7 @@ def set_local_batch(global_batch, local_batch):
 def run_op(op, values, where):
     """One op of the plan on `values`. The ops that PyTorch has as one
     function run as that function (so DTensor dispatches them as it would
-    in a user's model); the rest as scripts/torch_model.py writes them."""
+    in a user's model); the rest as dtensor_testing.torch_model writes them."""
     kind = op["op"]
     ins = [values[n] for n in op["inputs"]]
     if kind in ("view", "reshape") and _local_batch and \

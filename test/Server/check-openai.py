@@ -26,13 +26,12 @@ import concurrent.futures
 import os
 import re
 import subprocess
-import sys
 
 import numpy as np
 import openai
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_harness import ServerProcess, add_server_arguments, fail  # noqa: E402
+# Next to this script (PYTHONPATH also names test/Server: test/lit.cfg.py).
+from server_harness import ServerProcess, add_server_arguments, fail
 
 
 def token_ids(choice):

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Runs a model plan with scripts/torch_model.py and checks that, for every
+"""Runs a model plan with dtensor_testing.torch_model and checks that, for every
 argmax op, the largest value of each row beats the second largest by at
 least --min-gap, so an argmax computed in another summation order (another
 world size) picks the same index.
 
-  argmax-margin.py TORCH_MODEL_DIR model.json [--min-gap G] -- FLAGS...
+  argmax-margin.py model.json [--min-gap G] -- FLAGS...
 
-FLAGS are make-test-tensors.py's (--input NAME=FILE.npy, --weights FILE)."""
+FLAGS are make_test_tensors's (--input NAME=FILE.npy, --weights FILE).
+dtensor_testing comes from PYTHONPATH (<root>/python; test/lit.cfg.py)."""
 
 import argparse
 import sys
@@ -14,15 +15,13 @@ import sys
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("scripts")
     p.add_argument("plan")
     p.add_argument("--min-gap", type=float, default=1e-3)
     p.add_argument("--input", action="append", default=[])
     p.add_argument("--weights", action="append", default=[])
     a = p.parse_args(argv)
-    sys.path.insert(0, a.scripts)
     import torch
-    import torch_model as tm
+    from dtensor_testing import torch_model as tm
 
     plan = tm.load_plan(a.plan)
     decls = tm.declarations(plan)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The outputs of kv-decode.json computed with PyTorch, independently of
-the compiler and of scripts/torch_model.py:
+the compiler and of dtensor_testing.torch_model:
 - index_select: torch.index_select; an index outside the dim (which
   PyTorch rejects) gives zeros, the model plan's rule, written as a select
   of a clamped index_select;

@@ -3,7 +3,7 @@
 """Runs a JSON model plan (docs/model-plan.md) in PyTorch eager mode on one
 device: the reference the compiled programs are checked against.
 
-  torch_model.py model.json [--input NAME=FILE.npy ...] [--weights W.safetensors]
+  python3 -m dtensor_testing.torch_model model.json [--input NAME=FILE.npy ...] [--weights W.safetensors]
       [--output NAME=FILE.npy ...] [--threads N]
 
 Every input must be given, and every parameter but those whose `init` is

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """PyTorch eager baselines for the benchmarks (scripts/bench.sh): the models
-of scripts/gen-model-plan.py written by hand, with Megatron-style tensor
+of dtensor_testing.gen_model_plan written by hand, with Megatron-style tensor
 parallelism on torch.distributed (gloo) — what a user would write without
 dtensor.
 
-  bench_torch.py time PLAN.json [--ranks R] [--threads T] [--warmup W]
+  python3 -m dtensor_bench.peers.torch_tp time PLAN.json [--ranks R] [--threads T] [--warmup W]
       [--iters I] [--budget SECONDS] [--seed N] [--openblas-coretype NAME]
-  bench_torch.py check PLAN.json ... [--ranks R] [--inject-error]
+  python3 -m dtensor_bench.peers.torch_tp check PLAN.json ... [--ranks R] [--inject-error]
       [--weights-dir DIR]
-  bench_torch.py serve [--ranks R] [--threads T] [--openblas-coretype NAME]
+  python3 -m dtensor_bench.peers.torch_tp serve [--ranks R] [--threads T] [--openblas-coretype NAME]
 
 The model comes from the plan (docs/model-plan.md) written by
 gen-model-plan.py: `--model mlp` (fc1 -> gelu(tanh) -> fc2, with biases),
@@ -47,7 +47,7 @@ line on standard input ({"plan_path": ..., "iters": ..., "warmup": ...,
 uses it to interleave its measurements without starting torch each time.
 
 `check` is the correctness self-check: each plan is run on R ranks with
-this parallel code and in one process with scripts/torch_model.py's
+this parallel code and in one process with dtensor_testing.torch_model's
 run_plan (the reference of the dtensor tests), with the same inputs and
 weights (written by make-test-tensors.py, or drawn here), and the outputs
 must agree (floats: relative error <= 1e-4 of the largest magnitude;
@@ -70,95 +70,7 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-# --- the model's sizes, from the plan ------------------------------------------
-
-def model_config(plan):
-    """The kind and sizes of a gen-model-plan.py model, read from its
-    declarations and ops."""
-    model = plan["model"]
-    params = {p["name"]: p["shape"] for p in model.get("parameters", [])}
-    inputs = {t["name"]: t for t in model["inputs"]}
-    ops = model["ops"]
-    for t in list(inputs.values()) + model.get("parameters", []):
-        if t["dtype"] not in ("f32", "i64"):
-            raise SystemExit(f"bench_torch: only f32 plans are supported, "
-                             f"'{t['name']}' is {t['dtype']}")
-    cfg = {}
-    if "fc1.weight" in params:
-        cfg["kind"] = "mlp"
-        cfg["tokens"], cfg["dim"] = inputs["x"]["shape"]
-        cfg["ffn"] = params["fc1.weight"][0]
-        gelu = [op for op in ops if op["op"] == "gelu"]
-        cfg["approximate"] = gelu[0].get("approximate", "none")
-        return cfg
-    cfg["kind"] = "llama" if "tokens" in inputs else "block"
-    shape = inputs["tokens" if cfg["kind"] == "llama" else "x"]["shape"]
-    cfg["batch"], cfg["seq"] = shape[0], shape[1]
-    cfg["layers"] = len([n for n in params if n.endswith(".attention.wq.weight")])
-    cfg["dim"] = params["layers.0.attention.wq.weight"][1]
-    cfg["ffn"] = params["layers.0.feed_forward.w1.weight"][0]
-    view = next(op for op in ops if op["op"] == "view")
-    cfg["head_dim"] = view["shape"][-1]
-    cfg["heads"] = cfg["dim"] // cfg["head_dim"]
-    norm = next(op for op in ops if op["op"] == "rms_norm")
-    cfg["eps"] = norm.get("eps")
-    rotary = next(op for op in ops if op["op"] == "rotary")
-    cfg["theta"] = rotary.get("theta", 10000.0)
-    attention = next(op for op in ops
-                     if op["op"] == "scaled_dot_product_attention")
-    cfg["causal"] = attention.get("is_causal", False)
-    if cfg["kind"] == "llama":
-        cfg["vocab"] = params["tok_embeddings.weight"][0]
-    return cfg
-
-
-# --- tensors ---------------------------------------------------------------------
-
-def random_tensors(plan, seed):
-    """Global inputs and weights of the plan's shapes: linear weights
-    N(0, 1/in) (activations keep unit scale), norm weights 1 + 0.1 N(0, 1),
-    biases 0.1 N(0, 1), float inputs and embedding tables N(0, 1), token
-    ids uniform over the vocabulary."""
-    import torch
-    gen = torch.Generator().manual_seed(seed)
-    model = plan["model"]
-    vocab = {p["name"]: p["shape"][0] for p in model.get("parameters", [])
-             if p["name"].endswith("tok_embeddings.weight")}
-    tensors = {}
-    for t in model["inputs"]:
-        if t["dtype"] == "i64":
-            high = next(iter(vocab.values()), 16)
-            tensors[t["name"]] = torch.randint(0, high, t["shape"],
-                                               generator=gen)
-        else:
-            tensors[t["name"]] = torch.randn(t["shape"], generator=gen)
-    for p in model.get("parameters", []):
-        name, shape = p["name"], p["shape"]
-        w = torch.randn(shape, generator=gen)
-        if name.endswith("norm.weight"):
-            w = 1 + 0.1 * w
-        elif len(shape) == 1:
-            w = 0.1 * w
-        elif "embeddings" not in name:
-            w = w / math.sqrt(shape[1])
-        tensors[name] = w
-    return tensors
-
-
-def file_tensors(plan, directory):
-    """The inputs and weights make-test-tensors.py wrote to `directory`."""
-    sys.path.insert(0, HERE)
-    import torch_model
-    tensors = torch_model.load_safetensors(
-        os.path.join(directory, "weights.safetensors"))
-    decls = torch_model.declarations(plan)
-    for t in plan["model"]["inputs"]:
-        tensors[t["name"]] = torch_model.load_npy(
-            os.path.join(directory, t["name"] + ".npy"), decls[t["name"]][1])
-    return tensors
+from dtensor_testing.llama import file_tensors, model_config, random_tensors
 
 
 def shard(tensor, dim, rank, world):
@@ -456,7 +368,7 @@ def serve(ranks, threads, start=start_rank, run=run_served, defaults=None,
     result as one JSON line on stdout, with `extra` added (also to the
     first line, {"ready": true}). Saves the start of processes and of torch
     for every measurement. `start` and `run` are the rank's set-up and one
-    measurement (see serve_worker); scripts/bench_dtensor.py passes its
+    measurement (see serve_worker); dtensor_bench.peers.torch_dtensor passes its
     own."""
     import torch.multiprocessing as mp
     defaults = {"plan": None} if defaults is None else defaults
@@ -551,8 +463,7 @@ def run_timing(rank, world, task):
 def run_check(rank, world, task):
     """Every plan of the task (one process start for all of them): the
     parallel outputs against torch_model.run_plan's."""
-    sys.path.insert(0, HERE)
-    import torch_model
+    from dtensor_testing import torch_model
     results = []
     for plan, weights_dir in zip(task["plans"], task["weights_dirs"]):
         cfg = model_config(plan)

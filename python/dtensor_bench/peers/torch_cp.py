@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """PyTorch's own context parallelism as the peer of the long-prefill
-benchmark (scripts/bench_context_parallel.py): the decoder block of a
+benchmark (dtensor_bench.context_parallel): the decoder block of a
 gen-model-plan.py plan (`--model block`) as bench_dtensor.py's nn.Module,
 its sequence sharded over R processes (gloo, CPU) with
 torch.distributed.tensor.experimental.context_parallel — what a user of
 PyTorch 2 writes. Needs the environment of scripts/torch-env.sh.
 
-  bench_torch_cp.py time PLAN.json [--ranks R] [--threads T] [--warmup W]
+  python3 -m dtensor_bench.peers.torch_cp time PLAN.json [--ranks R] [--threads T] [--warmup W]
       [--iters I] [--seed N] [--rotate allgather|alltoall]
       [--sdpa-backend BACKEND] [--timeout SECONDS]
-  bench_torch_cp.py check PLAN.json [--ranks R] [--rotate METHOD,...]
+  python3 -m dtensor_bench.peers.torch_cp check PLAN.json [--ranks R] [--rotate METHOD,...]
       [--sdpa-backend default|math|flash|efficient|cudnn,...] [--seed N]
       [--inject-error] [--timeout SECONDS]
 
@@ -18,7 +18,7 @@ Each rank is a process running this script (`rank`, internal) with a
 gloo group over a file store, a 1-D DeviceMesh of all ranks (also for
 one rank: every rank count runs the same code), T intra-op threads
 (default: cores / R) and autograd off. The block's weights and input are
-bench_torch.random_tensors (seeded), whole on every rank; inside
+llama.random_tensors (seeded), whole on every rank; inside
 `context_parallel(mesh, buffers=[x, cos, sin], buffer_seq_dims=[1, 1, 1])`
 (x the block's input, cos and sin its RoPE tables; PyTorch shards them
 along the sequence in place, with its head-tail load balancing) each rank
@@ -67,10 +67,10 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import bench_dtensor  # noqa: E402  (stdlib-only at import; torch inside)
-import bench_torch  # noqa: E402
+# Stdlib only at import (torch inside their functions).
+from dtensor_bench.peers import torch_dtensor
+from dtensor_bench.support import module_command
+from dtensor_testing import llama
 
 BACKENDS = {"math": "MATH", "flash": "FLASH_ATTENTION",
             "efficient": "EFFICIENT_ATTENTION", "cudnn": "CUDNN_ATTENTION"}
@@ -85,8 +85,8 @@ def error_line(error):
 
 def block_model(plan, tensors):
     """The plan's block as bench_dtensor.py's module, with the weights."""
-    cfg = bench_torch.model_config(plan)
-    model = bench_dtensor.build_model(cfg)
+    cfg = llama.model_config(plan)
+    model = llama.build_model(cfg)
     params = {p["name"] for p in plan["model"]["parameters"]}
     model.load_state_dict({n: t for n, t in tensors.items() if n in params},
                           strict=True)
@@ -144,7 +144,7 @@ def run_variant(task, mesh, model, x, rotate, backend):
         dist.barrier()
         start = time.perf_counter()
         with mode:
-            out = bench_dtensor.finish(model(x))
+            out = torch_dtensor.finish(model(x))
         spent = torch.tensor([time.perf_counter() - start])
         dist.all_reduce(spent, op=dist.ReduceOp.MAX)
         return out, spent.item()
@@ -174,10 +174,10 @@ def rank_main(rank, world, task):
     import resource
     import torch
     import torch.distributed as dist
-    mesh = bench_dtensor.setup(rank, world, task["store"], task["threads"])
+    mesh = torch_dtensor.setup(rank, world, task["store"], task["threads"])
     with open(task["plan_path"]) as f:
         plan = json.load(f)
-    tensors = bench_torch.random_tensors(plan, task["seed"])
+    tensors = llama.random_tensors(plan, task["seed"])
     cfg, model = block_model(plan, tensors)
     model.whole_cos, model.whole_sin = model.cos, model.sin
     x = tensors["x"]
@@ -219,8 +219,8 @@ def launch(task, ranks, timeout):
         logs = [open(os.path.join(tmp, f"rank{r}.log"), "w+")
                 for r in range(ranks)]
         procs = [subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), "rank", task_path,
-             "--rank", str(r), "--ranks", str(ranks)],
+            module_command(sys.executable, "dtensor_bench.peers.torch_cp") + [
+             "rank", task_path, "--rank", str(r), "--ranks", str(ranks)],
             stdout=logs[r], stderr=subprocess.STDOUT) for r in range(ranks)]
         deadline = time.monotonic() + timeout
         codes = []
@@ -294,7 +294,7 @@ def main(argv=None):
         p.error("time takes one --rotate and one --sdpa-backend")
     try:
         with open(a.plan) as f:
-            kind = bench_torch.model_config(json.load(f))["kind"]
+            kind = llama.model_config(json.load(f))["kind"]
     except (OSError, ValueError, KeyError, StopIteration) as e:
         p.error(f"{a.plan}: not a gen-model-plan.py plan ({e!r})")
     if kind != "block":

@@ -1,22 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """PyTorch 2.x DTensor peers for the benchmarks (scripts/bench.sh): the
-models of scripts/gen-model-plan.py as ordinary nn.Modules, made
+models of dtensor_testing.gen_model_plan as ordinary nn.Modules, made
 tensor-parallel with torch.distributed.tensor's parallelize_module and the
 standard Llama plan of PyTorch's tensor-parallel tutorial — what a user of
 PyTorch 2 writes — run eagerly or under torch.compile (Inductor, CPU).
 Needs PyTorch >= 2.4 (scripts/torch-env.sh makes such an environment:
-`$(scripts/torch-env.sh --python) scripts/bench_dtensor.py ...`).
+`$(scripts/torch-env.sh --python) dtensor_bench.peers.torch_dtensor ...`).
 
-  bench_dtensor.py time PLAN.json [--ranks R] [--threads T] [--mode MODE]
+  python3 -m dtensor_bench.peers.torch_dtensor time PLAN.json [--ranks R] [--threads T] [--mode MODE]
       [--warmup W] [--iters I] [--budget SECONDS] [--seed N]
-  bench_dtensor.py check PLAN.json ... [--ranks R] [--mode MODE]
+  python3 -m dtensor_bench.peers.torch_dtensor check PLAN.json ... [--ranks R] [--mode MODE]
       [--weights-dir DIR] [--inject-error]
-  bench_dtensor.py serve [--ranks R] [--threads T]
-  bench_dtensor.py info
+  python3 -m dtensor_bench.peers.torch_dtensor serve [--ranks R] [--threads T]
+  python3 -m dtensor_bench.peers.torch_dtensor info
 
 MODE is `eager` or `compiled` (torch.compile, default backend: Inductor).
-The model's sizes come from the plan (bench_torch.model_config); the plan's
+The model's sizes come from the plan (llama.model_config); the plan's
 `plan` member is not read. Modules and their parameter names follow the
 plan's parameter names (fc1/fc2; tok_embeddings, layers.N.attention.wq...,
 feed_forward.w1/w2/w3, attention_norm, ffn_norm, norm, output), and the
@@ -53,7 +53,7 @@ answers {"compile_error": REASON} and the server stays up; any other
 failure answers {"error": TRACEBACK}. `info` prints blas_info() alone.
 
 `check` runs each plan on R ranks with this code and in one process with
-scripts/torch_model.py's run_plan (the reference of the dtensor tests) on
+dtensor_testing.torch_model's run_plan (the reference of the dtensor tests) on
 the same inputs and weights, and prints one line per output (floats:
 relative error <= 1e-4 of the largest magnitude; integers exactly);
 --inject-error perturbs the parallel result to show the check can fail.
@@ -70,108 +70,14 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import bench_torch  # noqa: E402  (stdlib-only at import; torch inside)
+# Stdlib only at import (torch inside their functions).
+from dtensor_bench.peers import torch_tp
+from dtensor_testing import llama
 
 MODES = ("eager", "compiled")
 
 
 # --- the models -------------------------------------------------------------------
-
-def build_model(cfg):
-    """The plan's model as an nn.Module (whole, not yet parallelized)."""
-    import torch
-    import torch.nn as nn
-    import torch.nn.functional as F
-
-    class Mlp(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc1 = nn.Linear(cfg["dim"], cfg["ffn"])
-            self.fc2 = nn.Linear(cfg["ffn"], cfg["dim"])
-
-        def forward(self, x):
-            return self.fc2(F.gelu(self.fc1(x), approximate=cfg["approximate"]))
-
-    def rotary(x, cos, sin):
-        half = x.shape[-1] // 2
-        rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
-        return x * cos + rotated * sin
-
-    class Attention(nn.Module):
-        def __init__(self):
-            super().__init__()
-            d = cfg["dim"]
-            self.wq = nn.Linear(d, d, bias=False)
-            self.wk = nn.Linear(d, d, bias=False)
-            self.wv = nn.Linear(d, d, bias=False)
-            self.wo = nn.Linear(d, d, bias=False)
-
-        def forward(self, x, cos, sin):
-            b, s, hd = x.shape[0], x.shape[1], cfg["head_dim"]
-            # -1: the heads of this rank (colwise outputs are local).
-            q = rotary(self.wq(x).view(b, s, -1, hd), cos, sin).transpose(1, 2)
-            k = rotary(self.wk(x).view(b, s, -1, hd), cos, sin).transpose(1, 2)
-            v = self.wv(x).view(b, s, -1, hd).transpose(1, 2)
-            out = F.scaled_dot_product_attention(q, k, v,
-                                                 is_causal=cfg["causal"])
-            return self.wo(out.transpose(1, 2).reshape(b, s, -1))
-
-    class FeedForward(nn.Module):
-        def __init__(self):
-            super().__init__()
-            d, f = cfg["dim"], cfg["ffn"]
-            self.w1 = nn.Linear(d, f, bias=False)
-            self.w2 = nn.Linear(f, d, bias=False)
-            self.w3 = nn.Linear(d, f, bias=False)
-
-        def forward(self, x):
-            return self.w2(F.silu(self.w1(x)) * self.w3(x))
-
-    class Block(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.attention_norm = nn.RMSNorm(cfg["dim"], eps=cfg["eps"])
-            self.attention = Attention()
-            self.ffn_norm = nn.RMSNorm(cfg["dim"], eps=cfg["eps"])
-            self.feed_forward = FeedForward()
-
-        def forward(self, x, cos, sin):
-            h = x + self.attention(self.attention_norm(x), cos, sin)
-            return h + self.feed_forward(self.ffn_norm(h))
-
-    class Llama(nn.Module):
-        def __init__(self, embed):
-            super().__init__()
-            if embed:
-                self.tok_embeddings = nn.Embedding(cfg["vocab"], cfg["dim"])
-            self.layers = nn.ModuleList(Block() for _ in range(cfg["layers"]))
-            if embed:
-                self.norm = nn.RMSNorm(cfg["dim"], eps=cfg["eps"])
-                self.output = nn.Linear(cfg["dim"], cfg["vocab"], bias=False)
-            # The RoPE tables (rotate_half form), computed once.
-            d, seq = cfg["head_dim"], cfg["seq"]
-            inv_freq = 1.0 / (cfg["theta"] ** (
-                torch.arange(0, d, 2, dtype=torch.float32) / d))
-            freqs = torch.outer(torch.arange(seq, dtype=torch.float32),
-                                inv_freq)
-            emb = torch.cat([freqs, freqs], dim=-1)
-            self.cos = emb.cos().view(1, seq, 1, d)
-            self.sin = emb.sin().view(1, seq, 1, d)
-
-        def forward(self, x):
-            h = self.tok_embeddings(x) if hasattr(self, "tok_embeddings") else x
-            for layer in self.layers:
-                h = layer(h, self.cos, self.sin)
-            if not hasattr(self, "output"):
-                return h
-            return torch.argmax(self.output(self.norm(h)), dim=-1)
-
-    if cfg["kind"] == "mlp":
-        return Mlp()
-    return Llama(embed=cfg["kind"] == "llama")
-
 
 def parallelize(model, cfg, mesh):
     """The standard tensor-parallel plan (PyTorch's TP tutorial, without
@@ -205,8 +111,8 @@ def make_model(plan, tensors, mesh, mode):
     """The parallelized (and, in `compiled` mode, torch.compile'd) model
     with the given global weights; returns (model, inputs)."""
     import torch
-    cfg = bench_torch.model_config(plan)
-    model = build_model(cfg)
+    cfg = llama.model_config(plan)
+    model = llama.build_model(cfg)
     params = {p["name"] for p in plan["model"].get("parameters", [])}
     model.load_state_dict({n: t for n, t in tensors.items() if n in params},
                           strict=True)
@@ -328,7 +234,7 @@ def run_timing(rank, world, mesh, task):
     if plan is None:
         with open(task["plan_path"]) as f:
             plan = json.load(f)
-    tensors = bench_torch.random_tensors(plan, task["seed"])
+    tensors = llama.random_tensors(plan, task["seed"])
     model, inputs, _ = make_model(plan, tensors, mesh, task["mode"])
     del tensors
 
@@ -346,19 +252,19 @@ def run_timing(rank, world, mesh, task):
             failed = None
         except Exception as e:  # noqa: BLE001 (any compiler error)
             failed = compile_reason(e)
-        if bench_torch.agree(failed is not None, world):
+        if torch_tp.agree(failed is not None, world):
             dist.barrier()
             return {"compile_error": failed or "failed on another rank"}
     budget = task["budget"]
     warm = []
     while len(warm) < max(task["warmup"], 1):
         warm.append(step())
-        if budget and bench_torch.agree(sum(warm) > budget / 3, world):
+        if budget and torch_tp.agree(sum(warm) > budget / 3, world):
             break
     iters = task["iters"]
     if budget:
         per_step = statistics.median(warm)
-        iters = bench_torch.agree(
+        iters = torch_tp.agree(
             max(3, min(iters, int(budget / max(per_step, 1e-6)))), world)
     if task.get("profile"):
         return {"profile": profile_steps(rank, step, iters), "iters": iters,
@@ -413,23 +319,23 @@ def profile_steps(rank, step, iters):
 
 def run_check(rank, world, mesh, task):
     """Each plan in the task's mode against torch_model.run_plan."""
-    import torch_model
+    from dtensor_testing import torch_model
     results = []
     for plan, weights_dir in zip(task["plans"], task["weights_dirs"]):
-        tensors = (bench_torch.file_tensors(plan, weights_dir) if weights_dir
-                   else bench_torch.random_tensors(plan, task["seed"]))
+        tensors = (llama.file_tensors(plan, weights_dir) if weights_dir
+                   else llama.random_tensors(plan, task["seed"]))
         model, inputs, name = make_model(plan, tensors, mesh, task["mode"])
         try:
             got = finish(model(*inputs))
         except Exception as e:  # noqa: BLE001
-            results.append({"kind": bench_torch.model_config(plan)["kind"],
+            results.append({"kind": llama.model_config(plan)["kind"],
                             "compile_error": compile_reason(e)})
             continue
         if rank != 0:
             continue
         ref = torch_model.run_plan(plan, tensors)[name]
-        results.append({"kind": bench_torch.model_config(plan)["kind"],
-                        "outputs": {name: bench_torch.compare_output(
+        results.append({"kind": llama.model_config(plan)["kind"],
+                        "outputs": {name: torch_tp.compare_output(
                             got, ref, task["inject_error"])}})
     return results
 
@@ -465,7 +371,7 @@ def serve(ranks, threads):
     timing): R ranks kept alive, one JSON request per line on stdin, rank
     0's answer (with blas_info) as one line on stdout."""
     blas = blas_info()
-    bench_torch.serve(ranks, threads, start=setup, run=run_timing,
+    torch_tp.serve(ranks, threads, start=setup, run=run_timing,
                       defaults={"mode": "eager"}, extra={"blas": blas},
                       prefix="bench_dtensor.")
 

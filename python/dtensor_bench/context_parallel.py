@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The long-prefill benchmark of context parallelism (a table of
-scripts/bench.py, or alone): one decoder block of small width over a long
+dtensor_bench, or alone): one decoder block of small width over a long
 sequence, on 1 rank and sequence-sharded over more (plan.context_parallel,
 docs/model-plan.md).
 
-  bench_context_parallel.py [--out DIR] [--build-dir DIR] [--quick]
+  python3 -m dtensor_bench.context_parallel [--out DIR] [--build-dir DIR] [--quick]
       [--seqs 8192,32768] [--ranks 1,2] [--iters N] [--no-causal]
       [--no-torch | --torch-python PYTHON] [--load-balance]
 
@@ -29,7 +29,7 @@ sequence sharded head-tail, every rank the same causal work (two calls
 of the fused attention kernel per rank, one per piece of its queries).
 
 Side by side, each case also runs PyTorch's own context parallelism
-(scripts/bench_torch_cp.py time, in the PyTorch 2 environment of
+(dtensor_bench.peers.torch_cp time, in the PyTorch 2 environment of
 scripts/torch-env.sh): the same block as an nn.Module (bench_dtensor.py's,
 the same weight shapes) under torch.distributed.tensor.experimental.
 context_parallel on R gloo processes, the same warm-up and iterations:
@@ -41,7 +41,7 @@ process), its time says `wrong`, a line gives the error and there is no
 ratio; a line also gives the collectives its step issued. --no-torch skips it; without
 --torch-python it uses $DTENSOR_TORCH_PYTHON or the environment
 scripts/torch-env.sh makes (never making it here), and is skipped, with
-a line under the table, when there is none. Inside scripts/bench.py it
+a line under the table, when there is none. Inside dtensor_bench it
 uses bench.py's PyTorch 2 peers' interpreter (none with
 --no-dtensor-peers) and --cp-no-torch skips it.
 
@@ -59,8 +59,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_support import run  # noqa: E402
+from dtensor_bench.support import ROOT, module_command, run
 
 SEQS = [8192, 32768]
 QUICK_SEQS = [1024]
@@ -95,7 +94,7 @@ def add_options(p, prefix=""):
                    help="non-causal attention (default: causal)")
     p.add_argument(f"--{prefix}no-torch", action="store_true",
                    help="skip PyTorch's context_parallel "
-                   "(scripts/bench_torch_cp.py) beside each case")
+                   "(dtensor_bench.peers.torch_cp) beside each case")
     p.add_argument(f"--{prefix}load-balance", action="store_true",
                    help="plan.context_parallel.load_balance: the sequence "
                    "sharded head-tail")
@@ -148,8 +147,8 @@ def torch_peer(a):
 def measure_torch(a, python, plan, ranks, log):
     """PyTorch's context_parallel on the plan (bench_torch_cp.py time):
     its JSON result; a step PyTorch refuses gives {"error": ...}."""
-    cmd = [python, os.path.join(a.scripts_dir, "bench_torch_cp.py"), "time",
-           plan, "--ranks", str(ranks), "--warmup", "1",
+    cmd = module_command(python, "dtensor_bench.peers.torch_cp") + [
+           "time", plan, "--ranks", str(ranks), "--warmup", "1",
            "--iters", str(a.iters or 3), "--timeout", str(a.case_timeout)]
     try:
         result = run(cmd, timeout=a.case_timeout + 60, check=False)
@@ -193,7 +192,8 @@ def measure_case(a, work, seq, ranks, log):
     kinds = sorted({c["kind"] for f in report["functions"]
                     for m in f["modules"] for c in m["collectives"]})
     cmd = launch_command(ranks) + [
-        sys.executable, os.path.abspath(__file__), "--peak-rss", "--",
+        *module_command(sys.executable, "dtensor_bench.context_parallel"),
+        "--peak-rss", "--",
         os.path.join(a.bin_dir, "dtensor-run"), artifact, "--random-inputs",
         "1", "--warmup", "1", "--iters", str(a.iters or 3)]
     result = run(cmd, timeout=a.case_timeout, env=a.blas_env())
@@ -225,7 +225,7 @@ def plan_path(a, work, seq):
         flags = [] if a.cp_causal else ["--no-causal"]
         if a.cp_load_balance:
             flags.append("--load-balance")
-        run([sys.executable, os.path.join(a.scripts_dir, "gen-model-plan.py")]
+        run(module_command(sys.executable, "dtensor_testing.gen_model_plan")
             + MODEL + ["--seq", str(seq), "--plan", "cp", "--mesh", "1",
                        "-o", plan] + flags)
     return plan
@@ -362,11 +362,10 @@ def main(argv=None):
     if argv[:1] == ["--peak-rss"]:
         rest = argv[1:]
         return peak_rss(rest[1:] if rest[:1] == ["--"] else rest)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default="bench-results")
-    p.add_argument("--build-dir", default=os.path.join(root, "build"))
+    p.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     p.add_argument("--quick", action="store_true")
     p.add_argument("--ranks", default="1,2")
     p.add_argument("--iters", type=int)
@@ -386,7 +385,6 @@ def main(argv=None):
         (a.torch_python, None) if a.torch_python else default_torch_python())
     a.rank_list = [int(r) for r in a.ranks.split(",")]
     a.bin_dir = os.path.join(a.build_dir, "bin")
-    a.scripts_dir = os.path.join(root, "scripts")
     a.blas_env = lambda: dict(os.environ)
     os.makedirs(a.out, exist_ok=True)
     results = {"context_parallel": measure(a)}

@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""The decode benchmark of dtensor (a table of scripts/bench.py, or alone):
+"""The decode benchmark of dtensor (a table of dtensor_bench, or alone):
 the step time of generating one token with the KV cache, at several
 context lengths, side by side with the old recompute path and with PyTorch
 eager generating with a KV cache, against this machine's memory bandwidth.
 
-  bench_decode.py [--out DIR] [--build-dir DIR] [--quick]
+  python3 -m dtensor_bench.decode [--out DIR] [--build-dir DIR] [--quick]
       [--contexts 128,512,2048] [--ranks 1,2] [--models REGEX]
       [--tokens K] [--batch B] [--rounds N] [--torch-python PYTHON]
       [--no-torch] [--no-recompute] [--no-max-seq-probe]
 
 Alone it measures the ceilings (build/bin/dtensor-bench-ceilings, at the
 start and the end, the best kept) and writes DIR/results.json
-({"decode": ...}) and DIR/results.md; scripts/bench.py calls measure(),
+({"decode": ...}) and DIR/results.md; dtensor_bench calls measure(),
 analyse() and markdown() and puts the table in its own results
 (`scripts/bench.sh --decode-only` runs it alone with bench.py's ceilings).
 
@@ -67,7 +67,6 @@ context >= 20x faster than recompute and >= 2x faster than torch-cache.
 """
 
 import argparse
-import importlib.util
 import json
 import math
 import os
@@ -77,11 +76,8 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_support import run  # noqa: E402
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCRIPTS = os.path.join(ROOT, "scripts")
+from dtensor_bench import ceilings as bench
+from dtensor_bench.support import ROOT, SCRIPTS, module_command, run
 
 # gen-model-plan.py arguments of each model (without the plan, batch, seq
 # or cache flags). llama_tiny: examples/llama_tiny_kv.json's sizes.
@@ -155,7 +151,7 @@ def manifest_bytes(artifact):
 # --- one model's plans and artifacts --------------------------------------------
 
 def gen_plan(a, args, path):
-    run([sys.executable, os.path.join(SCRIPTS, "gen-model-plan.py")] + args +
+    run(module_command(sys.executable, "dtensor_testing.gen_model_plan") + args +
         ["-o", path])
     return path
 
@@ -238,7 +234,8 @@ def run_torch(a, plan, context):
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env[name] = str(threads)
     warmup, iters = (1, 3) if a.quick else (3, 10)
-    result = run([a.decode_python, os.path.join(SCRIPTS, "torch_generate.py"),
+    result = run(module_command(a.decode_python,
+                                "dtensor_testing.torch_generate") + [
                   plan, "--time", str(context), "--threads", str(threads),
                   "--warmup", str(warmup), "--iters", str(iters)],
                  timeout=a.case_timeout, env=env)
@@ -587,7 +584,7 @@ def fmt_ms(ms):
 def markdown(decode):
     st = decode["settings"]
     torch_text = (f"PyTorch {st['torch']['version']} eager "
-                  f"(scripts/torch_generate.py --time, {st['cores']} threads, "
+                  f"(dtensor_testing.torch_generate --time, {st['cores']} threads, "
                   f"one process)" if "version" in st["torch"] else
                   f"not measured ({st['torch']['unavailable']})")
     lines = ["## Decode with the KV cache", "",
@@ -729,14 +726,6 @@ def configure(a, prefix=""):
     return None
 
 
-def load_bench():
-    spec = importlib.util.spec_from_file_location(
-        "bench", os.path.join(SCRIPTS, "bench.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def main(argv=None):
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -766,7 +755,6 @@ def main(argv=None):
     error = configure(a)
     if error:
         p.error(error)
-    bench = load_bench()
     a.blas_env = lambda: bench.blas_env(a)
     os.makedirs(os.path.join(a.out, "work"), exist_ok=True)
     ceilings = [bench.measure_ceilings(a, os.path.join(a.out, "work"),

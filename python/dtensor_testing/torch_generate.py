@@ -6,10 +6,10 @@ the oracle of the generation tests and the benchmarks' baseline "PyTorch
 eager generating with a KV cache (hand-written, same threads)". Needs
 PyTorch 2 and the safetensors package (scripts/torch-env.sh --python).
 
-  torch_generate.py PLAN --weights W.safetensors --prompt ids.npy
+  python3 -m dtensor_testing.torch_generate PLAN --weights W.safetensors --prompt ids.npy
       [--prompt ids2.npy ...] --tokens N [--recompute] [--threads T]
       [--max-positions M]
-  torch_generate.py PLAN [--weights W.safetensors] --time C[,C...]
+  python3 -m dtensor_testing.torch_generate PLAN [--weights W.safetensors] --time C[,C...]
       [--recompute] [--threads T] [--warmup W] [--iters I] [--seed S]
 
 The model's sizes come from the plan: layers (the `layers.N.attention.wq`
@@ -21,7 +21,7 @@ sequence length are not used, nor its `plan` member. The weights are read
 from the safetensors file under the plan's parameter names; a missing
 weight is an error naming it.
 
-The math is the plan's as scripts/torch_model.py runs it: rms_norm as
+The math is the plan's as dtensor_testing.torch_model runs it: rms_norm as
 x * rsqrt(mean(x^2) + eps) * weight, rotary in the rotate_half convention
 at each token's position, causal attention softmax(q k^T * scale) v (here
 by F.scaled_dot_product_attention) with the key/value heads
@@ -516,7 +516,7 @@ def generate(model, prompts, max_new_tokens, use_cache=True,
 def set_threads(threads):
     """Intra-op threads for torch and, where torch's BLAS is OpenBLAS (which
     torch does not configure itself; Debian's torch), for OpenBLAS; one
-    inter-op thread (as scripts/bench_torch.py). A torch on MKL (PyPI's)
+    inter-op thread (as dtensor_bench.peers.torch_tp). A torch on MKL (PyPI's)
     does not load the system's OpenBLAS and its idle thread pool."""
     import ctypes
     torch.set_num_threads(threads)

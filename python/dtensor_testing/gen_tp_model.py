@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Writes a global-view MLIR model of N transformer-like blocks (attention +
 MLP, Megatron TP layouts on a 1-D mesh) for compile-time measurements of
-the propagation pass. Usage: gen-tp-model.py LAYERS TP [SEQ HIDDEN FFN HEADS]"""
+the propagation pass. Usage: python3 -m dtensor_testing.gen_tp_model LAYERS TP [SEQ HIDDEN FFN HEADS]"""
 import sys
 
 

@@ -4,7 +4,7 @@
 (continuous batching over cache slots) against the recompute server (every
 step recomputes a [B, S] window) on the same model and weights, in one run.
 
-  bench_server.py [--quick] [--out DIR] [--build-dir DIR] [--models tiny,gqa]
+  python3 -m dtensor_bench.server [--quick] [--out DIR] [--build-dir DIR] [--models tiny,gqa]
       [--ranks 1,2] [--concurrency 1,8,32] [--max-tokens N]
       [--prompt-min L] [--prompt-max L] [--requests-per-client K]
       [--recompute-batch B] [--slots N] [--no-recompute] [--seed N]
@@ -55,7 +55,7 @@ import sys
 import threading
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from dtensor_bench.support import ROOT, module_command
 
 # name: gen-model-plan.py flags shared by the KV-cache and stateless plans.
 MODELS = {
@@ -350,7 +350,7 @@ def server_numbers(before, after):
 def prepare(args, model, work):
     """Plans, weights and artifacts of one model: {(kind, ranks): path}."""
     os.makedirs(work, exist_ok=True)
-    gen = [sys.executable, os.path.join(ROOT, "scripts", "gen-model-plan.py")]
+    gen = module_command(sys.executable, "dtensor_testing.gen_model_plan")
     slots = args.slots or max(args.concurrency)
     # A chunked prefill pads its last chunk to an entry's length: the prompt
     # rounds up to a multiple of 16 (the smallest prefill); then the tokens.
@@ -366,8 +366,8 @@ def prepare(args, model, work):
     run(gen + MODELS[model] + ["--batch", str(args.recompute_batch),
         "--seq", str(seq), "-o", stateless_plan])
     weights_dir = os.path.join(work, "weights")
-    run([sys.executable, os.path.join(ROOT, "scripts",
-         "make-test-tensors.py"), kv_plan, "-d", weights_dir, "--seed",
+    run(module_command(sys.executable, "dtensor_testing.make_test_tensors") + [
+        kv_plan, "-d", weights_dir, "--seed",
          str(args.seed)])
     compile_bin = os.path.join(args.build_dir, "bin", "dtensor-compile")
     artifacts, shapes = {}, {}

@@ -3,7 +3,7 @@
 """Writes a Llama-style JSON model plan (docs/model-plan.md) with a
 torchtitan-like tensor-parallel plan.
 
-  gen-model-plan.py [--preset tiny|7b] [--layers N] [--dim D] [--heads H]
+  python3 -m dtensor_testing.gen_model_plan [--preset tiny|7b] [--layers N] [--dim D] [--heads H]
       [--kv-heads N] [--ffn F] [--vocab V] [--batch B] [--seq S] [--dtype f32|f16|bf16]
       [--plan none|tp|tp-sp|dp-tp|cp|cp-tp] [--mesh 2 | 2x2] [--rotate-method allgather|alltoall]
       [--model llama|block|mlp] [--no-causal] [--loss] [--kv-cache [--slots N] [--max-seq M] [--prefill L,L,...]

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Writes deterministic inputs (.npy) and weights (.safetensors) for a JSON
-model plan (docs/model-plan.md), for dtensor-run and scripts/torch_model.py.
+model plan (docs/model-plan.md), for dtensor-run and dtensor_testing.torch_model.
 
-  make-test-tensors.py model.json -d DIR [--seed N] [--int-range NAME=LO:HI]
+  python3 -m dtensor_testing.make_test_tensors model.json -d DIR [--seed N] [--int-range NAME=LO:HI]
       [--entry NAME]
 
 Writes DIR/<input>.npy for every input, DIR/weights.safetensors with every
