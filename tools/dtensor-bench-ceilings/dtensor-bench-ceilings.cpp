@@ -27,7 +27,7 @@
 //   counted.
 //
 // With --gemm-list it instead times a given list of products (a model
-// step's matrix products alone, for scripts/bench.py) as the runtime
+// step's matrix products alone, for python/dtensor_bench) as the runtime
 // computes them: through its matrix-product library (runtime/lib/Blas.h,
 // OpenBLAS or its own kernels for products of a few rows).
 //

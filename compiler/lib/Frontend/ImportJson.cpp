@@ -147,7 +147,7 @@ dtensor::frontend::importModelPlan(llvm::SourceMgr &sourceMgr,
       (*module)->setAttr(DTensorDialect::getDefaultEntryAttrName(),
                          StringAttr::get(context, plans.front().plan.name));
     // The plan's rotation of context parallelism, for
-    // --dtensor-cpu-ring-attention (entries share the plan's setting).
+    // --dtensor-ring-attention (entries share the plan's setting).
     for (EntryPlan &entryPlan : plans)
       if (entryPlan.plan.contextParallel &&
           !entryPlan.plan.contextParallel->rotateMethod.empty())
