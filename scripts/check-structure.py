@@ -25,6 +25,10 @@ Rules (docs/architecture.md explains them):
             (`#define GEN_PASS_DEF_...`) defines DEBUG_TYPE, so that
             -debug-only=<pass> shows its decisions; report passes
             (compiler/lib/Reports/) print their report instead.
+  attrs     no compiler or tool source spells a dtensor attribute name
+            that the dialect defines (a StringLiteral("dtensor.<name>") in
+            dialects/DTensor/include/.../DTensor.td) as a string literal: it
+            uses DTensorDialect::get<Name>AttrName().
   syspath   no Python file (under the folders above and test/) modifies
             sys.path (insert, append, extend, remove, pop, clear, an
             assignment, site.addsitedir): what a script imports comes from
@@ -61,6 +65,10 @@ TARGET_NEUTRAL = tuple(
     for stage in NEUTRAL_STAGES) + tuple(
         f"compiler/{part}/Driver/{name}" for part in ("lib", "include/dtensor")
         for name in ("Pipelines.", "TargetCapabilities."))
+# The attribute names the dialect defines (the "attrs" rule).
+DIALECT_TD = "dialects/DTensor/include/dtensor/Dialect/DTensor/DTensor.td"
+ATTR_NAME = re.compile(r'StringLiteral\("(dtensor\.\w+)"\)')
+STRING = re.compile(r'"(dtensor\.\w+)"')
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]')
 # The syspath rule also covers the tests' Python files (its own fixtures
 # excepted, as above).
@@ -165,6 +173,27 @@ def check_stages(path, lines, problems):
                              f"{match.group(1)}"))
 
 
+def dialect_attr_names(root):
+    try:
+        with open(os.path.join(root, DIALECT_TD), encoding="utf-8") as handle:
+            return set(ATTR_NAME.findall(handle.read()))
+    except OSError:
+        return set()
+
+
+def check_attrs(path, lines, names, problems):
+    if not path.startswith(("compiler/", "tools/")) or \
+            not path.endswith((".cpp", ".h")):
+        return
+    for number, line in enumerate(lines, 1):
+        code = line.split("//", 1)[0]
+        for name in STRING.findall(code):
+            if name in names:
+                problems.append((path, number, "attrs",
+                                 f'spells the dialect\'s attribute "{name}"; '
+                                 "use DTensorDialect's name for it"))
+
+
 def expected_guard(path):
     stem = path[:-len(".h")]
     if "/include/dtensor/" in stem:
@@ -257,15 +286,17 @@ def main():
     parser.add_argument("--root", default=os.path.dirname(
         os.path.dirname(os.path.abspath(__file__))))
     parser.add_argument("--only",
-                        default="layering,stages,guards,banners,debug,syspath")
+                        default="layering,stages,guards,banners,debug,syspath,"
+                        "attrs")
     parser.add_argument("--fix", action="store_true")
     args = parser.parse_args()
     rules = set(args.only.split(","))
     unknown = rules - {"layering", "stages", "guards", "banners", "debug",
-                       "syspath"}
+                       "syspath", "attrs"}
     if unknown:
         parser.error("unknown rule(s): " + ", ".join(sorted(unknown)))
     problems = []
+    attr_names = dialect_attr_names(args.root)
     files = list_files(args.root)
     # The tests' Python files, for the syspath rule alone.
     test_scripts = [f for f in list_files(args.root, SYSPATH_DIRS)
@@ -287,6 +318,8 @@ def main():
             check_layering(args.root, path, lines, problems)
         if "debug" in rules:
             check_debug(path, lines, problems)
+        if "attrs" in rules:
+            check_attrs(path, lines, attr_names, problems)
         if "stages" in rules:
             check_stages(path, lines, problems)
         if "guards" in rules:
