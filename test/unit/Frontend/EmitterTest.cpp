@@ -50,6 +50,46 @@ TEST(OpDefinitionsTest, Counts) {
   EXPECT_EQ(lookupOpDefinition("where")->minInputs, 3u);
 }
 
+/// What the table says beyond the importer's counts is consistent: one
+/// input name per input (one for a variadic op), attributes named once,
+/// defaults that are JSON values and only on optional attributes, and
+/// aliases of op kinds the table has.
+TEST(OpDefinitionsTest, TableEntries) {
+  for (const OpDefinition &definition : getOpDefinitions()) {
+    SCOPED_TRACE(definition.name.str());
+    EXPECT_TRUE(definition.emit);
+    size_t names = definition.getInputNames().size();
+    if (definition.maxInputs == kAnyNumberOfInputs)
+      EXPECT_EQ(names, 1u);
+    else
+      EXPECT_EQ(names, definition.maxInputs);
+    llvm::StringSet<> seen;
+    for (const PlanOpAttr &attribute : definition.attributes) {
+      EXPECT_TRUE(seen.insert(attribute.name).second) << attribute.name.str();
+      EXPECT_EQ(definition.getAttribute(attribute.name), &attribute);
+      if (attribute.defaultValue.empty())
+        continue;
+      EXPECT_FALSE(attribute.required) << attribute.name.str();
+      JsonParseError parseError;
+      EXPECT_TRUE(parseJson(attribute.defaultValue, parseError))
+          << attribute.name.str();
+    }
+    // Training needs a gradient for every op with a float output; a
+    // differentiable op has one.
+    if (definition.differentiable)
+      EXPECT_TRUE(definition.floatOutput);
+  }
+  EXPECT_EQ(getOpAliases().size(), 3u);
+  for (const auto &[alias, target] : getOpAliases()) {
+    EXPECT_EQ(lookupOpDefinition(alias), lookupOpDefinition(target));
+    EXPECT_TRUE(lookupOpDefinition(target)) << target.str();
+  }
+  EXPECT_FALSE(lookupOpDefinition("argmax")->floatOutput);
+  EXPECT_EQ(lookupOpDefinition("pow")->getAttribute("exponent")->kind,
+            PlanAttrKind::Number);
+  EXPECT_EQ(lookupOpDefinition("linear")->getAttribute("scalar"), nullptr);
+}
+
 TEST_F(EmitterTest, LocatorPrefixesThePath) {
   JsonParseError parseError;
   std::optional<JsonNode> root =

@@ -405,6 +405,17 @@ bool OpTest::build(llvm::StringRef opJson, const std::vector<Tensor> &inputs) {
     EXPECT_TRUE(emitter.getReadKeys().contains(key))
         << "attribute '" << key << "' was not read";
   }
+  // Every attribute the emitter read is one the op table lists (the schema,
+  // the docs and the Python checks rely on the table).
+  for (const auto &entry : emitter.getReadKeys()) {
+    llvm::StringRef key = entry.getKey();
+    if (llvm::is_contained({"op", "inputs", "output", "outputs", "module"},
+                           key))
+      continue;
+    EXPECT_NE(definition->getAttribute(key), nullptr)
+        << "'" << definition->name.str() << "' read attribute '" << key.str()
+        << "', which its OpDefinition does not list";
+  }
   return succeeded(verify(*module));
 }
 

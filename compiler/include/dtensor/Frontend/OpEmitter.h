@@ -29,6 +29,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace dtensor::frontend {
 
@@ -53,8 +54,8 @@ class OpEmitter {
 public:
   OpEmitter(mlir::OpBuilder &builder, mlir::Location loc, const JsonNode &op,
             llvm::ArrayRef<mlir::Value> inputs,
-            llvm::ArrayRef<const JsonNode *> inputNodes,
-            unsigned numOutputs, const JsonLocator &locator);
+            llvm::ArrayRef<const JsonNode *> inputNodes, unsigned numOutputs,
+            const JsonLocator &locator);
 
   mlir::OpBuilder &builder;
   /// NameLoc(module path, file location of the op object).
@@ -118,7 +119,42 @@ private:
   llvm::StringSet<> readKeys;
 };
 
-/// How the importer calls an op kind.
+/// The JSON kind of an op attribute's value, as docs/model-plan.schema.json
+/// types it.
+enum class PlanAttrKind {
+  Integer,
+  Number,
+  Boolean,
+  /// One of a fixed set of strings.
+  String,
+  /// A dtype name (`f32`, ...).
+  Dtype,
+  IntList,
+  /// An integer or a list of integers.
+  IntOrIntList,
+  /// A list of sizes, each an integer or a name of `model.dims`.
+  Shape,
+};
+
+/// The name of `kind` in the printed op table: `integer`, `number`,
+/// `boolean`, `string`, `dtype`, `integer[]`, `integer|integer[]`, `shape`.
+llvm::StringRef getPlanAttrKindName(PlanAttrKind kind);
+
+/// One attribute an op kind reads (a member of the op object besides `op`,
+/// `inputs`, `output`, `outputs` and `module`).
+struct PlanOpAttr {
+  llvm::StringRef name;
+  PlanAttrKind kind;
+  /// Absent is an error.
+  bool required = false;
+  /// The value taken when it is absent, as JSON text; empty when it is
+  /// required or when the default depends on the inputs.
+  llvm::StringRef defaultValue = {};
+};
+
+/// How the importer calls an op kind, and what the other places that know
+/// the plan's ops (the schema, the docs, the exporter and the PyTorch
+/// reference) are checked against: this table is their one source.
 struct OpDefinition {
   llvm::StringRef name;
   unsigned minInputs;
@@ -128,12 +164,40 @@ struct OpDefinition {
   /// Builds the op; returns one value per output, or failure after emitting
   /// an error.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>> (*emit)(OpEmitter &);
+  /// The names of its inputs as the docs use them, comma-separated; those
+  /// past `minInputs` are optional. A variadic op names one input.
+  llvm::StringRef inputNames = {};
+  /// Every attribute the emit function reads.
+  llvm::ArrayRef<PlanOpAttr> attributes = {};
+  /// Its output may be a floating-point tensor (training needs a gradient
+  /// rule for it).
+  bool floatOutput = false;
+  /// A gradient flows through it to a floating-point input; false for ops
+  /// whose output does not depend differentiably on an input (factories,
+  /// random draws, argmax).
+  bool differentiable = false;
+
+  /// `inputNames` split at the commas.
+  llvm::SmallVector<llvm::StringRef> getInputNames() const;
+  /// The attribute `name`, or null.
+  const PlanOpAttr *getAttribute(llvm::StringRef name) const;
 };
+
+/// The value of `maxInputs` for an op taking any number of inputs.
+inline constexpr unsigned kAnyNumberOfInputs = ~0u;
 
 /// All op kinds, sorted by name.
 llvm::ArrayRef<OpDefinition> getOpDefinitions();
+/// Other names of op kinds: (alias, op kind).
+llvm::ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>> getOpAliases();
 /// The definition of `name` (aliases such as `view` included), or null.
 const OpDefinition *lookupOpDefinition(llvm::StringRef name);
+
+/// The op table (names, aliases, inputs, outputs, attributes, floatOutput,
+/// differentiable) as JSON, or as the Markdown of
+/// docs/model-plan-op-table.md (`dtensor-translate --print-plan-ops`).
+void printPlanOpsJson(llvm::raw_ostream &os);
+void printPlanOpsMarkdown(llvm::raw_ostream &os);
 
 } // namespace dtensor::frontend
 
