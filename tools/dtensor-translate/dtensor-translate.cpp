@@ -50,8 +50,10 @@ static int printPlanOps(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  // -print-plan-ops or --print-plan-ops, as LLVM's parser takes either.
   for (int i = 1; i < argc; ++i)
-    if (llvm::StringRef(argv[i]).starts_with("--print-plan-ops"))
+    if (llvm::StringRef arg(argv[i]);
+        arg.starts_with("-") && arg.ltrim('-').starts_with("print-plan-ops"))
       return printPlanOps(argc, argv);
   dtensor::frontend::registerImportJsonTranslation();
   return mlir::failed(
