@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Analysis/ShardingRuleRegistry.h"
 
+#include "AttentionRule.h"
 #include "LinalgRules.h"
 #include "ShapeOpRules.h"
 
@@ -16,6 +17,8 @@ std::optional<ShardingRule> dtensor::getShardingRule(Operation *op) {
     return detail::getLinalgRule(linalgOp);
   if (std::optional<ShardingRule> rule = detail::getShapeOpRule(op))
     return rule;
+  if (auto attention = dyn_cast<AttentionOp>(op))
+    return detail::getAttentionRule(attention);
   if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() > 0)
     return detail::getElementwiseRule(op);
   return std::nullopt;

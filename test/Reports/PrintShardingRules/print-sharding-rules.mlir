@@ -439,3 +439,46 @@ func.func @write_rows(%v: tensor<2x3x4x8xf32>, %c: tensor<5x16x4x8xf32>, %s: ten
   %1 = dtensor.write_rows %v2 into %c2 at slots(%i) positions(%i) : tensor<1x2xf32> into tensor<3x4xf32>, tensor<1xi64>, tensor<1xi64>
   return
 }
+
+// -----
+
+// dtensor.attention over its logical loops (B, H, L, E, S, Ev), each operand
+// read through its dims: causal, so L is blocked (its queries' positions are
+// global); E and S are always blocked; no operand may be Partial.
+func.func @attention_causal(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>, %init: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  // expected-remark-re @+1 {{sharding rule: ([i, j, k, l], [i, j, m, l], [i, j, m, n], [i, j, k, n]) -> ([i, j, k, n]) {i=2, j=4, k=8 blocked, l=16 blocked, m=8 blocked, n=16}{{$}}}}
+  %o = dtensor.attention %q, %k, %v into %init {causal, scale = 0.25 : f64, query_dims = array<i64: 0, 1, 2, 3>, key_dims = array<i64: 0, 1, 2, 3>, value_dims = array<i64: 0, 1, 2, 3>, result_dims = array<i64: 0, 1, 2, 3>} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> into tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+// Not causal: L may be sharded; the mask's size-1 dims broadcast and take
+// no factor.
+func.func @attention_mask(%q: tensor<2x4x7x16xf32>, %k: tensor<2x4x5x16xf32>, %v: tensor<2x4x5x8xf32>, %mask: tensor<1x1x7x5xf32>, %init: tensor<2x4x7x8xf32>) -> tensor<2x4x7x8xf32> {
+  // expected-remark-re @+1 {{sharding rule: ([i, j, k, l], [i, j, m, l], [i, j, m, n], [-, -, k, m], [i, j, k, n]) -> ([i, j, k, n]) {i=2, j=4, k=7, l=16 blocked, m=5 blocked, n=8}{{$}}}}
+  %o = dtensor.attention %q, %k, %v mask(%mask : tensor<1x1x7x5xf32>) into %init {scale = 0.25 : f64, query_dims = array<i64: 0, 1, 2, 3>, key_dims = array<i64: 0, 1, 2, 3>, value_dims = array<i64: 0, 1, 2, 3>, result_dims = array<i64: 0, 1, 2, 3>} : tensor<2x4x7x16xf32>, tensor<2x4x5x16xf32>, tensor<2x4x5x8xf32> into tensor<2x4x7x8xf32> -> tensor<2x4x7x8xf32>
+  return %o : tensor<2x4x7x8xf32>
+}
+
+// -----
+
+// Grouped-query attention read through transposes ([B, L, H, E]): the key
+// and value heads are a factor of their own (o) and both head factors are
+// blocked.
+func.func @attention_gqa(%q: tensor<2x6x4x16xf32>, %k: tensor<2x6x2x16xf32>, %v: tensor<2x6x2x16xf32>, %init: tensor<2x6x4x16xf32>) -> tensor<2x6x4x16xf32> {
+  // expected-remark-re @+1 {{sharding rule: ([i, k, j, l], [i, m, o, l], [i, m, o, n], [i, k, j, n]) -> ([i, k, j, n]) {i=2, j=4 blocked, k=6 blocked, l=16 blocked, m=6 blocked, n=16, o=2 blocked}{{$}}}}
+  %o = dtensor.attention %q, %k, %v into %init {causal, scale = 0.25 : f64, query_dims = array<i64: 0, 2, 1, 3>, key_dims = array<i64: 0, 2, 1, 3>, value_dims = array<i64: 0, 2, 1, 3>, result_dims = array<i64: 0, 2, 1, 3>} : tensor<2x6x4x16xf32>, tensor<2x6x2x16xf32>, tensor<2x6x2x16xf32> into tensor<2x6x4x16xf32> -> tensor<2x6x4x16xf32>
+  return %o : tensor<2x6x4x16xf32>
+}
+
+// -----
+
+// A KV cache read by slot (rows) with per-row positions: the key and value
+// batch (slots) is a blocked factor of its own; rows and positions follow
+// the batch; L is blocked by the positions.
+func.func @attention_rows(%q: tensor<4x1x2x8xf32>, %k: tensor<3x16x2x8xf32>, %v: tensor<3x16x2x8xf32>, %rows: tensor<4xi64>, %pos: tensor<4xi64>, %init: tensor<4x1x2x8xf32>) -> tensor<4x1x2x8xf32> {
+  // expected-remark-re @+1 {{sharding rule: ([i, k, j, l], [o, m, j, l], [o, m, j, n], [i], [i], [i, k, j, n]) -> ([i, k, j, n]) {i=4, j=2, k=1 blocked, l=8 blocked, m=16 blocked, n=8, o=3 blocked}{{$}}}}
+  %o = dtensor.attention %q, %k, %v rows(%rows : tensor<4xi64>) positions(%pos : tensor<4xi64>) into %init {causal, scale = 0.35 : f64, query_dims = array<i64: 0, 2, 1, 3>, key_dims = array<i64: 0, 2, 1, 3>, value_dims = array<i64: 0, 2, 1, 3>, result_dims = array<i64: 0, 2, 1, 3>} : tensor<4x1x2x8xf32>, tensor<3x16x2x8xf32>, tensor<3x16x2x8xf32> into tensor<4x1x2x8xf32> -> tensor<4x1x2x8xf32>
+  return %o : tensor<4x1x2x8xf32>
+}

@@ -336,9 +336,11 @@ def DTensor_AttentionOp : DTensor_Op<"attention", [Pure,
     `--dtensor-fuse-attention` creates it from the linalg ops that the
     frontend emits for `scaled_dot_product_attention`, after partition and
     only for a target with a fused attention kernel (the CPU), and it
-    bufferizes into a `dtensor_rt_attention` call:
-    the runtime's kernel tiled over keys with an online softmax, with no
-    `[L, S]` scores buffer.
+    bufferizes into a `dtensor_rt_attention` call: the runtime's kernel
+    tiled over keys with an online softmax, with no `[L, S]` scores buffer.
+    The op may also be written on global tensors: its sharding rule lets
+    propagation and partitioning handle it whole, each rank attending its
+    own batch rows, heads or (when not causal) queries.
 
     Each operand is rank 4 and is read through a permutation: logical dim
     `i` of the query `[B, H, L, E]` is its dim `query_dims[i]`, and so for

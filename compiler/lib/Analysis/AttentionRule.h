@@ -1,0 +1,38 @@
+//===- AttentionRule.h - the sharding rule of dtensor.attention -*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Internal to DTensorAnalysis: ShardingRuleRegistry dispatches here for
+// dtensor.attention, so that the op can be propagated and partitioned whole
+// on global tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_COMPILER_ANALYSIS_ATTENTIONRULE_H
+#define DTENSOR_COMPILER_ANALYSIS_ATTENTIONRULE_H
+
+#include "dtensor/Analysis/ShardingRule.h"
+#include "dtensor/Dialect/DTensor/DTensorOps.h"
+
+namespace dtensor::detail {
+
+/// The rule of `op` over its logical loops (B, H, L, E, S, Ev). Each rank
+/// computes the attention of its own queries, heads and batch rows, so B,
+/// H, L and Ev may be sharded:
+///  - B indexes the query, the result, the mask, `rows` and `positions`,
+///    and the key and value unless `rows` reads a KV cache by slot (then
+///    their batch is a blocked factor of its own).
+///  - H indexes the query and the result, and the key and value when they
+///    have as many heads; under grouped-query attention their heads are a
+///    blocked factor of their own, and H is blocked too (a rank's query heads
+///    would read the wrong key heads).
+///  - L indexes the query, the result and the mask; it is blocked when the
+///    attention is causal or has `positions`, whose meaning is a query's
+///    global position.
+///  - E (contracted) and S (merged through a softmax, not a sum) are
+///    blocked; the log-sum-exp's accumulation makes no Partial value.
+/// A mask dim of size 1 broadcasts and takes no factor. No operand may be
+/// Partial.
+ShardingRule getAttentionRule(AttentionOp op);
+
+} // namespace dtensor::detail
+
+#endif // DTENSOR_COMPILER_ANALYSIS_ATTENTIONRULE_H
