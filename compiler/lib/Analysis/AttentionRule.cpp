@@ -38,18 +38,18 @@ ShardingRule dtensor::detail::getAttentionRule(AttentionOp op) {
   int64_t keyHeads = logicalSize(key, keyDims, 1);
   bool grouped = heads != keyHeads || ShapedType::isDynamic(heads);
   unsigned head = addFactor(rule, heads, /*blocked=*/grouped);
-  unsigned queries = addFactor(rule, logicalSize(query, queryDims, 2),
-                              /*blocked=*/op.getCausal() ||
-                                  op.getPositions() != nullptr);
+  unsigned queries =
+      addFactor(rule, logicalSize(query, queryDims, 2),
+                /*blocked=*/op.getCausal() || op.getPositions() != nullptr);
   unsigned embed = addFactor(rule, logicalSize(query, queryDims, 3),
                              /*blocked=*/true);
   unsigned keys = addFactor(rule, logicalSize(key, keyDims, 2),
                             /*blocked=*/true);
   unsigned valueEmbed = addFactor(rule, logicalSize(value, valueDims, 3));
-  unsigned keyBatch =
-      op.getRows() ? addFactor(rule, logicalSize(key, keyDims, 0),
-                               /*blocked=*/true)
-                   : batch;
+  unsigned keyBatch = op.getRows()
+                          ? addFactor(rule, logicalSize(key, keyDims, 0),
+                                      /*blocked=*/true)
+                          : batch;
   unsigned keyHead =
       grouped ? addFactor(rule, keyHeads, /*blocked=*/true) : head;
 
@@ -70,12 +70,12 @@ ShardingRule dtensor::detail::getAttentionRule(AttentionOp op) {
     addOperand(rule, operandNumber(op.getMaskMutable()), std::move(factors));
   }
   if (op.getRows())
-    addOperand(rule, operandNumber(op.getRowsMutable()),
-               TensorFactors{batch});
+    addOperand(rule, operandNumber(op.getRowsMutable()), TensorFactors{batch});
   if (op.getPositions())
     addOperand(rule, operandNumber(op.getPositionsMutable()),
                TensorFactors{batch});
-  TensorFactors result = permuted(resultDims, {batch, head, queries, valueEmbed});
+  TensorFactors result =
+      permuted(resultDims, {batch, head, queries, valueEmbed});
   addOperand(rule, operandNumber(op.getInitMutable()), result);
   TensorFactors logSumExp{batch, head, queries};
   if (op.getLogSumExpInit())
