@@ -38,9 +38,8 @@ ShardingRule dtensor::detail::getAttentionRule(AttentionOp op) {
   int64_t keyHeads = logicalSize(key, keyDims, 1);
   bool grouped = heads != keyHeads || ShapedType::isDynamic(heads);
   unsigned head = addFactor(rule, heads, /*blocked=*/grouped);
-  unsigned queries =
-      addFactor(rule, logicalSize(query, queryDims, 2),
-                /*blocked=*/op.getCausal() || op.getPositions() != nullptr);
+  unsigned queries = addFactor(rule, logicalSize(query, queryDims, 2),
+                               /*blocked=*/op.getPositions() != nullptr);
   unsigned embed = addFactor(rule, logicalSize(query, queryDims, 3),
                              /*blocked=*/true);
   unsigned keys = addFactor(rule, logicalSize(key, keyDims, 2),

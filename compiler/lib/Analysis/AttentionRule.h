@@ -25,8 +25,9 @@ namespace dtensor::detail {
 ///    blocked factor of their own, and H is blocked too (a rank's query heads
 ///    would read the wrong key heads).
 ///  - L indexes the query, the result and the mask; it is blocked when the
-///    attention is causal or has `positions`, whose meaning is a query's
-///    global position.
+///    op has `positions` already (a KV cache's per-row positions). A causal
+///    attention over a piece of the queries gets the piece's offset as its
+///    `positions` when it is partitioned.
 ///  - E (contracted) and S (merged through a softmax, not a sum) are
 ///    blocked; the log-sum-exp's accumulation makes no Partial value.
 /// A mask dim of size 1 broadcasts and takes no factor. No operand may be

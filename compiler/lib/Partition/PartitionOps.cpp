@@ -4,7 +4,8 @@
 // under which the op computed on local pieces gives the local piece of its
 // result. The ops here also carry sizes, offsets or indices that must become
 // the rank's own: factories, constants, reshapes, slices, the linalg loop
-// indices of sharded loops, lookups into a sharded table, and tensor.dim.
+// indices of sharded loops, lookups into a sharded table, tensor.dim, and a
+// causal dtensor.attention over a piece of the queries.
 //
 //===----------------------------------------------------------------------===//
 
@@ -399,6 +400,39 @@ static LogicalResult partition(linalg::LinalgOp op, PartitionState &state) {
   return success();
 }
 
+/// A causal attention whose queries are sharded along their sequence: query
+/// i of the rank's piece is query offset + i of the whole, which the op says
+/// with `positions` (every batch row's first query at the offset), so that
+/// it sees the keys up to its global position. Other attentions compute on
+/// their local pieces as they would on global tensors.
+static LogicalResult partition(AttentionOp op, PartitionState &state) {
+  if (failed(checkCaptures(op, state)))
+    return failure();
+  const GlobalValue *query = state.lookup(op.getQuery());
+  int64_t sequenceDim = op.getQueryDims()[2];
+  if (op.getCausal() && !op.getPositions() && query &&
+      !state.getShardingMeshDims(*query, sequenceDim).empty()) {
+    ShardExtent extent = state.getExtent(*query, sequenceDim);
+    if (extent.isHeadTail())
+      return op.emitOpError("is causal over queries held in two pieces "
+                            "(head-tail); only one piece per rank is "
+                            "supported");
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    OpFoldResult batch =
+        tensor::getMixedSize(builder, loc, op.getQuery(), op.getQueryDims()[0]);
+    Value empty =
+        tensor::EmptyOp::create(builder, loc, {batch}, builder.getI64Type());
+    Value start = arith::IndexCastOp::create(builder, loc,
+                                             builder.getI64Type(), extent.offset);
+    Value positions =
+        linalg::FillOp::create(builder, loc, start, empty).getResult(0);
+    op.getPositionsMutable().assign(positions);
+  }
+  setLocalResultTypes(op, state);
+  return success();
+}
+
 /// Any other op computes on its local pieces as it would on global tensors.
 static LogicalResult partitionOther(Operation *op, PartitionState &state) {
   if (failed(checkCaptures(op, state)))
@@ -414,6 +448,7 @@ LogicalResult dtensor::partitionOp(Operation *op, PartitionState &state) {
       .Case<DistributeOp, RedistributeOp, tensor::EmptyOp, arith::ConstantOp,
             tensor::ExpandShapeOp, tensor::ReshapeOp, tensor::ExtractSliceOp,
             tensor::InsertSliceOp, tensor::DimOp, tensor::GatherOp,
-            linalg::LinalgOp>([&](auto op) { return partition(op, state); })
+            linalg::LinalgOp, AttentionOp>(
+          [&](auto op) { return partition(op, state); })
       .Default([&](Operation *op) { return partitionOther(op, state); });
 }

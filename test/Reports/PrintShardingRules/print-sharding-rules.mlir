@@ -443,18 +443,18 @@ func.func @write_rows(%v: tensor<2x3x4x8xf32>, %c: tensor<5x16x4x8xf32>, %s: ten
 // -----
 
 // dtensor.attention over its logical loops (B, H, L, E, S, Ev), each operand
-// read through its dims: causal, so L is blocked (its queries' positions are
-// global); E and S are always blocked; no operand may be Partial.
+// read through its dims: B, H, L (causal too: partitioning gives a piece of
+// the queries its offset as `positions`) and Ev may be sharded; E and S are
+// always blocked; no operand may be Partial.
 func.func @attention_causal(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>, %init: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
-  // expected-remark-re @+1 {{sharding rule: ([i, j, k, l], [i, j, m, l], [i, j, m, n], [i, j, k, n]) -> ([i, j, k, n]) {i=2, j=4, k=8 blocked, l=16 blocked, m=8 blocked, n=16}{{$}}}}
+  // expected-remark-re @+1 {{sharding rule: ([i, j, k, l], [i, j, m, l], [i, j, m, n], [i, j, k, n]) -> ([i, j, k, n]) {i=2, j=4, k=8, l=16 blocked, m=8 blocked, n=16}{{$}}}}
   %o = dtensor.attention %q, %k, %v into %init {causal, scale = 0.25 : f64, query_dims = array<i64: 0, 1, 2, 3>, key_dims = array<i64: 0, 1, 2, 3>, value_dims = array<i64: 0, 1, 2, 3>, result_dims = array<i64: 0, 1, 2, 3>} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> into tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
   return %o : tensor<2x4x8x16xf32>
 }
 
 // -----
 
-// Not causal: L may be sharded; the mask's size-1 dims broadcast and take
-// no factor.
+// A mask: its size-1 dims broadcast and take no factor.
 func.func @attention_mask(%q: tensor<2x4x7x16xf32>, %k: tensor<2x4x5x16xf32>, %v: tensor<2x4x5x8xf32>, %mask: tensor<1x1x7x5xf32>, %init: tensor<2x4x7x8xf32>) -> tensor<2x4x7x8xf32> {
   // expected-remark-re @+1 {{sharding rule: ([i, j, k, l], [i, j, m, l], [i, j, m, n], [-, -, k, m], [i, j, k, n]) -> ([i, j, k, n]) {i=2, j=4, k=7, l=16 blocked, m=5 blocked, n=8}{{$}}}}
   %o = dtensor.attention %q, %k, %v mask(%mask : tensor<1x1x7x5xf32>) into %init {scale = 0.25 : f64, query_dims = array<i64: 0, 1, 2, 3>, key_dims = array<i64: 0, 1, 2, 3>, value_dims = array<i64: 0, 1, 2, 3>, result_dims = array<i64: 0, 1, 2, 3>} : tensor<2x4x7x16xf32>, tensor<2x4x5x16xf32>, tensor<2x4x5x8xf32> into tensor<2x4x7x8xf32> -> tensor<2x4x7x8xf32>
@@ -467,7 +467,7 @@ func.func @attention_mask(%q: tensor<2x4x7x16xf32>, %k: tensor<2x4x5x16xf32>, %v
 // and value heads are a factor of their own (o) and both head factors are
 // blocked.
 func.func @attention_gqa(%q: tensor<2x6x4x16xf32>, %k: tensor<2x6x2x16xf32>, %v: tensor<2x6x2x16xf32>, %init: tensor<2x6x4x16xf32>) -> tensor<2x6x4x16xf32> {
-  // expected-remark-re @+1 {{sharding rule: ([i, k, j, l], [i, m, o, l], [i, m, o, n], [i, k, j, n]) -> ([i, k, j, n]) {i=2, j=4 blocked, k=6 blocked, l=16 blocked, m=6 blocked, n=16, o=2 blocked}{{$}}}}
+  // expected-remark-re @+1 {{sharding rule: ([i, k, j, l], [i, m, o, l], [i, m, o, n], [i, k, j, n]) -> ([i, k, j, n]) {i=2, j=4 blocked, k=6, l=16 blocked, m=6 blocked, n=16, o=2 blocked}{{$}}}}
   %o = dtensor.attention %q, %k, %v into %init {causal, scale = 0.25 : f64, query_dims = array<i64: 0, 2, 1, 3>, key_dims = array<i64: 0, 2, 1, 3>, value_dims = array<i64: 0, 2, 1, 3>, result_dims = array<i64: 0, 2, 1, 3>} : tensor<2x6x4x16xf32>, tensor<2x6x2x16xf32>, tensor<2x6x2x16xf32> into tensor<2x6x4x16xf32> -> tensor<2x6x4x16xf32>
   return %o : tensor<2x6x4x16xf32>
 }

@@ -340,7 +340,8 @@ def DTensor_AttentionOp : DTensor_Op<"attention", [Pure,
     tiled over keys with an online softmax, with no `[L, S]` scores buffer.
     The op may also be written on global tensors: its sharding rule lets
     propagation and partitioning handle it whole, each rank attending its
-    own batch rows, heads or (when not causal) queries.
+    own batch rows, heads or queries (a causal one over a piece of the
+    queries is given the piece's offset as its `positions`).
 
     Each operand is rank 4 and is read through a permutation: logical dim
     `i` of the query `[B, H, L, E]` is its dim `query_dims[i]`, and so for
