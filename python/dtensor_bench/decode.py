@@ -77,7 +77,8 @@ import sys
 import time
 
 from dtensor_bench import ceilings as bench
-from dtensor_bench.support import ROOT, SCRIPTS, module_command, run
+from dtensor_bench.support import (ROOT, SCRIPTS, fmt_bytes, fmt_ms,
+                                   module_command, run)
 
 # gen-model-plan.py arguments of each model (without the plan, batch, seq
 # or cache flags). llama_tiny: examples/llama_tiny_kv.json's sizes.
@@ -569,17 +570,6 @@ def targets(decode):
 
 
 # --- output ---------------------------------------------------------------------
-
-def fmt_bytes(n):
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(n) < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-
-
-def fmt_ms(ms):
-    return f"{ms:.3f}" if ms < 10 else f"{ms:.1f}"
-
 
 def markdown(decode):
     st = decode["settings"]

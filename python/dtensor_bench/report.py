@@ -7,7 +7,7 @@ import os
 
 from dtensor_bench import context_parallel as bench_cp
 from dtensor_bench import decode as bench_decode
-from dtensor_bench.support import log
+from dtensor_bench.support import fmt_bytes, fmt_ms, log
 
 
 # The targets.
@@ -141,17 +141,6 @@ def target(name, value, goal):
 
 
 # --- output ----------------------------------------------------------------------------------------
-
-def fmt_bytes(n):
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(n) < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-
-
-def fmt_ms(ms):
-    return f"{ms:.3f}" if ms < 10 else f"{ms:.1f}"
-
 
 def target_text(t):
     if t["target"] == "gemm_peak":

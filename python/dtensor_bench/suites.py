@@ -15,8 +15,8 @@ import time
 from dtensor_bench.ceilings import blas_env, measure_ceilings
 from dtensor_bench.peers.servers import (TorchServer, best_round,
                                          run_gemms_alone, torch_request)
-from dtensor_bench.report import TARGET_COMPILE_S, fmt_ms
-from dtensor_bench.support import log, module_command, run
+from dtensor_bench.report import TARGET_COMPILE_S
+from dtensor_bench.support import fmt_ms, log, module_command, run
 from dtensor_bench.workloads import (MODELS, SHAPES, count_work, gemm_list,
                                      generate_plan)
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """What the benchmarks share (dtensor_bench's suites, decode,
-context_parallel, server): the checkout's paths, progress lines and running
-a command; stdlib only.
+context_parallel, server): the checkout's paths, progress lines, running
+a command and the tables' number formats; stdlib only.
 
 The benchmarks start Python modules of this package and of dtensor_testing
 in child processes (`python -m dtensor_bench.peers.torch_tp`,
@@ -26,6 +26,19 @@ def log(message):
     elapsed = time.monotonic() - START
     print(f"[bench {int(elapsed) // 60:2d}:{int(elapsed) % 60:02d}] {message}",
           file=sys.stderr, flush=True)
+
+
+def fmt_bytes(n):
+    """A byte count for the tables: B, KiB, MiB or GiB."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(n) < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+
+
+def fmt_ms(ms):
+    """Milliseconds for the tables: 3 decimals below 10 ms, else 1."""
+    return f"{ms:.3f}" if ms < 10 else f"{ms:.1f}"
 
 
 def module_command(python, module):

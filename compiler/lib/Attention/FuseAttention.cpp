@@ -24,6 +24,7 @@
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Partition/DimSlices.h"
+#include "dtensor/Partition/QueryPositions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -420,15 +421,9 @@ FailureOr<Value> fusePieces(OpBuilder &b, Location loc, const Logits &logits,
       created.push_back(op);
     return v;
   };
-  OpFoldResult batch = tensor::getMixedSize(b, loc, query.value, query.dims[0]);
-  if (auto dim = dyn_cast<Value>(batch))
-    track(dim);
   auto positionsFrom = [&](Value start) {
-    Value empty =
-        track(tensor::EmptyOp::create(b, loc, {batch}, b.getI64Type()));
-    Value first =
-        track(arith::IndexCastOp::create(b, loc, b.getI64Type(), start));
-    return track(linalg::FillOp::create(b, loc, first, empty).getResult(0));
+    return createQueryPositions(b, loc, query.value, query.dims[0], start,
+                                &created);
   };
   Value rows = track(tensor::DimOp::create(b, loc, query.value, query.dims[2]));
   Value rest = track(arith::SubIOp::create(b, loc, rows, logits.headRows));
@@ -576,18 +571,9 @@ LogicalResult fuse(linalg::GenericOp out) {
       mask.getDefiningOp()->erase();
     return reject(out, "a mask with queries held in two pieces (head-tail)");
   }
-  if (logits->rowOffset && !logits->headRows) {
-    OpFoldResult batch =
-        tensor::getMixedSize(b, loc, query.value, query.dims[0]);
-    Value empty = tensor::EmptyOp::create(b, loc, {batch}, b.getI64Type());
-    Value start =
-        arith::IndexCastOp::create(b, loc, b.getI64Type(), logits->rowOffset);
-    auto fill = linalg::FillOp::create(b, loc, start, empty);
-    positions = fill.getResult(0);
-    created = {fill, start.getDefiningOp(), empty.getDefiningOp()};
-    if (auto dim = dyn_cast<Value>(batch)) // a tensor.dim: a dynamic batch
-      created.push_back(dim.getDefiningOp());
-  }
+  if (logits->rowOffset && !logits->headRows)
+    positions = createQueryPositions(b, loc, query.value, query.dims[0],
+                                     logits->rowOffset, &created);
   // The result, transposed in place when its only user is a transpose.
   Value result = out->getResult(0);
   SmallVector<int64_t> resultDims{0, 1, 2, 3};
@@ -609,7 +595,7 @@ LogicalResult fuse(linalg::GenericOp out) {
     FailureOr<Value> pieces =
         fusePieces(b, loc, *logits, query, key, value, init, resultDims);
     if (failed(pieces)) {
-      for (Operation *op : created)
+      for (Operation *op : llvm::reverse(created))
         op->erase();
       return reject(out, "the queries in pieces (head-tail) did not fuse");
     }
@@ -634,7 +620,7 @@ LogicalResult fuse(linalg::GenericOp out) {
     fused->erase();
     if (mask && mask != logits->mask)
       mask.getDefiningOp()->erase();
-    for (Operation *op : created)
+    for (Operation *op : llvm::reverse(created))
       op->erase();
     return reject(out, "the fused op does not verify");
   }

@@ -12,6 +12,7 @@
 #include "LowerRedistribute.h"
 #include "PartitionState.h"
 #include "dtensor/Partition/GatherLookup.h"
+#include "dtensor/Partition/QueryPositions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -418,16 +419,9 @@ static LogicalResult partition(AttentionOp op, PartitionState &state) {
                             "(head-tail); only one piece per rank is "
                             "supported");
     OpBuilder builder(op);
-    Location loc = op.getLoc();
-    OpFoldResult batch =
-        tensor::getMixedSize(builder, loc, op.getQuery(), op.getQueryDims()[0]);
-    Value empty =
-        tensor::EmptyOp::create(builder, loc, {batch}, builder.getI64Type());
-    Value start = arith::IndexCastOp::create(builder, loc,
-                                             builder.getI64Type(), extent.offset);
-    Value positions =
-        linalg::FillOp::create(builder, loc, start, empty).getResult(0);
-    op.getPositionsMutable().assign(positions);
+    op.getPositionsMutable().assign(
+        createQueryPositions(builder, op.getLoc(), op.getQuery(),
+                             op.getQueryDims()[0], extent.offset));
   }
   setLocalResultTypes(op, state);
   return success();

@@ -71,9 +71,9 @@ struct DistributeOptions {
 
 /// Global program (layouts on arguments, distribute constraints) -> per-rank
 /// program: --dtensor-propagate, --dtensor-visualize-sharding when asked,
-/// --dtensor-partition, the attention passes the target's capabilities ask
-/// for,
-/// --dtensor-fuse-collectives, and --dtensor-comm-report when asked.
+/// --dtensor-partition, the attention passes when the target has the kernel
+/// (`target.attentionKernel`), --dtensor-fuse-collectives, and
+/// --dtensor-comm-report when asked.
 void buildDistributePipeline(mlir::OpPassManager &pm,
                              const DistributeOptions &options);
 

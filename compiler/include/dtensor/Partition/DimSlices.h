@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The slices the per-rank program takes along a single dim, every other dim
 // whole: a rank's piece of a sharded dim, and putting a piece back. Used by
-// partition (head-tail pieces), the CPU attention fusion (a query piece) and
+// partition (head-tail pieces), the attention fusion (a query piece) and
 // ring attention (a key block's mask columns).
 //
 //===----------------------------------------------------------------------===//
