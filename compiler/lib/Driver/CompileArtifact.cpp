@@ -13,8 +13,8 @@
 
 #include "RowWrites.h"
 
-#include "dtensor/Formats/Manifest.h"
 #include "CustomOpKernels.h"
+#include "dtensor/Formats/Manifest.h"
 
 #include "dtensor/Attention/Passes.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
@@ -111,8 +111,8 @@ static LogicalResult applyMeshOverrides(ModuleOp module,
                                         ArrayRef<MeshOverride> overrides) {
   auto meshes = llvm::to_vector(module.getOps<MeshOp>());
   for (const MeshOverride &override : overrides) {
-    std::string flag = "--mesh " +
-                       (override.mesh.empty() ? "" : override.mesh + "=");
+    std::string flag =
+        "--mesh " + (override.mesh.empty() ? "" : override.mesh + "=");
     for (auto [i, size] : llvm::enumerate(override.shape))
       flag += (i ? "x" : "") + std::to_string(size);
     MeshOp mesh;
@@ -166,9 +166,9 @@ static LogicalResult applyMeshOverrides(ModuleOp module,
     }
     if (static_cast<int64_t>(override.shape.size()) != mesh.getRank())
       return emitToolError(module)
-             << flag << ": @" << mesh.getSymName() << " has "
-             << mesh.getRank() << " dims (" << describeMeshes({mesh})
-             << "); the new shape has " << override.shape.size();
+             << flag << ": @" << mesh.getSymName() << " has " << mesh.getRank()
+             << " dims (" << describeMeshes({mesh}) << "); the new shape has "
+             << override.shape.size();
     mesh.setShape(override.shape);
     mesh.removeDeviceIdsAttr();
   }
@@ -181,7 +181,7 @@ static LogicalResult applyMeshOverrides(ModuleOp module,
 /// The entry functions, every public function with a body, and the default
 /// one among them (`name`, else @main, else the only one) first.
 static FailureOr<SmallVector<func::FuncOp>> findEntries(ModuleOp module,
-                                                       llvm::StringRef name) {
+                                                        llvm::StringRef name) {
   SmallVector<func::FuncOp> entries;
   for (auto function : module.getOps<func::FuncOp>())
     if (function.isPublic() && !function.isExternal())
@@ -192,9 +192,8 @@ static FailureOr<SmallVector<func::FuncOp>> findEntries(ModuleOp module,
       defaultName.empty() && attr)
     defaultName = attr.getValue();
   if (defaultName.empty()) {
-    if (llvm::any_of(entries, [](func::FuncOp f) {
-          return f.getSymName() == "main";
-        }))
+    if (llvm::any_of(entries,
+                     [](func::FuncOp f) { return f.getSymName() == "main"; }))
       defaultName = "main";
     else if (entries.size() == 1)
       defaultName = entries.front().getSymName();
@@ -251,8 +250,7 @@ static std::vector<rt::MeshInfo> collectMeshes(ModuleOp module) {
         info.dimNames.push_back(cast<StringAttr>(name).str());
     layout::Mesh layoutMesh = mesh.getLayoutMesh();
     for (int64_t i = 0, e = layoutMesh.size(); i < e; ++i)
-      info.deviceIds.push_back(
-          layoutMesh.deviceAt(layoutMesh.coordOfIndex(i)));
+      info.deviceIds.push_back(layoutMesh.deviceAt(layoutMesh.coordOfIndex(i)));
     meshes.push_back(std::move(info));
   }
   return meshes;
@@ -288,10 +286,9 @@ describeTensor(func::FuncOp function, Type type, DictionaryAttr attrs,
   auto layoutAttr =
       attrs ? attrs.getAs<LayoutAttr>(DTensorDialect::getLayoutAttrName())
             : LayoutAttr();
-  auto globalShape =
-      attrs ? attrs.getAs<DenseI64ArrayAttr>(
-                  DTensorDialect::getGlobalShapeAttrName())
-            : DenseI64ArrayAttr();
+  auto globalShape = attrs ? attrs.getAs<DenseI64ArrayAttr>(
+                                 DTensorDialect::getGlobalShapeAttrName())
+                           : DenseI64ArrayAttr();
   if (globalShape)
     info.shape.assign(globalShape.asArrayRef().begin(),
                       globalShape.asArrayRef().end());
@@ -309,9 +306,8 @@ describeTensor(func::FuncOp function, Type type, DictionaryAttr attrs,
     return info;
   }
   llvm::StringRef meshName = layoutAttr.getMesh().getValue();
-  auto it = llvm::find_if(meshes, [&](const rt::MeshInfo &mesh) {
-    return mesh.name == meshName;
-  });
+  auto it = llvm::find_if(
+      meshes, [&](const rt::MeshInfo &mesh) { return mesh.name == meshName; });
   if (it == meshes.end())
     return emitError() << "unknown mesh @" << meshName;
   info.mesh = it - meshes.begin();
@@ -411,10 +407,9 @@ static LogicalResult describeEntry(func::FuncOp function, bool multiEntry,
     manifest.tensors.push_back(std::move(*info));
   }
   for (auto [index, type] : llvm::enumerate(function.getResultTypes())) {
-    auto info = describeTensor(function, type,
-                               function.getResultAttrDict(index),
-                               rt::TensorRole::Output, "result", index,
-                               manifest.meshes);
+    auto info = describeTensor(
+        function, type, function.getResultAttrDict(index),
+        rt::TensorRole::Output, "result", index, manifest.meshes);
     if (failed(info))
       return failure();
     if (auto updates = function.getResultAttrOfType<IntegerAttr>(
@@ -445,10 +440,10 @@ static LogicalResult describeEntry(func::FuncOp function, bool multiEntry,
 static LogicalResult collectGroups(ModuleOp module,
                                    const std::vector<rt::MeshInfo> &meshes,
                                    std::vector<rt::GroupInfo> &groups) {
-  auto commMeshes = module->getAttrOfType<ArrayAttr>(
-      DTensorDialect::getCommMeshesAttrName());
-  auto commGroups = module->getAttrOfType<ArrayAttr>(
-      DTensorDialect::getCommGroupsAttrName());
+  auto commMeshes =
+      module->getAttrOfType<ArrayAttr>(DTensorDialect::getCommMeshesAttrName());
+  auto commGroups =
+      module->getAttrOfType<ArrayAttr>(DTensorDialect::getCommGroupsAttrName());
   // Mesh ids in the code must be the manifest's: both are module order.
   if (commMeshes)
     for (auto [index, mesh] : llvm::enumerate(commMeshes))
@@ -466,8 +461,8 @@ static LogicalResult collectGroups(ModuleOp module,
       return mesh.name == meshName;
     });
     if (it == meshes.end())
-      return emitToolError(module) << "internal error: group on unknown mesh @"
-                                << meshName;
+      return emitToolError(module)
+             << "internal error: group on unknown mesh @" << meshName;
     rt::GroupInfo group;
     group.mesh = it - meshes.begin();
     auto dims = dict.getAs<DenseI64ArrayAttr>("mesh_dims").asArrayRef();
@@ -547,17 +542,15 @@ static LogicalResult publish(ModuleOp module, TemporaryDirectory &staging,
              << "cannot replace " << output << ": " << error.message();
   }
   if (std::error_code error = llvm::sys::fs::rename(staging.str(), output))
-    return emitToolError(module)
-           << "cannot move the artifact to " << output << ": "
-           << error.message();
+    return emitToolError(module) << "cannot move the artifact to " << output
+                                 << ": " << error.message();
   staging.keep();
   return success();
 }
 
 /// Lets the caller set up each pass manager (IR printing, timing,
 /// statistics, crash reproducers: MLIR's command-line options).
-static LogicalResult configure(const CompileOptions &options,
-                               PassManager &pm) {
+static LogicalResult configure(const CompileOptions &options, PassManager &pm) {
   if (!options.configurePassManager)
     return success();
   return options.configurePassManager(pm);
@@ -569,7 +562,7 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   MLIRContext *context = module.getContext();
   if (options.target != "cpu" && options.target != "cuda")
     return emitToolError(module) << "unknown target '" << options.target
-                              << "' (expected cpu or cuda)";
+                                 << "' (expected cpu or cuda)";
   codegen::GpuLoweringOptions gpu = options.gpu;
   if (options.target == "cuda") {
     if (gpu.toolkit.empty())
@@ -586,7 +579,7 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
              << "; name its root with --cuda-toolkit";
     if (!llvm::StringRef(gpu.chip).starts_with("sm_"))
       return emitToolError(module) << "--gpu-arch '" << gpu.chip
-                                << "': expected an architecture like sm_90";
+                                   << "': expected an architecture like sm_90";
   }
   if (failed(applyMeshOverrides(module, options.meshOverrides)))
     return failure();
@@ -617,12 +610,11 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
     largestMesh = std::max(largestMesh, layout::Mesh(mesh.shape).size());
   manifest.worldSize = options.worldSize ? options.worldSize : largestMesh;
   if (manifest.worldSize < largestMesh)
-    return emitToolError(module) << "--world-size " << manifest.worldSize
-                              << " is smaller than a mesh of " << largestMesh
-                              << " devices";
+    return emitToolError(module)
+           << "--world-size " << manifest.worldSize
+           << " is smaller than a mesh of " << largestMesh << " devices";
   if (manifest.meshes.empty())
-    manifest.meshes.push_back(
-        {"world", {manifest.worldSize}, {}, {}});
+    manifest.meshes.push_back({"world", {manifest.worldSize}, {}, {}});
   if (manifest.meshes.front().deviceIds.empty())
     for (int64_t i = 0; i < manifest.worldSize; ++i)
       manifest.meshes.front().deviceIds.push_back(i);
@@ -664,9 +656,9 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
       return failure();
   collectSites(module, manifest.collectiveSites);
 
-  std::string staging = (output + ".tmp." +
-                         llvm::Twine(llvm::sys::Process::getProcessId()))
-                            .str();
+  std::string staging =
+      (output + ".tmp." + llvm::Twine(llvm::sys::Process::getProcessId()))
+          .str();
   llvm::sys::fs::remove_directories(staging);
   if (std::error_code error = llvm::sys::fs::create_directories(staging))
     return emitToolError(module)
@@ -699,10 +691,13 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
     // The reference is plain CPU code whatever the target: what --check
     // compares the target's results with. Its attention uses the CPU's
     // kernel unless the user turned fused attention off.
-    if (getTargetCapabilities("cpu", options.fusedAttention,
-                              /*emulateGpuKernels=*/false)
-            .attentionKernel)
-      single.addNestedPass<func::FuncOp>(createFuseAttention());
+    DecomposeAttentionOptions decompose;
+    decompose.kernel = getTargetCapabilities("cpu", options.fusedAttention,
+                                             /*emulateGpuKernels=*/false)
+                           .attentionKernel;
+    single.addNestedPass<func::FuncOp>(createDecomposeAttention(decompose));
+    if (decompose.kernel)
+      single.addNestedPass<func::FuncOp>(createFoldAttentionViews());
     codegen::CpuLoweringOptions referenceLowering = options.lowering;
     referenceLowering.emulateGpuKernels = false;
     codegen::buildCpuLoweringPipeline(single, referenceLowering);

@@ -41,6 +41,11 @@ dtensor::driver::parseExplainCategories(llvm::StringRef text,
 
 void dtensor::driver::buildDistributePipeline(
     OpPassManager &pm, const DistributeOptions &options) {
+  // Attention stays one op through the stages that need it whole, and is
+  // written as linalg here, before propagation, where no kernel runs it.
+  DecomposeAttentionOptions decompose;
+  decompose.kernel = options.target.attentionKernel;
+  pm.addNestedPass<func::FuncOp>(createDecomposeAttention(decompose));
   PropagateOptions propagate;
   propagate.statistics = options.statistics;
   propagate.explain = options.explain.propagate;
@@ -55,7 +60,7 @@ void dtensor::driver::buildDistributePipeline(
   partition.explain = options.explain.partition;
   pm.addPass(createPartition(partition));
   if (options.target.attentionKernel) {
-    pm.addNestedPass<func::FuncOp>(createFuseAttention());
+    pm.addNestedPass<func::FuncOp>(createFoldAttentionViews());
     pm.addNestedPass<func::FuncOp>(createRingAttention());
   }
   FuseCollectivesOptions fuse;
@@ -111,10 +116,13 @@ struct DistributePipelineOptions
       llvm::cl::init(false)};
   Option<bool> attentionKernel{
       *this, "attention-kernel",
-      llvm::cl::desc("The target has a fused attention kernel: after "
-                     "partitioning, fuse attention into dtensor.attention "
+      llvm::cl::desc("The target has a fused attention kernel: keep "
+                     "dtensor.attention (f32) for it rather than decompose "
+                     "it, and after partitioning fold the views around it "
                      "and compute attention over gathered keys as a ring "
-                     "(--dtensor-fuse-attention, --dtensor-ring-attention)"),
+                     "(--dtensor-decompose-attention=kernel=true, "
+                     "--dtensor-fold-attention-views, "
+                     "--dtensor-ring-attention)"),
       llvm::cl::init(false)};
 };
 } // namespace

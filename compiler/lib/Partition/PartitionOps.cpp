@@ -11,6 +11,7 @@
 
 #include "LowerRedistribute.h"
 #include "PartitionState.h"
+#include "dtensor/Partition/DimSlices.h"
 #include "dtensor/Partition/GatherLookup.h"
 #include "dtensor/Partition/QueryPositions.h"
 
@@ -401,29 +402,80 @@ static LogicalResult partition(linalg::LinalgOp op, PartitionState &state) {
   return success();
 }
 
+/// A causal attention over queries held in two pieces (a head-tail shard,
+/// `extent`): one op per piece, on the piece's query rows (and mask rows),
+/// its positions starting at the piece's global offset, each written into
+/// its rows of the result.
+static Value attendPieces(OpBuilder &b, AttentionOp op,
+                          const ShardExtent &extent) {
+  Location loc = op.getLoc();
+  ArrayRef<int64_t> queryDims = op.getQueryDims(),
+                    resultDims = op.getResultDims();
+  Value query = op.getQuery(), mask = op.getMask();
+  // The mask is in logical order; a size-1 query dim broadcasts.
+  bool maskRows =
+      mask && cast<RankedTensorType>(mask.getType()).getDimSize(2) != 1;
+  Value rows = tensor::DimOp::create(b, loc, query, queryDims[2]);
+  Value rest = arith::SubIOp::create(b, loc, rows, extent.headSize);
+  struct Piece {
+    OpFoldResult offset, size;
+    Value start;
+  };
+  Piece pieces[2] = {{b.getIndexAttr(0), extent.headSize, extent.offset},
+                     {extent.headSize, rest, extent.tailOffset}};
+  Value result = op.getInit();
+  for (const Piece &piece : pieces) {
+    Value pieceQuery =
+        sliceDim(b, loc, query, queryDims[2], piece.offset, piece.size);
+    Value pieceMask =
+        maskRows ? sliceDim(b, loc, mask, 2, piece.offset, piece.size) : mask;
+    Value init =
+        sliceDim(b, loc, op.getInit(), resultDims[2], piece.offset, piece.size);
+    auto attention = AttentionOp::create(
+        b, loc, init.getType(), /*log_sum_exp=*/Type(), pieceQuery, op.getKey(),
+        op.getValue(), pieceMask, op.getRows(),
+        createQueryPositions(b, loc, pieceQuery, queryDims[0], piece.start),
+        init, /*log_sum_exp_init=*/Value(), op.getScaleAttr(),
+        op.getCausalAttr(), /*accumulate=*/UnitAttr(), op.getQueryDimsAttr(),
+        op.getKeyDimsAttr(), op.getValueDimsAttr(), op.getResultDimsAttr());
+    result = insertDim(b, loc, attention.getResult(), result, resultDims[2],
+                       piece.offset);
+  }
+  return result;
+}
+
 /// A causal attention whose queries are sharded along their sequence: query
 /// i of the rank's piece is query offset + i of the whole, which the op says
 /// with `positions` (every batch row's first query at the offset), so that
-/// it sees the keys up to its global position. Other attentions compute on
-/// their local pieces as they would on global tensors.
+/// it sees the keys up to its global position; queries held in two pieces
+/// (head-tail) become one op per piece. Other attentions compute on their
+/// local pieces as they would on global tensors.
 static LogicalResult partition(AttentionOp op, PartitionState &state) {
   if (failed(checkCaptures(op, state)))
     return failure();
   const GlobalValue *query = state.lookup(op.getQuery());
   int64_t sequenceDim = op.getQueryDims()[2];
-  if (op.getCausal() && !op.getPositions() && query &&
-      !state.getShardingMeshDims(*query, sequenceDim).empty()) {
-    ShardExtent extent = state.getExtent(*query, sequenceDim);
-    if (extent.isHeadTail())
-      return op.emitOpError("is causal over queries held in two pieces "
-                            "(head-tail); only one piece per rank is "
-                            "supported");
-    OpBuilder builder(op);
+  if (!op.getCausal() || op.getPositions() || !query ||
+      state.getShardingMeshDims(*query, sequenceDim).empty()) {
+    setLocalResultTypes(op, state);
+    return success();
+  }
+  ShardExtent extent = state.getExtent(*query, sequenceDim);
+  if (op.getLogSumExpInit())
+    return op.emitOpError("is causal over sharded queries and gives its "
+                          "log-sum-exp; partitioning gives positions only to "
+                          "an attention without one");
+  OpBuilder builder(op);
+  if (!extent.isHeadTail()) {
     op.getPositionsMutable().assign(
         createQueryPositions(builder, op.getLoc(), op.getQuery(),
                              op.getQueryDims()[0], extent.offset));
+    setLocalResultTypes(op, state);
+    return success();
   }
   setLocalResultTypes(op, state);
+  builder.setInsertionPointAfter(op);
+  state.replaceOp(op, attendPieces(builder, op, extent));
   return success();
 }
 

@@ -40,8 +40,8 @@ LogicalResult MeshOp::verify() {
       if (name.getValue().empty())
         return emitOpError("dim names must not be empty");
       if (!seen.insert(name.getValue()).second)
-        return emitOpError() << "dim name '" << name.getValue()
-                             << "' is used twice";
+        return emitOpError()
+               << "dim name '" << name.getValue() << "' is used twice";
     }
   }
 
@@ -85,9 +85,9 @@ layout::Mesh MeshOp::getLayoutMesh() {
   std::vector<int64_t> ids;
   if (std::optional<ArrayRef<int64_t>> deviceIds = getDeviceIds())
     ids.assign(deviceIds->begin(), deviceIds->end());
-  return layout::Mesh(std::vector<int64_t>(getShape().begin(),
-                                           getShape().end()),
-                      std::move(ids));
+  return layout::Mesh(
+      std::vector<int64_t>(getShape().begin(), getShape().end()),
+      std::move(ids));
 }
 
 //===----------------------------------------------------------------------===//
@@ -102,8 +102,8 @@ static LogicalResult verifyLayoutUse(Operation *op, StringRef what,
   if (!mesh)
     return op->emitOpError() << what << " refers to " << layout.getMesh()
                              << ", which is not a dtensor.mesh";
-  return layout.verifyFor(
-      [&] { return op->emitOpError() << what << " "; }, type, mesh);
+  return layout.verifyFor([&] { return op->emitOpError() << what << " "; },
+                          type, mesh);
 }
 
 /// Checks `open_mesh_dims` of a distribute or to_layout: distinct mesh dims
@@ -170,14 +170,12 @@ OpFoldResult ToLayoutOp::fold(FoldAdaptor) {
 LogicalResult RedistributeOp::verify() {
   if (getSource().getMesh() != getTarget().getMesh())
     return emitOpError() << "source layout is on " << getSource().getMesh()
-                         << " but target layout is on "
-                         << getTarget().getMesh()
+                         << " but target layout is on " << getTarget().getMesh()
                          << "; both must use the same mesh";
   return success();
 }
 
-LogicalResult
-RedistributeOp::verifySymbolUses(SymbolTableCollection &tables) {
+LogicalResult RedistributeOp::verifySymbolUses(SymbolTableCollection &tables) {
   if (failed(verifyLayoutUse(*this, "source layout", getSource(), getType(),
                              tables)))
     return failure();
@@ -260,13 +258,13 @@ static LogicalResult verifyAttentionOperand(AttentionOp op, StringRef name,
                                             Type type, ArrayRef<int64_t> dims) {
   auto ranked = cast<RankedTensorType>(type);
   if (ranked.getRank() != 4)
-    return op.emitOpError() << name << " must have rank 4, not "
-                            << ranked.getRank();
+    return op.emitOpError()
+           << name << " must have rank 4, not " << ranked.getRank();
   SmallVector<int64_t> sorted(dims);
   llvm::sort(sorted);
   if (sorted != SmallVector<int64_t>{0, 1, 2, 3})
-    return op.emitOpError() << name
-                            << "'s dims must be a permutation of [0, 4)";
+    return op.emitOpError()
+           << name << "'s dims must be a permutation of [0, 4)";
   return success();
 }
 
@@ -283,8 +281,8 @@ LogicalResult AttentionOp::verify() {
     return emitOpError() << "result type " << getResult().getType()
                          << " differs from init type " << getInit().getType();
   Type element = getQuery().getType().getElementType();
-  if (!element.isF32() && !element.isF64())
-    return emitOpError() << "element type must be f32 or f64, not "
+  if (!isa<FloatType>(element))
+    return emitOpError() << "element type must be a float type, not "
                          << element;
   for (const Operand &operand : operands) {
     if (failed(verifyAttentionOperand(*this, operand.name,
@@ -344,7 +342,8 @@ LogicalResult AttentionOp::verify() {
   if (Value lseInit = getLogSumExpInit()) {
     auto type = cast<RankedTensorType>(lseInit.getType());
     if (type.getRank() != 3 || type.getElementType() != element ||
-        differ(type.getDimSize(0), batch) || differ(type.getDimSize(1), heads) ||
+        differ(type.getDimSize(0), batch) ||
+        differ(type.getDimSize(1), heads) ||
         differ(type.getDimSize(2), queries))
       return emitOpError() << "log_sum_exp must be [B, H, L] in logical "
                               "order, of the query's element type";
@@ -393,8 +392,8 @@ LogicalResult
 dtensor::detail::verifyMeshGroupOp(OpT op, SymbolTableCollection &tables) {
   MeshOp mesh = lookupMesh(op, op.getMeshAttr(), &tables);
   if (!mesh)
-    return op.emitOpError() << op.getMeshAttr()
-                            << " does not name a dtensor.mesh";
+    return op.emitOpError()
+           << op.getMeshAttr() << " does not name a dtensor.mesh";
   ArrayRef<int64_t> meshDims = op.getMeshDims();
   for (int64_t meshDim : meshDims)
     if (meshDim < 0 || meshDim >= mesh.getRank())
@@ -426,9 +425,8 @@ struct PairNames {
 
 /// Checks that `dim`, the value of attribute `name`, names a dim of
 /// `tensor`, a rank-`rank` tensor.
-static LogicalResult verifyTensorDim(Operation *op, StringRef name,
-                                     int64_t dim, int64_t rank,
-                                     StringRef tensor = "") {
+static LogicalResult verifyTensorDim(Operation *op, StringRef name, int64_t dim,
+                                     int64_t rank, StringRef tensor = "") {
   if (dim < 0 || dim >= rank) {
     InFlightDiagnostic diag = op->emitOpError()
                               << name << " " << dim << " is out of range for ";
@@ -450,9 +448,9 @@ static LogicalResult verifySameRankAndElementType(Operation *op,
            << " differs from " << names.input << " element type "
            << input.getElementType();
   if (input.getRank() != result.getRank())
-    return op->emitOpError() << names.result << " rank " << result.getRank()
-                             << " differs from " << names.input << " rank "
-                             << input.getRank();
+    return op->emitOpError()
+           << names.result << " rank " << result.getRank() << " differs from "
+           << names.input << " rank " << input.getRank();
   return success();
 }
 
@@ -460,8 +458,7 @@ static LogicalResult verifySameRankAndElementType(Operation *op,
 /// input's multiplied by the group size, dim `shrunk` (if any) divided by it,
 /// every other dim unchanged. Static sizes claim the same size on every rank,
 /// so a split that is uneven across the group needs a dynamic result dim.
-static LogicalResult verifyRegroupedShape(Operation *op,
-                                          RankedTensorType input,
+static LogicalResult verifyRegroupedShape(Operation *op, RankedTensorType input,
                                           RankedTensorType result,
                                           int64_t groupSize,
                                           std::optional<int64_t> grown,
@@ -492,8 +489,8 @@ static LogicalResult verifyRegroupedShape(Operation *op,
       if (in % groupSize != 0)
         return op->emitOpError()
                << names.input << " dim " << dim << " of size " << in
-               << " does not split evenly over " << groupSize
-               << " ranks; the " << names.result << " dim must be dynamic";
+               << " does not split evenly over " << groupSize << " ranks; the "
+               << names.result << " dim must be dynamic";
       if (out != in / groupSize)
         return op->emitOpError()
                << names.result << " dim " << dim << " has size " << out
@@ -536,11 +533,11 @@ static LogicalResult verifyInputResultPairs(Operation *op, ValueRange inputs,
   if (inputs.empty())
     return op->emitOpError("needs at least one input");
   if (inputs.size() != results.size())
-    return op->emitOpError() << "has " << inputs.size() << " inputs but "
-                             << results.size()
-                             << " results; each input gives one result";
-  Type elementType = cast<RankedTensorType>(inputs[0].getType())
-                         .getElementType();
+    return op->emitOpError()
+           << "has " << inputs.size() << " inputs but " << results.size()
+           << " results; each input gives one result";
+  Type elementType =
+      cast<RankedTensorType>(inputs[0].getType()).getElementType();
   for (auto [index, input] : llvm::enumerate(inputs.drop_front())) {
     Type other = cast<RankedTensorType>(input.getType()).getElementType();
     if (other != elementType)
@@ -565,16 +562,16 @@ static auto getTypePairs(ValueRange inputs, ValueRange results) {
 /// Checks the rank, element type and the communicated dim of every pair of a
 /// gather or scatter along `dim`, the value of attribute `dimName`.
 static LogicalResult verifyRegroupedPairs(Operation *op, ValueRange inputs,
-                                          ValueRange results,
-                                          StringRef dimName, int64_t dim) {
+                                          ValueRange results, StringRef dimName,
+                                          int64_t dim) {
   if (failed(verifyInputResultPairs(op, inputs, results)))
     return failure();
   for (auto [index, pair] : llvm::enumerate(getTypePairs(inputs, results))) {
     auto [input, result] = pair;
     PairNames names = PairNames::indexed(index);
     if (failed(verifySameRankAndElementType(op, input, result, names)) ||
-        failed(verifyTensorDim(op, dimName, dim, result.getRank(),
-                               names.result)))
+        failed(
+            verifyTensorDim(op, dimName, dim, result.getRank(), names.result)))
       return failure();
   }
   return success();
@@ -616,8 +613,8 @@ LogicalResult AllGatherOp::verifyGroupShapes(MeshOp, int64_t groupSize) {
 }
 
 LogicalResult ReduceScatterOp::verify() {
-  return verifyRegroupedPairs(*this, getInputs(), getResults(),
-                              "scatter_dim", getScatterDim());
+  return verifyRegroupedPairs(*this, getInputs(), getResults(), "scatter_dim",
+                              getScatterDim());
 }
 
 LogicalResult ReduceScatterOp::verifyGroupShapes(MeshOp, int64_t groupSize) {
@@ -649,10 +646,9 @@ LogicalResult ShiftOp::verify() {
     for (int64_t dim = 0; dim < input.getRank(); ++dim)
       if (dim != static_cast<int64_t>(getDim()) &&
           input.getDimSize(dim) != result.getDimSize(dim))
-        return emitOpError()
-               << "result #" << index << " dim " << dim
-               << " differs from input #" << index
-               << "; only the shifted dim may change";
+        return emitOpError() << "result #" << index << " dim " << dim
+                             << " differs from input #" << index
+                             << "; only the shifted dim may change";
   }
   return success();
 }
@@ -666,9 +662,9 @@ LogicalResult ShiftOp::verifyGroupShapes(MeshOp, int64_t groupSize) {
   for (auto [index, pair] :
        llvm::enumerate(getTypePairs(getInputs(), getResults()))) {
     auto [input, result] = pair;
-    for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{
-                                  "input", input},
-                              {"result", result}}) {
+    for (auto [name, type] :
+         {std::pair<StringRef, RankedTensorType>{"input", input},
+          {"result", result}}) {
       int64_t size = type.getDimSize(getDim());
       if (ShapedType::isDynamic(size))
         continue;
@@ -678,10 +674,10 @@ LogicalResult ShiftOp::verifyGroupShapes(MeshOp, int64_t groupSize) {
                << " is static, but " << whole << " does not split evenly over "
                << groupSize << " ranks; it must be dynamic";
       if (size != chunk)
-        return emitOpError() << name << " #" << index << " dim " << getDim()
-                             << " has size " << size << "; expected " << chunk
-                             << " (" << whole << " split over " << groupSize
-                             << " ranks)";
+        return emitOpError()
+               << name << " #" << index << " dim " << getDim() << " has size "
+               << size << "; expected " << chunk << " (" << whole
+               << " split over " << groupSize << " ranks)";
     }
   }
   return success();
@@ -704,8 +700,8 @@ LogicalResult AllToAllOp::verify() {
 }
 
 LogicalResult AllToAllOp::verifyGroupShapes(MeshOp, int64_t groupSize) {
-  return verifyRegroupedShape(*this, getInput().getType(), getType(),
-                              groupSize, getConcatDim(), getSplitDim(),
+  return verifyRegroupedShape(*this, getInput().getType(), getType(), groupSize,
+                              getConcatDim(), getSplitDim(),
                               PairNames::single());
 }
 
@@ -726,9 +722,8 @@ LogicalResult ChunkOp::verify() {
 }
 
 LogicalResult ChunkOp::verifyGroupShapes(MeshOp, int64_t groupSize) {
-  return verifyRegroupedShape(*this, getInput().getType(), getType(),
-                              groupSize, std::nullopt, getDim(),
-                              PairNames::single());
+  return verifyRegroupedShape(*this, getInput().getType(), getType(), groupSize,
+                              std::nullopt, getDim(), PairNames::single());
 }
 
 LogicalResult MeshCoordOp::verifyGroupShapes(MeshOp, int64_t) {

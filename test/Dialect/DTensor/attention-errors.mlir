@@ -14,10 +14,10 @@ func.func @rank(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x
 // -----
 
 #d = array<i64: 0, 1, 2, 3>
-func.func @element(%q: tensor<2x4x8x16xf16>, %k: tensor<2x4x8x16xf16>, %v: tensor<2x4x8x16xf16>, %i: tensor<2x4x8x16xf16>) -> tensor<2x4x8x16xf16> {
-  // expected-error @+1 {{'dtensor.attention' op element type must be f32 or f64, not 'f16'}}
-  %o = dtensor.attention %q, %k, %v into %i {causal, scale = 0.25 : f64, query_dims = #d, key_dims = #d, value_dims = #d, result_dims = #d} : tensor<2x4x8x16xf16>, tensor<2x4x8x16xf16>, tensor<2x4x8x16xf16> into tensor<2x4x8x16xf16> -> tensor<2x4x8x16xf16>
-  return %o : tensor<2x4x8x16xf16>
+func.func @element(%q: tensor<2x4x8x16xi32>, %k: tensor<2x4x8x16xi32>, %v: tensor<2x4x8x16xi32>, %i: tensor<2x4x8x16xi32>) -> tensor<2x4x8x16xi32> {
+  // expected-error @+1 {{'dtensor.attention' op element type must be a float type, not 'i32'}}
+  %o = dtensor.attention %q, %k, %v into %i {causal, scale = 0.25 : f64, query_dims = #d, key_dims = #d, value_dims = #d, result_dims = #d} : tensor<2x4x8x16xi32>, tensor<2x4x8x16xi32>, tensor<2x4x8x16xi32> into tensor<2x4x8x16xi32> -> tensor<2x4x8x16xi32>
+  return %o : tensor<2x4x8x16xi32>
 }
 
 // -----

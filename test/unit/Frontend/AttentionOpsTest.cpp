@@ -88,7 +88,7 @@ TEST_F(AttentionOpsTest, RotaryErrors) {
 }
 
 /// Attention over [batch, L, E] x [batch, S, E] x [batch, S, Ev] with the
-/// batch dims flattened.
+/// batch dims flattened; the mask is [L, S] or [batch, L, S].
 std::vector<double> attentionRef(const Tensor &q, const Tensor &k,
                                  const Tensor &v, const Tensor *mask,
                                  bool causal, double scale) {
@@ -105,8 +105,11 @@ std::vector<double> attentionRef(const Tensor &q, const Tensor &k,
         for (int64_t f = 0; f < e; ++f)
           dot += q.values[(b * l + i) * e + f] * k.values[(b * s + j) * e + f];
         logits[j] = dot * scale;
+        // A mask of [L, S] broadcast over the batch, or one per batch.
         if (mask)
-          logits[j] += mask->values[i * s + j];
+          logits[j] +=
+              mask->values[(mask->size() == batches * l * s ? b * l * s : 0) +
+                           i * s + j];
         if (causal && j > i)
           logits[j] = -INFINITY;
         max = std::max(max, logits[j]);
@@ -160,6 +163,27 @@ TEST_F(AttentionOpsTest, SdpaMaskAndHalf) {
   expectNear(y, {2, 3, 4},
              roundTo(Dtype::BF16, attentionRef(q, k, v, &mask, false, 0.5)),
              8e-3);
+}
+
+// Rank 5: the two middle batch dims are merged into the heads of the
+// op's [B, H, L, E] view; a mask [3, 1, L, S] broadcasts over the first and
+// the last of the merged dims, so it is materialised over them first.
+TEST_F(AttentionOpsTest, SdpaRank5PartlyBroadcastMask) {
+  Tensor q = noise(Dtype::F32, {2, 3, 2, 4, 4}, 1, 1);
+  Tensor k = noise(Dtype::F32, {2, 3, 2, 5, 4}, 1, 2);
+  Tensor v = noise(Dtype::F32, {2, 3, 2, 5, 3}, 1, 3);
+  Tensor mask = noise(Dtype::F32, {3, 1, 4, 5}, 2, 4);
+  Tensor full{Dtype::F32, {2, 3, 2, 4, 5}, {}};
+  for (int64_t a = 0; a < 2; ++a)
+    for (int64_t c = 0; c < 3; ++c)
+      for (int64_t h = 0; h < 2; ++h)
+        for (int64_t i = 0; i < 4; ++i)
+          for (int64_t j = 0; j < 5; ++j)
+            full.values.push_back(mask.at({c, 0, i, j}));
+  expectNear(runOne(R"({"op": "scaled_dot_product_attention",
+                        "inputs": ["q", "k", "v", "m"], "output": "y"})",
+                    {q, k, v, mask}),
+             {2, 3, 2, 4, 3}, attentionRef(q, k, v, &full, false, 0.5), 1e-5);
 }
 
 /// k or v [..., Hkv, S, E] with each head repeated `groups` times, as

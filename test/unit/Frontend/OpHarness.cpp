@@ -3,10 +3,11 @@
 #include "OpHarness.h"
 
 #include "NaiveRuntime.h"
+#include "dtensor/Attention/Passes.h"
 #include "dtensor/Codegen/CPU/CpuCodegen.h"
-#include "dtensor/InitAllDialects.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Frontend/OpEmitter.h"
+#include "dtensor/InitAllDialects.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -441,11 +442,12 @@ OpTest::run(llvm::StringRef opJson, const std::vector<Tensor> &inputs) {
   if (getenv("DTENSOR_OPS_TEST_DUMP"))
     llvm::errs() << built;
 
-  // The ops as the frontend emits them (the CPU lowering alone, without
-  // --dtensor-fuse-attention): the fused attention kernel of the runtime is
-  // not linked here (FusedAttentionTest and
-  // test/E2E/fused-attention.test test it).
+  // The ops as the frontend emits them, attention decomposed into linalg
+  // (--dtensor-decompose-attention), then the CPU lowering: the fused
+  // attention kernel of the runtime is not linked here (FusedAttentionTest
+  // and test/E2E/fused-attention.test test it).
   PassManager pm(&context);
+  pm.addNestedPass<func::FuncOp>(dtensor::createDecomposeAttention());
   dtensor::codegen::CpuLoweringOptions lowering;
   dtensor::codegen::buildCpuLoweringPipeline(pm, lowering);
   if (failed(pm.run(*module))) {

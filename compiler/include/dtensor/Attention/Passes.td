@@ -5,45 +5,68 @@
 
 include "mlir/Pass/PassBase.td"
 
-def FuseAttention : Pass<"dtensor-fuse-attention", "::mlir::func::FuncOp"> {
-  let summary = "Fuse the linalg ops of attention into dtensor.attention";
+def DecomposeAttention
+    : Pass<"dtensor-decompose-attention", "::mlir::func::FuncOp"> {
+  let summary = "Write dtensor.attention as linalg ops where no kernel runs it";
   let description = [{
-    Finds, on per-rank tensors, the linalg ops that the frontend emits for
-    `scaled_dot_product_attention` (rank-4 query `[B, H, L, E]`, f32): the
-    score contraction, the scale with an additive mask or a causal mask
-    (from the loop indices or from per-row query positions), the softmax
-    that gives a fully masked row weights 0, and the contraction with the
-    values. They become one `dtensor.attention`, which bufferizes into a
-    call of the runtime's fused kernel (`dtensor_rt_attention`): tiled over
-    keys with an online softmax, no `[L, S]` scores buffer, and only the
-    keys a causal row can see are read.
+    The frontend imports `scaled_dot_product_attention` as one
+    `dtensor.attention`, so that the stages that need attention whole see
+    it: its sharding rule in propagation and partitioning, the ring of key
+    blocks (`--dtensor-ring-attention`), a target's fused kernel, and (to
+    come) a closed-form gradient that stores no `[L, S]` scores. This pass
+    is the one place where attention becomes linalg ops, for what no kernel
+    runs: the scores as a contraction of query and key, the scale, the
+    additive mask or the causal rule (from the loop indices, shifted by the
+    op's per-row `positions`), the softmax in f32 that gives a query seeing
+    no key weights 0, and the contraction with the value, rounded to the
+    element type. Key/value heads read by several query heads are repeated;
+    operands and a result read through a permutation are transposed.
 
-    Only a target with that kernel wants the op: `--dtensor-distribute`
-    runs this pass after partitioning when its `attention-kernel` option
-    says the target has one (`dtensor-compile` sets it for the CPU target
-    unless `--no-fused-attention` or `--emulate-gpu-kernels`), and
-    `dtensor-compile` runs it on the single-device reference program before
-    that program's CPU lowering. The lowerings themselves never create it.
+    Without `kernel`, every op is decomposed (the CUDA target, the CPU target
+    with `--no-fused-attention` or `--emulate-gpu-kernels`). With `kernel`,
+    the ops the CPU kernel runs (f32 operands) are kept and the others
+    (f16, bf16, f64) decomposed. `--dtensor-distribute` runs the pass first,
+    on the global program before propagation, with `kernel` set from its
+    `attention-kernel` option; `dtensor-compile` runs it on the single-device
+    reference program before that program's CPU lowering.
 
-    The op reads its operands where they are: a `linalg.transpose` of the
-    query, key or value (`[B, S, H, E]` viewed as `[B, H, S, E]`) and of
-    the result is folded into the op's dims; the repeat of key/value heads
-    for grouped-query attention is dropped (the kernel reads head
-    `h / groups`); a `tensor.gather` of KV-cache rows by a `[B]` i64 slot
-    tensor (the plan's `index_select`) becomes the op's `rows`, so the
-    cache is read in place rather than copied for every step. A causal
-    mask whose query row partition offset (a query sequence sharded over
-    the ranks: context parallelism, keys gathered) becomes the op's
-    `positions`, every row starting at the offset. Dynamic sizes (a rank's
-    piece of an uneven shard of heads or of the query sequence) are kept:
-    the result's empty tensor takes them from the accumulator's.
-
-    Anything else (other ranks or element types, a mask that is not
-    additive, an integer positions tensor other than i64, a key sequence
-    sharded so that partition offset its loop index) is left to the
-    linalg lowering.
+    The decomposition needs static shapes and refuses, with an error at the
+    op, the forms only a kernel computes: key/value rows read by slot (a KV
+    cache read in place) and the log-sum-exp of a ring attention step.
   }];
-  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"kernel", "kernel", "bool", /*default=*/"false",
+           "The target has an attention kernel: keep the ops it runs (f32) "
+           "and decompose only the others">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def FoldAttentionViews
+    : Pass<"dtensor-fold-attention-views", "::mlir::func::FuncOp"> {
+  let summary = "Let dtensor.attention read its operands where they are";
+  let description = [{
+    After partitioning, for a target whose attention kernel reads strided
+    operands (the CPU: `dtensor_rt_attention`), the views around each
+    `dtensor.attention` are folded into the op instead of being copied:
+    a `linalg.transpose` of the query, key or value (`[B, S, H, E]` viewed
+    as `[B, H, S, E]`) and of the result becomes the op's dims; the repeat
+    of key/value heads for grouped-query attention (the frontend's
+    broadcast and collapse) is dropped, the kernel reading head
+    `h / groups`; a `tensor.gather` of KV-cache rows by a `[B]` i64 slot
+    tensor (the plan's `index_select`) becomes the op's `rows`, so the cache
+    is read in place rather than copied for every step. Views that are
+    left without users are erased.
+
+    `--dtensor-distribute` runs it after partitioning when its
+    `attention-kernel` option says the target has a kernel, and
+    `dtensor-compile` on the single-device reference program before that
+    program's CPU lowering. A view of another form is left as it is, and
+    the op reads the view's result.
+  }];
 }
 
 #endif // DTENSOR_ATTENTION_PASSES_TD

@@ -60,17 +60,19 @@ struct DistributeOptions {
   /// Propagation and collective fusion report what they did as remarks
   /// (their `statistics` option).
   bool statistics = false;
-  /// What the target computes as one op. With `attentionKernel`,
-  /// attention is fused into dtensor.attention (--dtensor-fuse-attention)
-  /// and attention over gathered keys computed as a ring
-  /// (--dtensor-ring-attention) right after partitioning, so that
-  /// collective fusion, the report and the numbered sites see the ring's
-  /// shifts.
+  /// What the target computes as one op. Without `attentionKernel`,
+  /// dtensor.attention is decomposed into linalg before propagation
+  /// (--dtensor-decompose-attention). With it, the kernel's ops stay whole;
+  /// right after partitioning the views around them are folded in
+  /// (--dtensor-fold-attention-views) and attention over gathered keys is
+  /// computed as a ring (--dtensor-ring-attention), so that collective
+  /// fusion, the report and the numbered sites see the ring's shifts.
   TargetCapabilities target;
 };
 
 /// Global program (layouts on arguments, distribute constraints) -> per-rank
-/// program: --dtensor-propagate, --dtensor-visualize-sharding when asked,
+/// program: --dtensor-decompose-attention (what the target's kernel does not
+/// run), --dtensor-propagate, --dtensor-visualize-sharding when asked,
 /// --dtensor-partition, the attention passes when the target has the kernel
 /// (`target.attentionKernel`), --dtensor-fuse-collectives, and
 /// --dtensor-comm-report when asked.

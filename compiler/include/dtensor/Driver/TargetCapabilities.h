@@ -16,10 +16,12 @@
 namespace dtensor::driver {
 
 struct TargetCapabilities {
-  /// The target lowers dtensor.attention to a fused kernel: the distribute
-  /// pipeline raises attention's linalg ops into it after partitioning
-  /// (--dtensor-fuse-attention) and may compute attention over gathered keys
-  /// as a ring (--dtensor-ring-attention). Without it attention stays linalg.
+  /// The target lowers dtensor.attention (f32) to a fused kernel: the
+  /// distribute pipeline keeps the op whole, folds the views around it after
+  /// partitioning (--dtensor-fold-attention-views) and may compute attention
+  /// over gathered keys as a ring (--dtensor-ring-attention). Without it the
+  /// op is decomposed into linalg before propagation
+  /// (--dtensor-decompose-attention).
   bool attentionKernel = false;
 };
 

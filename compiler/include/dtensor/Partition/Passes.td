@@ -118,7 +118,7 @@ def RingAttention : Pass<"dtensor-ring-attention", "::mlir::func::FuncOp"> {
 
     It rewrites the partitioned program (the all-gathers partitioning chose
     become shifts), so `--dtensor-distribute` runs it right after
-    `--dtensor-fuse-attention`, before collective fusion, the
+    `--dtensor-fold-attention-views`, before collective fusion, the
     communication report and the trace's site numbers, which all see the
     shifts.
 

@@ -51,6 +51,12 @@ struct AttentionModel
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
     auto attention = cast<AttentionOp>(op);
+    Type element = attention.getQuery().getType().getElementType();
+    if (!element.isF32() && !element.isF64())
+      return attention.emitOpError()
+             << "has element type " << element
+             << ", which the runtime's attention kernel does not take (f32 "
+                "or f64); --dtensor-decompose-attention writes it as linalg";
     auto bufferOf = [&](Value value) -> FailureOr<Value> {
       return getBuffer(rewriter, value, options, state);
     };
@@ -103,7 +109,6 @@ struct AttentionModel
     }
     for (Value view : views)
       pushBuffer(rewriter, loc, view);
-    Type element = attention.getQuery().getType().getElementType();
     Value scale = arith::ConstantOp::create(
         rewriter, loc,
         rewriter.getF64FloatAttr(attention.getScale().convertToDouble()));

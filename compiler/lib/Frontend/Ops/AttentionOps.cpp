@@ -1,17 +1,24 @@
 //===- AttentionOps.cpp - rotary, scaled_dot_product_attention ------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Both keep every batch dim (batch, heads, sequence) a parallel loop of each
-// op they emit, so heads or sequence may be sharded. Positions come from
-// linalg.index, which partition offsets by the rank's shard: a sharded
-// sequence still sees global positions and a global causal mask. Positions
-// given as a tensor (rotary's second input, attention's query_positions for
-// a KV cache) are read through an indexing map over the batch (and
+// Rotary keeps every batch dim (batch, heads, sequence) a parallel loop of
+// each op it emits, so heads or sequence may be sharded. Its positions come
+// from linalg.index, which partition offsets by the rank's shard: a sharded
+// sequence still sees global positions. Positions given as a tensor (its
+// second input) are read through an indexing map over the batch (and
 // sequence) loops only, so they follow the batch and never block the heads
 // from being sharded.
+//
+// Attention stays one dtensor.attention (on [B, H, L, E] views of its
+// operands), which its own sharding rule lets propagation and partitioning
+// handle whole (a causal one over a piece of the queries gets the piece's
+// offset as its positions), which a target's kernel runs, and which
+// --dtensor-decompose-attention writes as linalg for a target without one.
 //
 //===----------------------------------------------------------------------===//
 
 #include "OpKinds.h"
+
+#include "dtensor/Dialect/DTensor/DTensorOps.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -29,8 +36,7 @@ using namespace dtensor::frontend::ops;
 
 /// The inverse frequencies theta^(-2i/D), i < D/2, computed in f32 as
 /// Hugging Face's Llama does: 1 / theta ** (arange(0, D, 2).float() / D).
-static SmallVector<float> getInverseFrequencies(double theta,
-                                                int64_t headDim) {
+static SmallVector<float> getInverseFrequencies(double theta, int64_t headDim) {
   SmallVector<float> values;
   for (int64_t i = 0; i < headDim / 2; ++i) {
     float exponent = static_cast<float>(2 * i) / static_cast<float>(headDim);
@@ -203,8 +209,8 @@ EmitResult ops::emitRotary(OpEmitter &emitter) {
     if (hasPositions) {
       ArrayRef<int64_t> positions = emitter.inputType(1).getShape();
       for (int64_t dim = 0; dim <= seqLoop; ++dim) {
-        bool varies = rowStarts ? dim == 0 || dim == seqLoop
-                                : positions[dim] != 1;
+        bool varies =
+            rowStarts ? dim == 0 || dim == seqLoop : positions[dim] != 1;
         tableShape.push_back(varies ? type.getDimSize(dim) : 1);
       }
     } else {
@@ -223,9 +229,9 @@ EmitResult ops::emitRotary(OpEmitter &emitter) {
     if (hasPositions) {
       // The same reading of the positions as over x's loops, over the
       // table's (x's dims up to seq_dim, then i).
-      auto positions = getPositionsMap(
-          context, ArrayRef<int64_t>(tableShape).drop_back(),
-          emitter.inputType(1).getShape(), seqLoop);
+      auto positions =
+          getPositionsMap(context, ArrayRef<int64_t>(tableShape).drop_back(),
+                          emitter.inputType(1).getShape(), seqLoop);
       inputs.push_back(emitter.input(1));
       maps.push_back(positions->first);
     }
@@ -240,10 +246,10 @@ EmitResult ops::emitRotary(OpEmitter &emitter) {
         Value given = args[1];
         if (given.getType() != i64)
           given = arith::ExtSIOp::create(nested, bodyLoc, i64, given);
-        position = position ? arith::AddIOp::create(nested, bodyLoc,
-                                                    position, given)
-                                  .getResult()
-                            : given;
+        position = position
+                       ? arith::AddIOp::create(nested, bodyLoc, position, given)
+                             .getResult()
+                       : given;
       }
       if (positionOffset != 0)
         position = arith::AddIOp::create(
@@ -254,18 +260,18 @@ EmitResult ops::emitRotary(OpEmitter &emitter) {
       return arith::MulFOp::create(nested, bodyLoc, positionF, args[0])
           .getResult();
     };
-    tables.cos = createMap(
-        b, loc, tableShape, f32, inputs, maps,
-        [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
-          return SmallVector<Value>{math::CosOp::create(
-              nested, bodyLoc, angle(nested, bodyLoc, args))};
-        });
-    tables.sin = createMap(
-        b, loc, tableShape, f32, inputs, maps,
-        [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
-          return SmallVector<Value>{math::SinOp::create(
-              nested, bodyLoc, angle(nested, bodyLoc, args))};
-        });
+    tables.cos =
+        createMap(b, loc, tableShape, f32, inputs, maps,
+                  [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+                    return SmallVector<Value>{math::CosOp::create(
+                        nested, bodyLoc, angle(nested, bodyLoc, args))};
+                  });
+    tables.sin =
+        createMap(b, loc, tableShape, f32, inputs, maps,
+                  [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+                    return SmallVector<Value>{math::SinOp::create(
+                        nested, bodyLoc, angle(nested, bodyLoc, args))};
+                  });
     SmallVector<AffineExpr> results;
     for (int64_t dim = hasPositions ? 0 : seqLoop; dim <= seqLoop; ++dim)
       results.push_back(hasPositions && tableShape[dim] == 1
@@ -316,18 +322,6 @@ EmitResult ops::emitRotary(OpEmitter &emitter) {
 //===----------------------------------------------------------------------===//
 // scaled_dot_product_attention
 //===----------------------------------------------------------------------===//
-
-/// The map reading dims `dims` (loop positions) after the `batch` leading
-/// batch loops, over `numLoops` loops.
-static AffineMap batchedMap(MLIRContext *context, unsigned numLoops,
-                            unsigned batch, ArrayRef<unsigned> dims) {
-  SmallVector<AffineExpr> results;
-  for (unsigned dim = 0; dim < batch; ++dim)
-    results.push_back(getAffineDimExpr(dim, context));
-  for (unsigned dim : dims)
-    results.push_back(getAffineDimExpr(dim, context));
-  return AffineMap::get(numLoops, 0, results, context);
-}
 
 /// Checks q, k, v (and the mask: the first `numFloat` inputs) against each
 /// other. With `gqa`, k and v may have fewer heads (dim -3) than q, a
@@ -381,8 +375,8 @@ static LogicalResult checkAttentionInputs(OpEmitter &emitter, bool gqa,
   RankedTensorType v = emitter.inputType(2);
   if (gqa) {
     int64_t queryHeads = batch.back(), keyHeads = k.getDimSize(heads);
-    bool multiple = keyHeads == 0 ? queryHeads == 0
-                                  : queryHeads % keyHeads == 0;
+    bool multiple =
+        keyHeads == 0 ? queryHeads == 0 : queryHeads % keyHeads == 0;
     if (!multiple)
       return mismatch(1, ("with enable_gqa the query heads (dim -3, " +
                           Twine(queryHeads) +
@@ -407,56 +401,100 @@ static LogicalResult checkAttentionInputs(OpEmitter &emitter, bool gqa,
   return success();
 }
 
-/// k or v `[..., Hkv, S, E]` with each head repeated `groups` times,
-/// `[..., Hkv * groups, S, E]`, head h holding head h / groups (PyTorch's
-/// repeat_interleave): a broadcast to `[..., Hkv, groups, S, E]`, then a
-/// collapse of the heads with the groups.
-///
-/// Why a repeat, and not one of the two other ways to write grouped-query
-/// attention:
-/// - reading k at head `h floordiv groups` in the score contraction: the
-///   sharding rule of a linalg op (LinalgRules.cpp) ties a tensor dim to a
-///   loop only through a plain loop index, so k's heads dim would have no
-///   factor and k would always be replicated (all-gathered when the heads
-///   are sharded);
-/// - q viewed as `[..., Hkv, groups, L, E]`: the reshape rule lets only the
-///   major dim Hkv of the expanded heads be sharded, with an even split, so
-///   on a TP size that does not divide Hkv the query heads could not stay
-///   sharded.
-/// The repeat is sharded on Hkv, the collapse's major dim, when the TP size
-/// divides Hkv: each rank then repeats exactly the KV heads its query heads
-/// read. Otherwise k and v are replicated and the partitioner slices the
-/// rank's query heads out of the repeated ones, without communication.
-static Value repeatHeads(OpBuilder &b, Location loc, Value kv, int64_t groups) {
-  auto type = cast<RankedTensorType>(kv.getType());
-  int64_t rank = type.getRank(), heads = rank - 3;
-  SmallVector<int64_t> shape(type.getShape());
-  shape.insert(shape.begin() + heads + 1, groups);
-  SmallVector<AffineExpr> results;
-  for (int64_t dim = 0; dim <= rank; ++dim)
-    if (dim != heads + 1)
-      results.push_back(getAffineDimExpr(dim, b.getContext()));
-  Value repeated = createMap(
-      b, loc, shape, type.getElementType(), {kv},
-      {AffineMap::get(rank + 1, 0, results, b.getContext())},
-      [](OpBuilder &, Location, ValueRange args) {
-        return SmallVector<Value>{args[0]};
-      });
-  SmallVector<ReassociationIndices> groupsOfDims;
-  for (int64_t dim = 0; dim <= rank; ++dim) {
-    if (dim == heads + 1)
-      continue;
-    if (dim == heads)
-      groupsOfDims.push_back({dim, dim + 1});
-    else
-      groupsOfDims.push_back({dim});
+/// How an attention operand `[..., L, E]` of rank `rank` is seen as the
+/// `[B, H, L, E]` of dtensor.attention: rank 4 as itself, rank 3 `[X, L, E]`
+/// as `[X, 1, L, E]` (X the batch, which query positions index), rank 2 as
+/// `[1, 1, L, E]`, and a higher rank `[A0, A1, ..., L, E]` as
+/// `[A0, A1 * ..., L, E]` (the dims between the first and the last two
+/// merged into the heads), by reshapes that move no data.
+struct AttentionView {
+  int64_t rank;
+
+  /// Groups of the rank-`rank` dims that make each of the 4 dims; a rank
+  /// below 4 is expanded (the groups of the rank-4 dims instead).
+  SmallVector<ReassociationIndices> groups() const {
+    if (rank == 2)
+      return {{0, 1, 2}, {3}};
+    if (rank == 3)
+      return {{0, 1}, {2}, {3}};
+    ReassociationIndices heads;
+    for (int64_t dim = 1; dim < rank - 2; ++dim)
+      heads.push_back(dim);
+    return {{0}, heads, {rank - 2}, {rank - 1}};
   }
-  SmallVector<int64_t> collapsed(type.getShape());
-  collapsed[heads] *= groups;
-  return tensor::CollapseShapeOp::create(
-      b, loc, RankedTensorType::get(collapsed, type.getElementType()),
-      repeated, groupsOfDims);
-}
+
+  /// `value`, which broadcasts to `full` (of rank `rank`; a mask), as
+  /// rank 4: leading unit dims first, then the reshape. Merged dims that are
+  /// partly broadcast are materialised first, since a reshape cannot merge
+  /// them.
+  Value toRank4(OpBuilder &b, Location loc, Value value,
+                ArrayRef<int64_t> full) const {
+    auto type = cast<RankedTensorType>(value.getType());
+    Type element = type.getElementType();
+    int64_t missing = rank - type.getRank();
+    if (missing > 0) {
+      SmallVector<int64_t> shape(missing, 1);
+      llvm::append_range(shape, type.getShape());
+      SmallVector<ReassociationIndices> groups;
+      for (int64_t dim = 0; dim < type.getRank(); ++dim)
+        groups.push_back({missing + dim});
+      if (!groups.empty())
+        for (int64_t dim = 0; dim < missing; ++dim)
+          groups.front().insert(groups.front().begin() + dim, dim);
+      value = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get(shape, element), value, groups);
+      type = cast<RankedTensorType>(value.getType());
+    }
+    if (rank == 4)
+      return value;
+    if (rank < 4) {
+      SmallVector<int64_t> shape(4 - rank, 1);
+      llvm::append_range(shape, type.getShape());
+      if (rank == 3)
+        shape = {type.getDimSize(0), 1, type.getDimSize(1), type.getDimSize(2)};
+      return tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get(shape, element), value, groups());
+    }
+    SmallVector<int64_t> shape(type.getShape());
+    bool mixed = false;
+    bool allOne = true, allFull = true;
+    for (int64_t dim = 1; dim < rank - 2; ++dim) {
+      allOne &= shape[dim] == 1;
+      allFull &= shape[dim] == full[dim];
+    }
+    mixed = !allOne && !allFull;
+    if (mixed) {
+      SmallVector<int64_t> broadcast(shape);
+      for (int64_t dim = 1; dim < rank - 2; ++dim)
+        broadcast[dim] = full[dim];
+      value = createMap(b, loc, broadcast, element, {value},
+                        {getBroadcastMap(b.getContext(), shape, broadcast)},
+                        [](OpBuilder &, Location, ValueRange args) {
+                          return SmallVector<Value>{args[0]};
+                        });
+      shape = broadcast;
+    }
+    int64_t heads = 1;
+    for (int64_t dim = 1; dim < rank - 2; ++dim)
+      heads *= shape[dim];
+    SmallVector<int64_t> collapsed{shape[0], heads, shape[rank - 2],
+                                   shape[rank - 1]};
+    return tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get(collapsed, element), value, groups());
+  }
+
+  /// The rank-4 result `value` back as `shape` (of rank `rank`).
+  Value fromRank4(OpBuilder &b, Location loc, Value value,
+                  ArrayRef<int64_t> shape) const {
+    if (rank == 4)
+      return value;
+    auto type = RankedTensorType::get(
+        shape, cast<RankedTensorType>(value.getType()).getElementType());
+    if (rank < 4)
+      return tensor::CollapseShapeOp::create(b, loc, type, value, groups());
+    return tensor::ExpandShapeOp::create(b, loc, type, value, groups());
+  }
+};
 
 /// Checks the query positions, input 3: `[B]` of an integer dtype, B the
 /// query's dim 0.
@@ -501,8 +539,7 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
   RankedTensorType k = emitter.inputType(1);
   RankedTensorType v = emitter.inputType(2);
   int64_t rank = q.getRank();
-  unsigned batch = rank - 2;
-  int64_t queries = q.getDimSize(batch), keys = k.getDimSize(batch);
+  int64_t keys = k.getDimSize(rank - 2);
   int64_t features = q.getShape().back(), values = v.getShape().back();
   SmallVector<int64_t> scoresShape(q.getShape().drop_back());
   scoresShape.push_back(keys);
@@ -529,12 +566,11 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
     return failure();
 
   OpBuilder &b = emitter.builder;
-  MLIRContext *context = b.getContext();
   Location loc = emitter.loc;
-  Type f32 = b.getF32Type();
 
   // Grouped-query attention: k and v with each head repeated for the query
-  // heads that read it.
+  // heads that read it (see RepeatHeads.cpp for why a repeat), so that the
+  // op's heads are sharded like the query's.
   int64_t keyHeads = rank >= 3 ? k.getDimSize(rank - 3) : 0;
   if (*gqa && keyHeads != 0 && q.getDimSize(rank - 3) != keyHeads) {
     int64_t groups = q.getDimSize(rank - 3) / keyHeads;
@@ -542,85 +578,43 @@ EmitResult ops::emitScaledDotProductAttention(OpEmitter &emitter) {
     value = repeatHeads(b, loc, value, groups);
   }
 
-  // scores[..., l, s] = sum_e q[..., l, e] k[..., s, e], loops (..., l, s, e).
-  unsigned l = batch, s = batch + 1, e = batch + 2;
-  SmallVector<int64_t> loops(q.getShape().drop_back(2));
-  loops.append({queries, keys, features});
-  Value scores = createContraction(
-      b, loc, loops, {e}, emitter.input(0),
-      batchedMap(context, batch + 3, batch, {l, e}), key,
-      batchedMap(context, batch + 3, batch, {s, e}),
-      batchedMap(context, batch + 3, batch, {l, s}));
-
-  // Scaled, then masked: by the additive mask, or -inf above the diagonal
-  // (shifted by each row's query position).
-  AffineMap identity = identityMap(context, rank);
-  SmallVector<Value> inputs{scores};
-  SmallVector<AffineMap> maps{identity};
-  if (hasMask) {
-    inputs.push_back(emitter.input(3));
-    maps.push_back(
-        getBroadcastMap(context, emitter.inputType(3).getShape(), scoresShape));
-  }
+  // One dtensor.attention on [B, H, L, E] views of the operands; the
+  // attention stage decomposes it into linalg where the target has no
+  // kernel for it (--dtensor-decompose-attention).
+  AttentionView view{rank};
+  Value mask;
+  if (hasMask)
+    mask = view.toRank4(b, loc, emitter.input(3), scoresShape);
+  Value positions;
   if (hasPositions) {
-    inputs.push_back(emitter.input(3));
-    maps.push_back(AffineMap::get(rank, 0, getAffineDimExpr(0, context)));
+    positions = emitter.input(3);
+    if (!emitter.inputType(3).getElementType().isInteger(64))
+      positions =
+          createMap(b, loc, {q.getDimSize(0)}, b.getI64Type(), {positions},
+                    {identityMap(b.getContext(), 1)},
+                    [](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+                      return SmallVector<Value>{convertElement(
+                          nested, bodyLoc, args[0], nested.getI64Type())};
+                    });
   }
-  double scaleValue = *scale;
-  bool isCausal = *causal;
-  Value logits = createMap(
-      b, loc, scoresShape, f32, inputs, maps,
-      [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
-        Value value = arith::MulFOp::create(
-            nested, bodyLoc, args[0],
-            floatConstant(nested, bodyLoc, f32, scaleValue));
-        if (hasMask)
-          value = arith::AddFOp::create(nested, bodyLoc, value,
-                                        extend(nested, bodyLoc, args[1]));
-        if (isCausal) {
-          Value row = linalg::IndexOp::create(nested, bodyLoc, batch);
-          Value column = linalg::IndexOp::create(nested, bodyLoc, batch + 1);
-          Value above;
-          if (hasPositions) {
-            // Key j is masked iff j > positions[b] + i, in i64: a negative
-            // position masks the query's whole row.
-            Type i64 = nested.getI64Type();
-            Value start = args[1];
-            if (start.getType() != i64)
-              start = arith::ExtSIOp::create(nested, bodyLoc, i64, start);
-            Value position = arith::AddIOp::create(
-                nested, bodyLoc, start,
-                arith::IndexCastOp::create(nested, bodyLoc, i64, row));
-            above = arith::CmpIOp::create(
-                nested, bodyLoc, arith::CmpIPredicate::sgt,
-                arith::IndexCastOp::create(nested, bodyLoc, i64, column),
-                position);
-          } else {
-            above = arith::CmpIOp::create(
-                nested, bodyLoc, arith::CmpIPredicate::ugt, column, row);
-          }
-          Value minusInf = arith::ConstantOp::create(
-              nested, bodyLoc, getNeutral(f32, Combiner::Max));
-          value =
-              arith::SelectOp::create(nested, bodyLoc, above, minusInf, value);
-        }
-        return SmallVector<Value>{value};
-      });
-
-  // Softmax over s as reductions, in f32; a query whose keys are all masked
-  // gets weights 0 and so an output of 0, as in PyTorch.
-  Value weights = createSoftmax(b, loc, logits, s, f32,
-                                /*zeroMaskedRows=*/true);
-
-  // out[..., l, ev] = sum_s weights[..., l, s] v[..., s, ev], loops
-  // (..., l, ev, s).
-  unsigned ev = batch + 1, sv = batch + 2;
-  SmallVector<int64_t> outLoops(q.getShape().drop_back(2));
-  outLoops.append({queries, values, keys});
-  Value out = createContraction(b, loc, outLoops, {sv}, weights,
-                                batchedMap(context, batch + 3, batch, {l, sv}),
-                                value,
-                                batchedMap(context, batch + 3, batch, {sv, ev}),
-                                batchedMap(context, batch + 3, batch, {l, ev}));
-  return SmallVector<Value>{roundTensor(b, loc, out, q.getElementType())};
+  SmallVector<int64_t> resultShape(q.getShape().drop_back());
+  resultShape.push_back(values);
+  Value q4 = view.toRank4(b, loc, emitter.input(0), q.getShape());
+  Value k4 = view.toRank4(b, loc, key,
+                          cast<RankedTensorType>(key.getType()).getShape());
+  Value v4 = view.toRank4(b, loc, value,
+                          cast<RankedTensorType>(value.getType()).getShape());
+  auto q4Type = cast<RankedTensorType>(q4.getType());
+  SmallVector<int64_t> init4Shape(q4Type.getShape().drop_back());
+  init4Shape.push_back(values);
+  Value init = tensor::EmptyOp::create(b, loc, init4Shape, q.getElementType());
+  DenseI64ArrayAttr identity = b.getDenseI64ArrayAttr({0, 1, 2, 3});
+  Value out =
+      AttentionOp::create(
+          b, loc, init.getType(), /*log_sum_exp=*/Type(), q4, k4, v4, mask,
+          /*rows=*/Value(), positions, init, /*log_sum_exp_init=*/Value(),
+          b.getF64FloatAttr(*scale), *causal ? b.getUnitAttr() : UnitAttr(),
+          /*accumulate=*/UnitAttr(), identity, identity, identity, identity)
+          .getResult();
+  return SmallVector<Value>{view.fromRank4(b, loc, out, resultShape)};
 }

@@ -46,14 +46,6 @@ EmitResult emitRmsNorm(OpEmitter &emitter);
 EmitResult emitSoftmax(OpEmitter &emitter);
 EmitResult emitLogSoftmax(OpEmitter &emitter);
 EmitResult emitCrossEntropy(OpEmitter &emitter);
-/// Softmax of `x` over `dim` computed in f32, rounded to `element`: the row
-/// max, exp(x - max) once per element, its row sum, then a product with
-/// the sum's reciprocal. With `zeroMaskedRows`, a row whose elements are
-/// all -inf gives zeros instead of NaN (attention's fully masked queries,
-/// as PyTorch's scaled_dot_product_attention).
-mlir::Value createSoftmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-                          int64_t dim, mlir::Type element,
-                          bool zeroMaskedRows = false);
 
 // ReductionOps.cpp
 EmitResult emitSum(OpEmitter &emitter);

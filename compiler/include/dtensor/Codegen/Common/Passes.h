@@ -33,8 +33,8 @@ void registerWriteRowsBufferizationModel(mlir::DialectRegistry &registry);
 
 /// Attaches the bufferization model of dtensor.attention: a call of the
 /// runtime's fused attention (dtensor_rt_attention) on views of the
-/// operands' buffers. Only a target with that kernel sees the op
-/// (--dtensor-fuse-attention).
+/// operands' buffers, for f32 and f64; an op of another element type gets
+/// an error (--dtensor-decompose-attention writes it as linalg first).
 void registerAttentionBufferizationModel(mlir::DialectRegistry &registry);
 
 } // namespace dtensor::codegen

@@ -332,16 +332,19 @@ def DTensor_AttentionOp : DTensor_Op<"attention", [Pure,
   let summary = "fused attention of one rank, read in place";
   let description = [{
     `softmax(query x key^T * scale + mask) x value` over the last two
-    logical dims of each `[batch, head]`, written into `init`'s shape.
-    `--dtensor-fuse-attention` creates it from the linalg ops that the
-    frontend emits for `scaled_dot_product_attention`, after partition and
-    only for a target with a fused attention kernel (the CPU), and it
-    bufferizes into a `dtensor_rt_attention` call: the runtime's kernel
-    tiled over keys with an online softmax, with no `[L, S]` scores buffer.
-    The op may also be written on global tensors: its sharding rule lets
-    propagation and partitioning handle it whole, each rank attending its
-    own batch rows, heads or queries (a causal one over a piece of the
-    queries is given the piece's offset as its `positions`).
+    logical dims of each `[batch, head]`, written into `init`'s shape. The
+    frontend imports `scaled_dot_product_attention` as this op on global
+    tensors, and it stays whole through the stages that need it: its
+    sharding rule lets propagation and partitioning handle it (each rank
+    attends its own batch rows, heads or queries; a causal one over a piece
+    of the queries is given the piece's offset as its `positions`, one op
+    per piece for queries held head-tail), and the ring of key blocks
+    (`--dtensor-ring-attention`) rewrites it. `--dtensor-decompose-attention`
+    writes it as linalg ops where no kernel runs it; on the CPU target it
+    bufferizes into a `dtensor_rt_attention` call (f32 or f64): the
+    runtime's kernel tiled over keys with an online softmax, with no
+    `[L, S]` scores buffer. The element type is any float type; f16 and bf16
+    are computed in f32 by the decomposition.
 
     Each operand is rank 4 and is read through a permutation: logical dim
     `i` of the query `[B, H, L, E]` is its dim `query_dims[i]`, and so for

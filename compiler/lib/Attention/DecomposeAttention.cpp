@@ -1,0 +1,245 @@
+//===- DecomposeAttention.cpp - dtensor.attention as linalg ops -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The linalg form of attention, loops (B, H, l, ...) over the operands in
+// logical order:
+//
+//   scores  = contraction q[B,H,l,e] k[B,H,s,e]            (in f32)
+//   logits  = scores * scale [+ mask] [causal: -inf where s > l, or
+//             s > positions[B] + l]
+//   weights = softmax over s (a query that sees no key: weights 0)
+//   out     = contraction weights[B,H,l,s] v[B,H,s,ev], rounded
+//
+// Key/value heads read by several query heads are repeated first; operands
+// or a result read through a permutation are transposed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Attention/Decompose.h"
+#include "dtensor/Attention/Passes.h"
+#include "dtensor/Builders/LinalgBuilders.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/Support/Debug.h"
+
+namespace dtensor {
+#define GEN_PASS_DEF_DECOMPOSEATTENTION
+#include "dtensor/Attention/Passes.h.inc"
+} // namespace dtensor
+
+#define DEBUG_TYPE "dtensor-decompose-attention"
+
+using namespace mlir;
+using namespace dtensor;
+using namespace dtensor::builders;
+
+namespace {
+
+constexpr int64_t kRank = 4;
+
+/// The map over `numLoops` loops reading the two leading (batch, head) loops
+/// and then the loops `dims`.
+AffineMap batchedMap(MLIRContext *context, unsigned numLoops,
+                     ArrayRef<unsigned> dims) {
+  SmallVector<AffineExpr> results{getAffineDimExpr(0, context),
+                                  getAffineDimExpr(1, context)};
+  for (unsigned dim : dims)
+    results.push_back(getAffineDimExpr(dim, context));
+  return AffineMap::get(numLoops, 0, results, context);
+}
+
+bool isIdentity(ArrayRef<int64_t> dims) {
+  for (auto [index, dim] : llvm::enumerate(dims))
+    if (dim != static_cast<int64_t>(index))
+      return false;
+  return true;
+}
+
+/// `value` with dim i of the result its dim `permutation[i]`.
+Value transpose(OpBuilder &b, Location loc, Value value,
+                ArrayRef<int64_t> permutation) {
+  if (isIdentity(permutation))
+    return value;
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation)
+    shape.push_back(type.getDimSize(dim));
+  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, value, init, permutation)
+      .getResult()
+      .front();
+}
+
+} // namespace
+
+bool dtensor::hasAttentionKernelForm(AttentionOp op) {
+  return op.getQuery().getType().getElementType().isF32();
+}
+
+FailureOr<Value> dtensor::decomposeAttention(OpBuilder &b, AttentionOp op) {
+  if (op.getRows())
+    return op.emitOpError("reads key/value rows by slot (a KV cache read in "
+                          "place); only an attention kernel computes that "
+                          "form, which has no linalg decomposition");
+  if (op.getLogSumExpInit())
+    return op.emitOpError("gives its log-sum-exp (a step of ring "
+                          "attention); only an attention kernel computes "
+                          "that form, which has no linalg decomposition");
+  for (Value operand : op->getOperands())
+    if (!cast<RankedTensorType>(operand.getType()).hasStaticShape())
+      return op.emitOpError(
+          "has dynamic sizes; decompose attention before partitioning (the "
+          "distribute pipeline does so for a target without an attention "
+          "kernel)");
+
+  Location loc = op.getLoc();
+  MLIRContext *context = b.getContext();
+  Type f32 = b.getF32Type();
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  Type element = resultType.getElementType();
+
+  // The operands in logical order, the key/value heads repeated for the
+  // query heads that read them.
+  Value query = transpose(b, loc, op.getQuery(), op.getQueryDims());
+  Value key = transpose(b, loc, op.getKey(), op.getKeyDims());
+  Value value = transpose(b, loc, op.getValue(), op.getValueDims());
+  auto q = cast<RankedTensorType>(query.getType());
+  auto k = cast<RankedTensorType>(key.getType());
+  auto v = cast<RankedTensorType>(value.getType());
+  int64_t heads = q.getDimSize(1), keyHeads = k.getDimSize(1);
+  if (keyHeads != 0 && heads != keyHeads) {
+    key = repeatHeads(b, loc, key, heads / keyHeads);
+    value = repeatHeads(b, loc, value, heads / keyHeads);
+  }
+  int64_t queries = q.getDimSize(2), keys = k.getDimSize(2);
+  int64_t features = q.getDimSize(3), values = v.getDimSize(3);
+  SmallVector<int64_t> scoresShape(q.getShape().drop_back());
+  scoresShape.push_back(keys);
+
+  // scores[B, H, l, s] = sum_e q[B, H, l, e] k[B, H, s, e], loops
+  // (B, H, l, s, e).
+  unsigned l = 2, s = 3, e = 4;
+  SmallVector<int64_t> loops(q.getShape().take_front(2));
+  loops.append({queries, keys, features});
+  Value scores = createContraction(
+      b, loc, loops, {e}, query, batchedMap(context, 5, {l, e}), key,
+      batchedMap(context, 5, {s, e}), batchedMap(context, 5, {l, s}));
+
+  // Scaled, then masked: by the additive mask, or -inf above the diagonal
+  // (shifted by each row's query position).
+  AffineMap identity = identityMap(context, kRank);
+  SmallVector<Value> inputs{scores};
+  SmallVector<AffineMap> maps{identity};
+  Value mask = op.getMask(), positions = op.getPositions();
+  if (mask) {
+    inputs.push_back(mask);
+    maps.push_back(getBroadcastMap(
+        context, cast<RankedTensorType>(mask.getType()).getShape(),
+        scoresShape));
+  }
+  if (positions) {
+    inputs.push_back(positions);
+    maps.push_back(AffineMap::get(kRank, 0, getAffineDimExpr(0, context)));
+  }
+  double scale = op.getScale().convertToDouble();
+  bool causal = op.getCausal();
+  bool hasMask = mask != nullptr, hasPositions = positions != nullptr;
+  Value logits = createMap(
+      b, loc, scoresShape, f32, inputs, maps,
+      [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+        Value result =
+            arith::MulFOp::create(nested, bodyLoc, args[0],
+                                  floatConstant(nested, bodyLoc, f32, scale));
+        if (hasMask)
+          result = arith::AddFOp::create(nested, bodyLoc, result,
+                                         extend(nested, bodyLoc, args[1]));
+        if (causal) {
+          Value row = linalg::IndexOp::create(nested, bodyLoc, l);
+          Value column = linalg::IndexOp::create(nested, bodyLoc, s);
+          Value above;
+          if (hasPositions) {
+            // Key j is masked iff j > positions[b] + i, in i64: a negative
+            // position masks the query's whole row.
+            Type i64 = nested.getI64Type();
+            Value start = args[hasMask ? 2 : 1];
+            if (start.getType() != i64)
+              start = arith::ExtSIOp::create(nested, bodyLoc, i64, start);
+            Value position = arith::AddIOp::create(
+                nested, bodyLoc, start,
+                arith::IndexCastOp::create(nested, bodyLoc, i64, row));
+            above = arith::CmpIOp::create(
+                nested, bodyLoc, arith::CmpIPredicate::sgt,
+                arith::IndexCastOp::create(nested, bodyLoc, i64, column),
+                position);
+          } else {
+            above = arith::CmpIOp::create(
+                nested, bodyLoc, arith::CmpIPredicate::ugt, column, row);
+          }
+          Value minusInf = arith::ConstantOp::create(
+              nested, bodyLoc, getNeutral(f32, Combiner::Max));
+          result =
+              arith::SelectOp::create(nested, bodyLoc, above, minusInf, result);
+        }
+        return SmallVector<Value>{result};
+      });
+
+  // Softmax over s as reductions, in f32; a query whose keys are all masked
+  // gets weights 0 and so an output of 0, as in PyTorch.
+  Value weights = createSoftmax(b, loc, logits, s, f32,
+                                /*zeroMaskedRows=*/true);
+
+  // out[B, H, l, ev] = sum_s weights[B, H, l, s] v[B, H, s, ev], loops
+  // (B, H, l, ev, s).
+  unsigned ev = 3, sv = 4;
+  SmallVector<int64_t> outLoops(q.getShape().take_front(2));
+  outLoops.append({queries, values, keys});
+  Value out = createContraction(
+      b, loc, outLoops, {sv}, weights, batchedMap(context, 5, {l, sv}), value,
+      batchedMap(context, 5, {sv, ev}), batchedMap(context, 5, {l, ev}));
+  out = roundTensor(b, loc, out, element);
+  // The result in its own order: its dim result_dims[i] is logical dim i.
+  ArrayRef<int64_t> resultDims = op.getResultDims();
+  SmallVector<int64_t> toPhysical(kRank);
+  for (auto [logical, dim] : llvm::enumerate(resultDims))
+    toPhysical[dim] = logical;
+  return transpose(b, loc, out, toPhysical);
+}
+
+namespace {
+
+struct DecomposeAttention
+    : dtensor::impl::DecomposeAttentionBase<DecomposeAttention> {
+  using DecomposeAttentionBase::DecomposeAttentionBase;
+
+  void runOnOperation() override {
+    SmallVector<AttentionOp> ops;
+    getOperation().walk([&](AttentionOp op) { ops.push_back(op); });
+    bool failedAny = false;
+    for (AttentionOp op : ops) {
+      if (kernel && hasAttentionKernelForm(op)) {
+        LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": kept " << op.getLoc()
+                                << " for the target's attention kernel\n");
+        continue;
+      }
+      OpBuilder b(op);
+      FailureOr<Value> result = decomposeAttention(b, op);
+      if (failed(result)) {
+        failedAny = true;
+        continue;
+      }
+      LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": decomposed " << op.getLoc()
+                              << " into linalg ops\n");
+      op.getResult().replaceAllUsesWith(*result);
+      Value init = op.getInit();
+      op->erase();
+      if (Operation *producer = init.getDefiningOp())
+        if (producer->use_empty() && isa<tensor::EmptyOp>(producer))
+          producer->erase();
+    }
+    if (failedAny)
+      signalPassFailure();
+  }
+};
+
+} // namespace
