@@ -42,7 +42,10 @@ HAS_GQA_SDPA = "enable_gqa" in (
     or "")
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
-          "i32": torch.int32, "i64": torch.int64}
+          "i32": torch.int32, "i64": torch.int64,
+          # Not a dtype of model plans: what the gradient checks run the
+          # reference in (check_gradients.py).
+          "f64": torch.float64}
 HALF = (torch.float16, torch.bfloat16)
 
 
@@ -664,12 +667,13 @@ def initial_value(name, init, shape, dtype):
                     f"with --weights (make-test-tensors.py writes them)")
 
 
-def run_plan(plan, tensors, return_all=False):
+def run_plan(plan, tensors, return_all=False, grad=False):
     """Runs the model of `plan` on `tensors` (every input and parameter, by
     name, as torch tensors of the declared shape and dtype; a parameter with
     a zeros, ones or constant `init` may be left out). Returns the
     outputs as an ordered dict name -> tensor, or with return_all every
-    value the model defines."""
+    value the model defines. With `grad`, autograd records the ops (the
+    gradient checks differentiate the outputs)."""
     values = {}
     inits = {t["name"]: t["init"] for t in plan["model"].get("parameters", [])
              if "init" in t}
@@ -684,7 +688,7 @@ def run_plan(plan, tensors, return_all=False):
             raise PlanError(f"'{name}': expected {shape} {dtype}, got "
                             f"{list(t.shape)} {t.dtype}")
         values[name] = t
-    with torch.no_grad():
+    with torch.set_grad_enabled(grad):
         for i, op in enumerate(plan["model"]["ops"]):
             where = f"$.model.ops[{i}] ({op.get('op')})"
             for name, value in run_op(op, values, where).items():

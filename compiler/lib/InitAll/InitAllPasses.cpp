@@ -3,6 +3,7 @@
 #include "dtensor/InitAllPasses.h"
 
 #include "dtensor/Attention/Passes.h"
+#include "dtensor/Autodiff/Passes.h"
 #include "dtensor/Codegen/CPU/CpuCodegen.h"
 #include "dtensor/Codegen/Common/Passes.h"
 #include "dtensor/Codegen/GPU/GpuCodegen.h"
@@ -16,6 +17,7 @@ void dtensor::registerAllPasses() {
   registerPropagationPasses();
   registerPartitionPasses();
   registerAttentionPasses();
+  registerAutodiffPasses();
   registerCollectivesPasses();
   registerReportsPasses();
   codegen::registerCodegenCommonPasses();

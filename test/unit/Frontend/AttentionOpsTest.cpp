@@ -229,7 +229,8 @@ TEST_F(AttentionOpsTest, SdpaGroupedQuery) {
 }
 
 TEST_F(AttentionOpsTest, SdpaGroupedQueryErrors) {
-  Tensor q = noise(Dtype::F32, {2, 6, 3, 4}), k = noise(Dtype::F32, {2, 2, 5, 4});
+  Tensor q = noise(Dtype::F32, {2, 6, 3, 4}),
+         k = noise(Dtype::F32, {2, 2, 5, 4});
   Tensor v = noise(Dtype::F32, {2, 2, 5, 3});
   // Fewer KV heads without enable_gqa: an error that names the attribute.
   EXPECT_EQ(buildError(R"({"op": "scaled_dot_product_attention",

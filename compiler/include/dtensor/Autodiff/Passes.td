@@ -1,0 +1,69 @@
+//===- Passes.td - dtensor differentiation passes ----------*- tablegen -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#ifndef DTENSOR_AUTODIFF_PASSES_TD
+#define DTENSOR_AUTODIFF_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def Differentiate : Pass<"dtensor-differentiate", "::mlir::ModuleOp"> {
+  let summary = "Reverse-mode gradients of a global function";
+  let description = [{
+    Adds to the module a function `<function>_grad` (or `gradient-function`)
+    with the arguments of `function` that returns its result number
+    `result` (the loss: a float tensor of one element) and then the gradient
+    of the loss with respect to each argument marked `dtensor.weight` (with
+    `wrt=all`: each float argument), in argument order. The gradients get
+    the argument's `dtensor.name` with `.grad` appended. `function` is left
+    as it is.
+
+    It runs on the global program, before propagation: propagation,
+    partitioning and collective fusion then see forward and backward as one
+    program, and the gradients' placements follow from the forward's (a
+    replicated parameter used by sharded activations gets a `Partial`
+    gradient that partitioning reduces; a sharded parameter a sharded
+    gradient).
+
+    One mechanism covers the linalg ops that the frontend emits: the adjoint
+    of a `linalg.generic` follows from its indexing maps and its scalar
+    body. For each differentiated input it is a generic over the same loops
+    that reads the forward's inputs (and, for a max/min reduction, its
+    result) and the result's gradient, and accumulates into the input's
+    shape the body's scalar adjoint: loops that the input's map does not
+    read become reductions (a broadcast read gives a sum), a contraction
+    gives contractions with the other operand, a sum reduction passes the
+    gradient to every term, a max/min reduction to the terms equal to the
+    result. The scalar adjoints are those of `arith` and `math` (add, sub,
+    mul, div, neg, max, min, select, exp, log, sqrt, rsqrt, tanh, erf, pow,
+    sin, cos, abs, extf, truncf); integer and comparison ops carry no
+    gradient. Reshapes, transposes, slices, concatenation, casts and layout
+    constraints (`dtensor.distribute`, `dtensor.to_layout`) pass the
+    gradient back through their inverse; a `tensor.gather` of rows (the
+    embedding) gives a one-hot contraction with the rows' gradients.
+    `dtensor.attention` is decomposed into linalg first
+    (`--dtensor-decompose-attention`'s form), so its gradient stores the
+    `[L, S]` weights; a fused backward is not done yet.
+
+    An op on the path from a differentiated argument to the loss that has
+    no gradient rule gets an error at the op naming it, and the pass fails:
+    never a silent zero. An argument that does not reach the loss gets a
+    zero gradient.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "The function to differentiate (required)">,
+    Option<"result", "result", "unsigned", /*default=*/"0",
+           "Which result of the function is the loss">,
+    Option<"wrt", "wrt", "std::string", /*default=*/"\"weights\"",
+           "Differentiate with respect to the arguments marked dtensor.weight "
+           "(weights) or every float argument (all)">,
+    Option<"gradientFunction", "gradient-function", "std::string",
+           /*default=*/"\"\"",
+           "The name of the new function (default: <function>_grad)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+#endif // DTENSOR_AUTODIFF_PASSES_TD

@@ -1,0 +1,66 @@
+//===- Adjoints.h - Gradients during the reverse sweep ----------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The reverse sweep of --dtensor-differentiate visits the ops of the
+// function from the loss backwards; each rule adds the gradients of an op's
+// operands from those of its results.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_COMPILER_AUTODIFF_ADJOINTS_H
+#define DTENSOR_COMPILER_AUTODIFF_ADJOINTS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace dtensor::autodiff {
+
+/// The gradient of each tensor value the sweep has reached, and which values
+/// are active: float tensors that depend on a differentiated argument and
+/// that the loss depends on.
+class Adjoints {
+public:
+  explicit Adjoints(mlir::OpBuilder &builder) : builder(builder) {}
+
+  /// `value`'s gradient so far, or null when nothing has reached it.
+  mlir::Value lookup(mlir::Value value) const {
+    return gradients.lookup(value);
+  }
+  /// Adds `gradient` (of `value`'s type) to `value`'s gradient.
+  void add(mlir::Location loc, mlir::Value value, mlir::Value gradient);
+  bool isActive(mlir::Value value) const { return active.contains(value); }
+
+  mlir::OpBuilder &builder;
+  llvm::DenseSet<mlir::Value> active;
+
+private:
+  llvm::DenseMap<mlir::Value, mlir::Value> gradients;
+};
+
+/// Adds the gradients of `op`'s active inputs (and of its init, for a sum
+/// reduction) from those of its results; fails with an error at the op
+/// when the body or an indexing map has no adjoint.
+mlir::LogicalResult differentiateGeneric(mlir::linalg::GenericOp op,
+                                         Adjoints &adjoints);
+
+/// The rules of the ops that move data (reshapes, transposes, slices,
+/// concatenation, casts, layout constraints, gathers, fills). Fails with an
+/// error at `op` when it has none.
+mlir::LogicalResult differentiateDataOp(mlir::Operation *op,
+                                        Adjoints &adjoints);
+
+/// In the block `builder` builds: the adjoint of `wrt` (a block argument of
+/// `body`), given the adjoints `seeds` of values of `body`, after the ops
+/// of `body` were cloned with `mapping`. Null when nothing reaches `wrt`;
+/// fails with an error at the first op on the way that has no adjoint.
+mlir::FailureOr<mlir::Value>
+scalarAdjoint(mlir::OpBuilder &builder, mlir::Location loc, mlir::Block &body,
+              const mlir::IRMapping &mapping,
+              llvm::ArrayRef<std::pair<mlir::Value, mlir::Value>> seeds,
+              mlir::Value wrt);
+
+} // namespace dtensor::autodiff
+
+#endif // DTENSOR_COMPILER_AUTODIFF_ADJOINTS_H

@@ -1,0 +1,212 @@
+//===- Differentiate.cpp - Reverse-mode gradients of a function -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// --dtensor-differentiate: a copy of the function that returns the loss and
+// its gradients. The forward ops stay as they are (their values are what
+// the backward reads); the backward is appended before the return, one rule
+// per op from the loss back to the arguments (Adjoints.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Adjoints.h"
+
+#include "dtensor/Attention/Decompose.h"
+#include "dtensor/Autodiff/Passes.h"
+#include "dtensor/Builders/LinalgBuilders.h"
+#include "dtensor/Dialect/DTensor/DTensorOps.h"
+
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/Debug.h"
+
+namespace dtensor {
+#define GEN_PASS_DEF_DIFFERENTIATE
+#include "dtensor/Autodiff/Passes.h.inc"
+} // namespace dtensor
+
+#define DEBUG_TYPE "dtensor-differentiate"
+
+using namespace mlir;
+using namespace dtensor;
+using namespace dtensor::autodiff;
+using namespace dtensor::builders;
+
+void Adjoints::add(Location loc, Value value, Value gradient) {
+  Value &slot = gradients[value];
+  if (!slot) {
+    slot = gradient;
+    return;
+  }
+  auto type = cast<RankedTensorType>(value.getType());
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), builder.getContext());
+  slot = createMap(builder, loc, type.getShape(), type.getElementType(),
+                   {slot, gradient}, {identity, identity},
+                   [](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+                     return SmallVector<Value>{arith::AddFOp::create(
+                         nested, bodyLoc, args[0], args[1])};
+                   });
+}
+
+namespace {
+
+bool isFloatTensor(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && isa<FloatType>(type.getElementType());
+}
+
+/// The gradient of `function`'s result `lossIndex` with respect to its
+/// arguments `wrt`, as a new function named `name` (not inserted); null
+/// after an error.
+func::FuncOp buildGradient(func::FuncOp function, StringRef name,
+                           unsigned lossIndex, bool wrtAll) {
+  func::FuncOp gradient = function.clone();
+  gradient.setName(name);
+  auto fail = [&]() {
+    gradient->erase();
+    return func::FuncOp();
+  };
+  Block &block = gradient.getBody().front();
+  auto ret = cast<func::ReturnOp>(block.getTerminator());
+  Value loss = ret.getOperand(lossIndex);
+  auto lossType = dyn_cast<RankedTensorType>(loss.getType());
+  if (!isFloatTensor(loss) || !lossType.hasStaticShape() ||
+      lossType.getNumElements() != 1) {
+    function.emitError() << "result " << lossIndex << " of '"
+                         << function.getName() << "' (" << loss.getType()
+                         << ") is not a float tensor of one element, so it "
+                            "cannot be the loss";
+    return fail();
+  }
+
+  // Attention is differentiated through its linalg form.
+  SmallVector<AttentionOp> attentions;
+  gradient.walk([&](AttentionOp op) { attentions.push_back(op); });
+  for (AttentionOp op : attentions) {
+    OpBuilder b(op);
+    FailureOr<Value> decomposed = decomposeAttention(b, op);
+    if (failed(decomposed))
+      return fail();
+    op.getResult().replaceAllUsesWith(*decomposed);
+    op->erase();
+  }
+
+  // The arguments to differentiate.
+  SmallVector<BlockArgument> wrt;
+  for (BlockArgument arg : block.getArguments())
+    if (isFloatTensor(arg) &&
+        (wrtAll || gradient.getArgAttr(arg.getArgNumber(),
+                                       DTensorDialect::getWeightAttrName())))
+      wrt.push_back(arg);
+
+  // Active values: float tensors that vary with an argument of `wrt` and
+  // that the loss depends on.
+  llvm::DenseSet<Value> varied(wrt.begin(), wrt.end());
+  for (Operation &op : block.without_terminator())
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value operand) { return varied.contains(operand); }))
+      for (Value result : op.getResults())
+        if (isFloatTensor(result))
+          varied.insert(result);
+  llvm::DenseSet<Value> useful{loss};
+  for (Operation &op : llvm::reverse(block.without_terminator()))
+    if (llvm::any_of(op.getResults(),
+                     [&](Value result) { return useful.contains(result); }))
+      for (Value operand : op.getOperands())
+        useful.insert(operand);
+
+  OpBuilder b(ret);
+  Adjoints adjoints(b);
+  for (Value value : varied)
+    if (useful.contains(value))
+      adjoints.active.insert(value);
+
+  // The reverse sweep, seeded with d loss / d loss = 1.
+  Location loc = ret.getLoc();
+  adjoints.add(loc, loss,
+               createFilled(b, loc, lossType.getShape(),
+                            lossType.getElementType(),
+                            b.getFloatAttr(lossType.getElementType(), 1)));
+  SmallVector<Operation *> forward;
+  for (Operation &op : block.without_terminator())
+    forward.push_back(&op);
+  for (Operation *op : llvm::reverse(forward)) {
+    if (llvm::none_of(op->getResults(), [&](Value result) {
+          return adjoints.isActive(result) && adjoints.lookup(result);
+        }))
+      continue;
+    LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": adjoint of '" << op->getName()
+                            << "' at " << op->getLoc() << "\n");
+    LogicalResult status =
+        isa<linalg::GenericOp>(op)
+            ? differentiateGeneric(cast<linalg::GenericOp>(op), adjoints)
+            : differentiateDataOp(op, adjoints);
+    if (failed(status))
+      return fail();
+  }
+
+  // Return the loss and the gradients, in argument order.
+  SmallVector<Value> results{loss};
+  SmallVector<Attribute> resultAttrs{gradient.getResultAttrDict(lossIndex)
+                                         ? gradient.getResultAttrDict(lossIndex)
+                                         : b.getDictionaryAttr({})};
+  for (BlockArgument arg : wrt) {
+    Value value = adjoints.lookup(arg);
+    if (!value) {
+      auto type = cast<RankedTensorType>(arg.getType());
+      value = createFilled(b, loc, type.getShape(), type.getElementType(),
+                           b.getFloatAttr(type.getElementType(), 0));
+    }
+    results.push_back(value);
+    auto name = gradient.getArgAttrOfType<StringAttr>(
+        arg.getArgNumber(), DTensorDialect::getNameAttrName());
+    std::string gradientName =
+        (name ? name.getValue().str()
+              : "arg" + std::to_string(arg.getArgNumber())) +
+        ".grad";
+    resultAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(
+        DTensorDialect::getNameAttrName(), b.getStringAttr(gradientName))));
+  }
+  func::ReturnOp::create(b, loc, results);
+  ret->erase();
+  SmallVector<Type> resultTypes;
+  for (Value value : results)
+    resultTypes.push_back(value.getType());
+  gradient.setType(FunctionType::get(gradient.getContext(),
+                                     gradient.getFunctionType().getInputs(),
+                                     resultTypes));
+  gradient.setAllResultAttrs(resultAttrs);
+  return gradient;
+}
+
+struct Differentiate : dtensor::impl::DifferentiateBase<Differentiate> {
+  using DifferentiateBase::DifferentiateBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto fail = [&](const Twine &message) {
+      module.emitError() << "--dtensor-differentiate: " << message;
+      signalPassFailure();
+    };
+    if (function.empty())
+      return fail("needs function=NAME, the function to differentiate");
+    if (wrt != "weights" && wrt != "all")
+      return fail("wrt is '" + wrt + "'; expected weights or all");
+    auto forward = module.lookupSymbol<func::FuncOp>(function);
+    if (!forward || forward.isExternal())
+      return fail("no function with a body named '" + function + "'");
+    if (!forward.getBody().hasOneBlock())
+      return fail("'" + function + "' has more than one block");
+    if (result >= forward.getNumResults())
+      return fail("'" + function + "' has " + Twine(forward.getNumResults()) +
+                  " results; result=" + Twine(result) + " does not name one");
+    std::string name =
+        gradientFunction.empty() ? function + "_grad" : gradientFunction;
+    if (module.lookupSymbol(name))
+      return fail("a symbol named '" + name + "' exists already");
+    func::FuncOp gradient = buildGradient(forward, name, result, wrt == "all");
+    if (!gradient)
+      return signalPassFailure();
+    SymbolTable(module).insert(gradient, std::next(forward->getIterator()));
+  }
+};
+
+} // namespace

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Checks the gradients dtensor compiles against PyTorch autograd in f64.
+
+  python3 -m dtensor_testing.check_gradients PLAN.json --work DIR
+      [--ranks 1,2,3] [--mesh-dim NAME] [--int-high N] [--wrt weights|all]
+      [--tolerance X] [--seed N] [--weight-scale X] [--lm-loss LOGITS]
+
+The plan's model (its first output a float scalar: the loss) is imported,
+differentiated by `dtensor-opt --dtensor-differentiate`, compiled for each
+rank count (the mesh dim NAME, default the plan's first, set to it) and run
+by `dtensor-run --check` (the N-rank gradients equal the single-device
+program's) on random inputs and weights: float values from a normal
+distribution (weights scaled by --weight-scale, default 0.2, so that a deep
+model stays well conditioned in f32), integer inputs uniform in
+[0, --int-high). The same plan run
+by dtensor_testing.torch_model in f64 with autograd gives the reference;
+the loss and every gradient must agree within --tolerance, relative to the
+largest magnitude of the reference tensor. Prints one line per tensor and
+rank count; exits 1 on the first disagreement.
+
+--lm-loss LOGITS makes a language model's plan a loss: the ops after the one
+that defines LOGITS ([..., V]) are dropped, and the output is the mean
+cross-entropy of the logits against a new integer input `targets` of the
+shape of the logits without V.
+"""
+
+import argparse
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import torch
+
+from dtensor_testing import torch_model
+
+
+def tool(name):
+    """A tool of the build: $DTENSOR_BIN/name, else name on PATH."""
+    directory = os.environ.get("DTENSOR_BIN")
+    return os.path.join(directory, name) if directory else name
+
+
+def run(command):
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"check_gradients: {' '.join(command)} failed:\n"
+                 f"{result.stdout}{result.stderr}")
+    return result.stdout
+
+
+def with_lm_loss(plan, logits):
+    """`plan` whose output is the cross-entropy of `logits` (see above)."""
+    plan = copy.deepcopy(plan)
+    model = plan["model"]
+    ops = model["ops"]
+    index = next(i for i, op in enumerate(ops) if op.get("output") == logits)
+    del ops[index + 1:]
+    shapes = {t["name"]: t["shape"]
+              for t in model["inputs"] + model.get("parameters", [])}
+    # The logits' shape: the first input's leading dims (the tokens) and
+    # the vocabulary, the output weight's rows.
+    tokens = next(t for t in model["inputs"] if t["dtype"] in ("i32", "i64"))
+    weight = ops[index]["inputs"][1]
+    vocabulary = shapes[weight][0]
+    count = 1
+    for size in tokens["shape"]:
+        count *= size
+    model["inputs"].append({"name": "targets", "shape": tokens["shape"],
+                            "dtype": "i64"})
+    ops += [{"op": "view", "inputs": [logits], "output": "loss.logits",
+             "shape": [count, vocabulary]},
+            {"op": "view", "inputs": ["targets"], "output": "loss.targets",
+             "shape": [count]},
+            {"op": "cross_entropy", "inputs": ["loss.logits", "loss.targets"],
+             "output": "loss"}]
+    model["outputs"] = ["loss"]
+    return plan
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("plan")
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--ranks", default="1,2")
+    parser.add_argument("--mesh-dim")
+    parser.add_argument("--int-high", type=int, default=2)
+    parser.add_argument("--wrt", default="weights")
+    parser.add_argument("--tolerance", type=float, default=1e-5)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--weight-scale", type=float, default=0.2)
+    parser.add_argument("--lm-loss")
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    work = lambda name: os.path.join(args.work, name)
+    plan = json.load(open(args.plan))
+    if args.lm_loss:
+        plan = with_lm_loss(plan, args.lm_loss)
+        args.plan = work("plan.json")
+        with open(args.plan, "w") as f:
+            json.dump(plan, f)
+    model = plan["model"]
+
+    # The gradient function of the imported plan.
+    imported = run([tool("dtensor-translate"), "--import-json", args.plan])
+    function = re.search(r"func\.func @([\w.$-]+)", imported).group(1)
+    with open(work("forward.mlir"), "w") as f:
+        f.write(imported)
+    run([tool("dtensor-opt"), work("forward.mlir"),
+         f"--dtensor-differentiate=function={function} wrt={args.wrt}",
+         "-o", work("gradient.mlir")])
+
+    # Random inputs and weights, in f32 for dtensor and f64 for torch.
+    generator = torch.Generator().manual_seed(args.seed)
+    values = {}
+    for t in model["inputs"] + model.get("parameters", []):
+        shape = t["shape"]
+        if t["dtype"] in ("i32", "i64"):
+            values[t["name"]] = torch.randint(
+                0, args.int_high, shape, generator=generator,
+                dtype=torch_model.DTYPES[t["dtype"]])
+        else:
+            values[t["name"]] = torch.randn(shape, generator=generator,
+                                            dtype=torch.float32)
+    parameters = [t["name"] for t in model.get("parameters", [])]
+    for name in parameters:
+        if values[name].is_floating_point():
+            values[name] *= args.weight_scale
+    wrt = [t["name"] for t in model["inputs"] + model.get("parameters", [])
+           if t["dtype"] not in ("i32", "i64") and
+           (args.wrt == "all" or t["name"] in parameters)]
+    from safetensors.torch import save_file
+    save_file({name: values[name].contiguous() for name in parameters},
+              work("weights.safetensors"))
+    input_flags = []
+    for t in model["inputs"]:
+        path = work(t["name"].replace("/", "_") + ".npy")
+        np.save(path, values[t["name"]].numpy())
+        input_flags += ["--input", f"{t['name']}={path}"]
+
+    # The reference: the plan in f64 with autograd.
+    reference_plan = copy.deepcopy(plan)
+    for t in reference_plan["model"]["inputs"] + \
+            reference_plan["model"].get("parameters", []):
+        if t["dtype"] == "f32":
+            t["dtype"] = "f64"
+    tensors = {name: (v.double() if v.is_floating_point() else v)
+               for name, v in values.items()}
+    for name in wrt:
+        tensors[name].requires_grad_(True)
+    outputs = torch_model.run_plan(reference_plan, tensors, grad=True)
+    loss = next(iter(outputs.values()))
+    loss.backward()
+    expected = {"loss": loss.detach().numpy()}
+    for name in wrt:
+        expected[name + ".grad"] = tensors[name].grad.numpy()
+    loss_name = model["outputs"][0]
+
+    mesh_dim = args.mesh_dim or plan["mesh"]["names"][0]
+    for ranks in [int(r) for r in args.ranks.split(",")]:
+        artifact = work(f"artifact{ranks}")
+        run([tool("dtensor-compile"), work("gradient.mlir"), "--entry",
+             f"{function}_grad", "--mesh", f"{mesh_dim}={ranks}", "-o",
+             artifact])
+        output_flags = []
+        for name in expected:
+            output = loss_name if name == "loss" else name
+            output_flags += ["--output",
+                             f"{output}={work(f'{name}.{ranks}.npy')}"]
+        run([tool("dtensor-run"), artifact, "-n", str(ranks), "--weights",
+             work("weights.safetensors"), "--check"] + input_flags +
+            output_flags)
+        for name, reference in expected.items():
+            got = np.load(work(f"{name}.{ranks}.npy")).astype(np.float64)
+            scale = max(np.abs(reference).max(), 1e-30)
+            error = np.abs(got - reference).max() / scale
+            status = "ok" if error <= args.tolerance else "FAIL"
+            print(f"{ranks} ranks {name}: relative error {error:.2e} {status}")
+            if status != "ok":
+                sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
