@@ -5,6 +5,7 @@
   python3 -m dtensor_testing.check_gradients PLAN.json --work DIR
       [--ranks 1,2,3] [--mesh-dim NAME] [--int-high N] [--wrt weights|all]
       [--tolerance X] [--seed N] [--weight-scale X] [--lm-loss LOGITS]
+      [--probe]
 
 The plan's model (its first output a float scalar: the loss) is imported,
 differentiated by `dtensor-opt --dtensor-differentiate`, compiled for each
@@ -23,6 +24,10 @@ rank count; exits 1 on the first disagreement.
 that defines LOGITS ([..., V]) are dropped, and the output is the mean
 cross-entropy of the logits against a new integer input `targets` of the
 shape of the logits without V.
+
+--probe makes any plan a loss: sum over its float outputs o of
+sum(o * probe.o), each probe.o a new random input of o's shape, so that
+every output's gradient is a different random tensor (an op zoo).
 """
 
 import argparse
@@ -82,6 +87,42 @@ def with_lm_loss(plan, logits):
     return plan
 
 
+def with_probe_loss(plan):
+    """`plan` whose output is the probe loss (see above)."""
+    plan = copy.deepcopy(plan)
+    model = plan["model"]
+    generator = torch.Generator().manual_seed(1)
+    tensors = {}
+    for name, (shape, dtype) in torch_model.declarations(plan).items():
+        tensors[name] = (torch.randn(shape, generator=generator, dtype=dtype)
+                         if dtype.is_floating_point else
+                         torch.zeros(shape, dtype=dtype))
+    outputs = torch_model.run_plan(plan, tensors)
+    terms = []
+    for name, value in outputs.items():
+        if not value.is_floating_point():
+            continue
+        probe = "probe." + name
+        model["inputs"].append({"name": probe, "shape": list(value.shape),
+                                "dtype": "f32"})
+        model["ops"].append({"op": "mul", "inputs": [name, probe],
+                             "output": probe + ".term"})
+        term = probe + ".term"
+        if value.dim() > 0:
+            model["ops"].append({"op": "sum", "inputs": [term],
+                                 "output": probe + ".sum",
+                                 "dim": list(range(value.dim()))})
+            term = probe + ".sum"
+        terms.append(term)
+    loss = terms[0]
+    for index, term in enumerate(terms[1:]):
+        model["ops"].append({"op": "add", "inputs": [loss, term],
+                             "output": f"probe.loss.{index}"})
+        loss = f"probe.loss.{index}"
+    model["outputs"] = [loss]
+    return plan
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("plan")
@@ -94,12 +135,14 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--weight-scale", type=float, default=0.2)
     parser.add_argument("--lm-loss")
+    parser.add_argument("--probe", action="store_true")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     work = lambda name: os.path.join(args.work, name)
     plan = json.load(open(args.plan))
-    if args.lm_loss:
-        plan = with_lm_loss(plan, args.lm_loss)
+    if args.lm_loss or args.probe:
+        plan = (with_lm_loss(plan, args.lm_loss) if args.lm_loss else
+                with_probe_loss(plan))
         args.plan = work("plan.json")
         with open(args.plan, "w") as f:
             json.dump(plan, f)
