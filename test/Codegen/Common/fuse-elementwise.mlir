@@ -78,3 +78,52 @@ func.func @no_fusion_into_contraction(%x: tensor<2x3x8xf32>, %w: tensor<4x8xf32>
   } -> tensor<2x3x4xf32>
   return %y : tensor<2x3x4xf32>
 }
+
+// A producer whose body reads its init (an accumulation into a zero-filled
+// tensor: the scalar and its broadcast here) is not fused: in a consumer
+// with reduction loops its init would become an accumulator over the
+// reduced rows and add its value once per row (a mean's gradient came out
+// with the row count added in before).
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#all = affine_map<(d0, d1) -> ()>
+#cols = affine_map<(d0, d1) -> (d1)>
+#scalar = affine_map<() -> ()>
+// CHECK-LABEL: func.func @reads_init
+// CHECK:       %[[SUM:.*]] = linalg.generic {{{.*}}iterator_types = ["reduction", "reduction"]}
+// CHECK:       %[[SCALED:.*]] = linalg.generic {{{.*}}iterator_types = []} ins(%[[SUM]] : tensor<f32>)
+// CHECK:       %[[B:.*]] = linalg.generic {{{.*}}iterator_types = ["parallel", "parallel"]} ins(%[[SCALED]] : tensor<f32>)
+// CHECK:       %[[R:.*]] = linalg.generic {{{.*}}iterator_types = ["reduction", "parallel"]} ins(%[[B]] : tensor<6x5xf32>)
+// CHECK:       return %[[R]]
+func.func @reads_init(%x: tensor<6x5xf32>) -> tensor<5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 30.0 : f32
+  %e0 = tensor.empty() : tensor<f32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %sum = linalg.generic {indexing_maps = [#rows, #all], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<6x5xf32>) outs(%f0 : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %add = arith.addf %in, %out : f32
+    linalg.yield %add : f32
+  } -> tensor<f32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %scaled = linalg.generic {indexing_maps = [#scalar, #scalar], iterator_types = []} ins(%sum : tensor<f32>) outs(%f1 : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %d = arith.divf %in, %n : f32
+    %add = arith.addf %out, %d : f32
+    linalg.yield %add : f32
+  } -> tensor<f32>
+  %e = tensor.empty() : tensor<6x5xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<6x5xf32>) -> tensor<6x5xf32>
+  %b = linalg.generic {indexing_maps = [#all, #rows], iterator_types = ["parallel", "parallel"]} ins(%scaled : tensor<f32>) outs(%f : tensor<6x5xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %add = arith.addf %out, %in : f32
+    linalg.yield %add : f32
+  } -> tensor<6x5xf32>
+  %e2 = tensor.empty() : tensor<5xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<5xf32>) -> tensor<5xf32>
+  %r = linalg.generic {indexing_maps = [#rows, #cols], iterator_types = ["reduction", "parallel"]} ins(%b : tensor<6x5xf32>) outs(%f2 : tensor<5xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %add = arith.addf %out, %in : f32
+    linalg.yield %add : f32
+  } -> tensor<5xf32>
+  return %r : tensor<5xf32>
+}

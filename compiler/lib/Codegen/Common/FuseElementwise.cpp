@@ -81,6 +81,18 @@ struct FuseElementwise
                        << ": it has several uses, each would recompute it\n");
             return false;
           }
+          // A producer whose body reads its init (an accumulation into a
+          // given tensor) is left alone: fused into a consumer with
+          // reduction loops, its init would become an accumulator over those
+          // loops and sum the producer's value once per reduced index.
+          if (auto linalgProducer = dyn_cast<linalg::LinalgOp>(producer))
+            for (OpOperand &init : linalgProducer.getDpsInitsMutable())
+              if (linalgProducer.payloadUsesValueFromOperand(&init)) {
+                LLVM_DEBUG(llvm::dbgs() << "not fusing '" << producer->getName()
+                                        << "' at " << producer->getLoc()
+                                        << ": its body reads its init\n");
+                return false;
+              }
           auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
           bool fuse = !consumer || !linalg::isaContractionOpInterface(consumer);
           LLVM_DEBUG({
