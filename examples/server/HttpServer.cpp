@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "HttpServer.h"
 
+#include "CompletionText.h"
+
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
@@ -29,7 +31,7 @@ public:
 std::string endpointLabel(const std::string &path) {
   for (const char *known :
        {"/v1/next_token", "/v1/generate", "/v1/completions", "/v1/models",
-        "/health", "/metrics", "/admin/shutdown"})
+        "/tokenize", "/detokenize", "/health", "/metrics", "/admin/shutdown"})
     if (path == known)
       return known;
   return "other";
@@ -103,19 +105,40 @@ void HttpServer::routes() {
   server.Post("/v1/next_token", model(JobKind::NextToken));
   server.Post("/v1/generate", model(JobKind::Generate));
 
-  // OpenAI's completions API on token ids; "stream": true answers with
-  // server-sent events as the tokens come.
+  // With --api-key every request but the probes' needs the key (as
+  // vLLM's --api-key): checked before routing, so unknown paths get 401 too.
+  if (!options_.apiKey.empty()) {
+    std::string expected = "Bearer " + options_.apiKey;
+    server.set_pre_routing_handler(
+        [expected](const httplib::Request &req, httplib::Response &res) {
+          if (req.path == "/health" || req.path == "/metrics")
+            return httplib::Server::HandlerResponse::Unhandled;
+          if (req.get_header_value("Authorization") == expected)
+            return httplib::Server::HandlerResponse::Unhandled;
+          res.set_header("WWW-Authenticate", "Bearer");
+          reply(res, 401,
+                errorBody("missing or wrong API key: send the header "
+                          "'Authorization: Bearer <key>' (--api-key)"));
+          return httplib::Server::HandlerResponse::Handled;
+        });
+  }
+
+  // OpenAI's completions API on token ids, or on text with --tokenizer;
+  // "stream": true answers with server-sent events as the tokens come.
   server.Post("/v1/completions", [this](const httplib::Request &req,
                                         httplib::Response &res) {
     if (state_.health.state() != Health::State::Serving)
       return reply(res, 503, errorBody(unavailable(state_.health)));
     Request request;
     RequestError error;
-    if (!parseCompletion(req.body, state_.limits, request, error))
+    const tooling::Tokenizer *tokenizer = state_.tokenizer.get();
+    if (!parseCompletion(req.body, state_.limits, request, error, tokenizer))
       return reply(res, error.status, errorBody(error.message));
     auto job = std::make_shared<Job>(JobKind::Completion, request.tokens,
                                      request.maxNewTokens, false);
     job->stop = request.stop;
+    job->stop.insert(job->stop.end(), state_.endOfSequence.begin(),
+                     state_.endOfSequence.end());
     CompletionMeta meta;
     meta.id = "cmpl-" + std::to_string(++state_.completions);
     meta.created = static_cast<int64_t>(std::time(nullptr));
@@ -123,21 +146,59 @@ void HttpServer::routes() {
     if (!state_.queue.push(job))
       return reply(res, 503, errorBody(unavailable(state_.health)));
     if (!request.stream) {
-      JobResult result = job->wait();
+      if (!tokenizer) {
+        JobResult result = job->wait();
+        if (result.status != 200)
+          return reply(res, result.status, errorBody(result.error));
+        return reply(res, 200, completionBody(request, result, meta));
+      }
+      // The text as it comes, to end the job at a stop string rather than
+      // at max_tokens.
+      CompletionText completion(*tokenizer, request.stopStrings);
+      std::string text;
+      size_t seen = 0;
+      JobResult result;
+      for (bool done = false; !done && !completion.stopped();) {
+        std::vector<int64_t> tokens;
+        done = job->next(seen, tokens, result, std::chrono::milliseconds(100));
+        for (int64_t token : tokens)
+          text += completion.add(token);
+      }
+      if (completion.stopped()) {
+        job->cancel();
+        result = job->wait();
+        result.finishReason = "stop";
+        result.generated.resize(
+            std::min(result.generated.size(), completion.tokens()));
+      } else {
+        text += completion.finish();
+      }
       if (result.status != 200)
         return reply(res, result.status, errorBody(result.error));
-      return reply(res, 200, completionBody(request, result, meta));
+      return reply(res, 200, completionBody(request, result, meta, text));
     }
     res.set_header("Cache-Control", "no-cache");
     auto seen = std::make_shared<size_t>(0);
+    std::shared_ptr<CompletionText> completion;
+    if (tokenizer)
+      completion =
+          std::make_shared<CompletionText>(*tokenizer, request.stopStrings);
+    // With echo the prompt's text comes first, in an event of no tokens.
+    auto echo = std::make_shared<std::string>(request.echo ? request.promptText
+                                                           : std::string());
     res.set_chunked_content_provider(
         "text/event-stream",
-        [job, meta, seen](size_t, httplib::DataSink &sink) {
+        [job, meta, seen, completion, echo](size_t, httplib::DataSink &sink) {
           // A closed connection cancels the job: its slot frees at the next
           // step.
           if (!sink.is_writable()) {
             job->cancel();
             return false;
+          }
+          std::string events;
+          if (!echo->empty()) {
+            events += completionEvent(meta, {}, "", *echo);
+            echo->clear();
           }
           std::vector<int64_t> tokens;
           JobResult result;
@@ -145,14 +206,30 @@ void HttpServer::routes() {
               job->next(*seen, tokens, result, std::chrono::milliseconds(100));
           // One event per token, as OpenAI's streams do, however many
           // tokens arrived since the last call.
-          std::string events;
-          for (int64_t token : tokens)
-            events += completionEvent(meta, {token}, "");
+          for (int64_t token : tokens) {
+            if (!completion) {
+              events += completionEvent(meta, {token}, "");
+              continue;
+            }
+            std::string text = completion->add(token);
+            events += completionEvent(meta, {token}, "", text);
+            if (completion->stopped()) {
+              // The rest of the job is not wanted: free its slot.
+              job->cancel();
+              done = true;
+              result.status = 200;
+              result.finishReason = "stop";
+              break;
+            }
+          }
           if (done) {
+            std::string rest;
+            if (completion && result.status == 200)
+              rest = completion->finish();
             if (result.status != 200)
               events += streamErrorEvent(result.status, result.error);
             else
-              events += completionEvent(meta, {}, result.finishReason) +
+              events += completionEvent(meta, {}, result.finishReason, rest) +
                         "data: [DONE]\n\n";
           }
           if (!events.empty() && !sink.write(events.data(), events.size())) {
@@ -168,6 +245,27 @@ void HttpServer::routes() {
             job->cancel();
         });
   });
+
+  // vLLM's /tokenize and /detokenize, with --tokenizer.
+  auto tokenizerEndpoint = [this](bool encode) {
+    return [this, encode](const httplib::Request &req, httplib::Response &res) {
+      if (!state_.tokenizer)
+        return reply(res, 404,
+                     errorBody(req.path + " needs a tokenizer: start the "
+                                          "server with --tokenizer DIR"));
+      std::string answer;
+      RequestError error;
+      bool ok = encode ? tokenizeAnswer(req.body, state_.limits,
+                                        *state_.tokenizer, answer, error)
+                       : detokenizeAnswer(req.body, state_.limits,
+                                          *state_.tokenizer, answer, error);
+      if (!ok)
+        return reply(res, error.status, errorBody(error.message));
+      reply(res, 200, answer);
+    };
+  };
+  server.Post("/tokenize", tokenizerEndpoint(true));
+  server.Post("/detokenize", tokenizerEndpoint(false));
 
   server.Get("/v1/models", [this](const httplib::Request &,
                                   httplib::Response &res) {
@@ -230,8 +328,8 @@ void HttpServer::routes() {
                       allowed + ")"));
     };
   };
-  for (const char *path : {"/v1/next_token", "/v1/generate",
-                           "/v1/completions", "/admin/shutdown"}) {
+  for (const char *path : {"/v1/next_token", "/v1/generate", "/v1/completions",
+                           "/tokenize", "/detokenize", "/admin/shutdown"}) {
     server.Get(path, wrongMethod("POST"));
     server.Put(path, wrongMethod("POST"));
     server.Delete(path, wrongMethod("POST"));
@@ -255,8 +353,9 @@ void HttpServer::routes() {
         if (res.status == 404)
           message = "no endpoint " + req.method + " " + req.path +
                     " (POST /v1/next_token, POST /v1/generate, POST "
-                    "/v1/completions, GET /v1/models, GET /health, GET "
-                    "/metrics, POST /admin/shutdown)";
+                    "/v1/completions, POST /tokenize, POST /detokenize, GET "
+                    "/v1/models, GET /health, GET /metrics, POST "
+                    "/admin/shutdown)";
         else if (res.status == 413)
           message = "the request body exceeds " + std::to_string(maxBody) +
                     " bytes (--max-body-bytes)";

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <set>
 
 namespace dtensor::server {
@@ -189,19 +190,20 @@ bool parseRequest(JobKind kind, const std::string &body, const Limits &limits,
 }
 
 bool parseCompletion(const std::string &body, const Limits &limits,
-                     Request &request, RequestError &error) {
+                     Request &request, RequestError &error,
+                     const tooling::Tokenizer *tokenizer) {
   json document;
   if (!parseObject(body, document, error))
     return false;
-  static const std::set<std::string> known = {
-      "model", "prompt", "max_tokens", "stream", "stop", "temperature", "n",
-      "user"};
+  static const std::set<std::string> known = {"model",  "prompt", "max_tokens",
+                                              "stream", "stop",   "temperature",
+                                              "n",      "user",   "echo"};
   for (const auto &item : document.items())
     if (!known.count(item.key()))
       return refuse(error, 422,
                     "unknown field '" + item.key() +
-                        "' (expected: max_tokens, model, n, prompt, stop, "
-                        "stream, temperature, user)");
+                        "' (expected: echo, max_tokens, model, n, prompt, "
+                        "stop, stream, temperature, user)");
   request = Request();
   request.kind = JobKind::Completion;
   if (auto model = document.find("model"); model != document.end()) {
@@ -211,41 +213,53 @@ bool parseCompletion(const std::string &body, const Limits &limits,
     request.model = model->get<std::string>();
   }
   auto prompt = document.find("prompt");
+  const char *promptKinds =
+      tokenizer ? "a string or an array of token ids" : "an array of token ids";
   if (prompt == document.end())
     return refuse(error, 422,
-                  "missing field 'prompt' (an array of token ids)");
+                  std::string("missing field 'prompt' (") + promptKinds + ")");
   const char *noTokenizer =
       "this model has no tokenizer: give 'prompt' as an array of token ids";
-  if (prompt->is_string())
-    return refuse(error, 422, noTokenizer);
-  if (!prompt->is_array())
-    return refuse(error, 422,
-                  "'prompt' must be an array of token ids, not " +
-                      describe(*prompt));
-  // [[ids]]: a batch of one prompt. More prompts per request are not served.
+  // [[ids]] or ["text"]: a batch of one prompt. More prompts per request
+  // are not served.
   const json *ids = &*prompt;
   std::string name = "prompt";
-  if (!prompt->empty() && (*prompt)[0].is_array()) {
+  if (prompt->is_array() && !prompt->empty() &&
+      ((*prompt)[0].is_array() || (*prompt)[0].is_string())) {
+    if ((*prompt)[0].is_string() && !tokenizer)
+      return refuse(error, 422, noTokenizer);
     if (prompt->size() != 1)
       return refuse(error, 422,
                     "'prompt' holds " + std::to_string(prompt->size()) +
                         " prompts; this server takes one per request");
     ids = &(*prompt)[0];
     name = "prompt[0]";
-  } else if (!prompt->empty() && (*prompt)[0].is_string()) {
-    return refuse(error, 422, noTokenizer);
+  }
+  json encoded;
+  if (ids->is_string()) {
+    if (!tokenizer)
+      return refuse(error, 422, noTokenizer);
+    request.promptText = ids->get<std::string>();
+    encoded = tokenizer->encode(request.promptText, true);
+    ids = &encoded;
+  } else if (!ids->is_array()) {
+    return refuse(error, 422,
+                  "'" + name + "' must be " + promptKinds + ", not " +
+                      describe(*ids));
   }
   if (!readTokens(*ids, name, limits, request.tokens, error))
     return false;
+  if (tokenizer && !ids->empty() && &*ids != &encoded)
+    request.promptText = tokenizer->decode(request.tokens, true);
 
   uint64_t wanted = 16; // OpenAI's default
   std::string wantedText = "16, the default";
   if (auto count = document.find("max_tokens"); count != document.end()) {
     if (!count->is_number_unsigned() || count->get<uint64_t>() < 1)
-      return refuse(error, 422,
-                    "'max_tokens' must be an integer of at least 1, not " +
-                        (count->is_number() ? count->dump()
-                                            : describe(*count)));
+      return refuse(
+          error, 422,
+          "'max_tokens' must be an integer of at least 1, not " +
+              (count->is_number() ? count->dump() : describe(*count)));
     wanted = count->get<uint64_t>();
     wantedText = count->dump();
   }
@@ -253,8 +267,8 @@ bool parseCompletion(const std::string &body, const Limits &limits,
       request.tokens.size() + wanted > static_cast<uint64_t>(limits.seqLen))
     return refuse(error, 422,
                   "the prompt (" + std::to_string(request.tokens.size()) +
-                      " tokens) + 'max_tokens' (" + wantedText +
-                      ") exceeds " + lengthBound(limits));
+                      " tokens) + 'max_tokens' (" + wantedText + ") exceeds " +
+                      lengthBound(limits));
   request.maxNewTokens = static_cast<int64_t>(wanted);
   if (auto stream = document.find("stream"); stream != document.end()) {
     if (!stream->is_boolean())
@@ -262,23 +276,41 @@ bool parseCompletion(const std::string &body, const Limits &limits,
                     "'stream' must be true or false, not " + describe(*stream));
     request.stream = stream->get<bool>();
   }
+  if (auto echo = document.find("echo");
+      echo != document.end() && !echo->is_null()) {
+    if (!echo->is_boolean())
+      return refuse(error, 422,
+                    "'echo' must be true or false, not " + describe(*echo));
+    if (echo->get<bool>() && !tokenizer)
+      return refuse(error, 422,
+                    "'echo' needs a tokenizer, which this model has not "
+                    "(start the server with --tokenizer DIR)");
+    request.echo = echo->get<bool>();
+  }
   if (auto stop = document.find("stop");
       stop != document.end() && !stop->is_null()) {
     json list = stop->is_array() ? *stop : json::array({*stop});
     for (size_t i = 0; i < list.size(); ++i) {
       const json &id = list[i];
-      if (id.is_string())
-        return refuse(error, 422,
-                      "stop strings need a tokenizer, which this model has "
-                      "not: give 'stop' as token ids");
+      std::string where = "stop[" + std::to_string(i) + "]";
+      if (id.is_string()) {
+        if (!tokenizer)
+          return refuse(error, 422,
+                        "stop strings need a tokenizer, which this model has "
+                        "not: give 'stop' as token ids");
+        if (id.get<std::string>().empty())
+          return refuse(error, 422, where + " is an empty string");
+        request.stopStrings.push_back(id.get<std::string>());
+        continue;
+      }
       if (!id.is_number_integer() ||
           (id.is_number_unsigned()
                ? id.get<uint64_t>() >= static_cast<uint64_t>(limits.vocab)
                : id.get<int64_t>() < 0))
         return refuse(error, 422,
-                      "stop[" + std::to_string(i) +
-                          "] must be a token id in [0, " +
-                          std::to_string(limits.vocab) + "), not " +
+                      where + " must be " + (tokenizer ? "a string or " : "") +
+                          "a token id in [0, " + std::to_string(limits.vocab) +
+                          "), not " +
                           (id.is_number() ? id.dump() : describe(id)));
       request.stop.push_back(id.get<int64_t>());
     }
@@ -307,10 +339,11 @@ json completionJson(const CompletionMeta &meta, json choice) {
 } // namespace
 
 std::string completionBody(const Request &request, const JobResult &result,
-                           const CompletionMeta &meta) {
+                           const CompletionMeta &meta,
+                           const std::string &text) {
   json answer = completionJson(
       meta, {{"index", 0},
-             {"text", ""},
+             {"text", request.echo ? request.promptText + text : text},
              {"token_ids", result.generated},
              {"logprobs", nullptr},
              {"finish_reason", result.finishReason}});
@@ -318,20 +351,24 @@ std::string completionBody(const Request &request, const JobResult &result,
   answer["usage"] = {{"prompt_tokens", prompt},
                      {"completion_tokens", completion},
                      {"total_tokens", prompt + completion}};
-  return answer.dump();
+  return answer.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string completionEvent(const CompletionMeta &meta,
                             const std::vector<int64_t> &tokens,
-                            const std::string &finishReason) {
+                            const std::string &finishReason,
+                            const std::string &text) {
   json choice = {{"index", 0},
-                 {"text", ""},
+                 {"text", text},
                  {"token_ids", tokens},
                  {"logprobs", nullptr},
                  {"finish_reason", nullptr}};
   if (!finishReason.empty())
     choice["finish_reason"] = finishReason;
-  return "data: " + completionJson(meta, std::move(choice)).dump() + "\n\n";
+  return "data: " +
+         completionJson(meta, std::move(choice))
+             .dump(-1, ' ', false, json::error_handler_t::replace) +
+         "\n\n";
 }
 
 std::string streamErrorEvent(int status, const std::string &message) {
@@ -356,6 +393,71 @@ std::string answerBody(const Request &request, const JobResult &result) {
     answer["tokens"] = all;
   }
   return answer.dump();
+}
+
+bool tokenizeAnswer(const std::string &body, const Limits &limits,
+                    const tooling::Tokenizer &tokenizer, std::string &answer,
+                    RequestError &error) {
+  json document;
+  if (!parseObject(body, document, error))
+    return false;
+  for (const auto &item : document.items())
+    if (item.key() != "prompt" && item.key() != "add_special_tokens" &&
+        item.key() != "model")
+      return refuse(error, 422,
+                    "unknown field '" + item.key() +
+                        "' (expected: add_special_tokens, model, prompt)");
+  auto prompt = document.find("prompt");
+  if (prompt == document.end() || !prompt->is_string())
+    return refuse(error, 422,
+                  "'prompt' must be a string, not " +
+                      (prompt == document.end() ? std::string("missing")
+                                                : describe(*prompt)));
+  bool special = true;
+  if (auto add = document.find("add_special_tokens"); add != document.end()) {
+    if (!add->is_boolean())
+      return refuse(error, 422,
+                    "'add_special_tokens' must be true or false, not " +
+                        describe(*add));
+    special = add->get<bool>();
+  }
+  std::vector<int64_t> ids =
+      tokenizer.encode(prompt->get<std::string>(), special);
+  answer = json{{"tokens", ids},
+                {"count", ids.size()},
+                {"max_model_len", limits.seqLen}}
+               .dump();
+  return true;
+}
+
+bool detokenizeAnswer(const std::string &body, const Limits &limits,
+                      const tooling::Tokenizer &tokenizer, std::string &answer,
+                      RequestError &error) {
+  json document;
+  if (!parseObject(body, document, error))
+    return false;
+  for (const auto &item : document.items())
+    if (item.key() != "tokens" && item.key() != "model")
+      return refuse(error, 422,
+                    "unknown field '" + item.key() +
+                        "' (expected: model, tokens)");
+  auto tokens = document.find("tokens");
+  if (tokens == document.end() || !tokens->is_array())
+    return refuse(error, 422,
+                  "'tokens' must be an array of token ids, not " +
+                      (tokens == document.end() ? std::string("missing")
+                                                : describe(*tokens)));
+  // Any number of ids (no sequence length applies), each in the
+  // tokenizer's vocabulary or the model's, whichever is larger.
+  Limits any = limits;
+  any.seqLen = static_cast<int64_t>(tokens->size()) + 1;
+  any.vocab = std::max(limits.vocab, tokenizer.size());
+  std::vector<int64_t> ids;
+  if (!tokens->empty() && !readTokens(*tokens, "tokens", any, ids, error))
+    return false;
+  answer = json{{"prompt", tokenizer.decode(ids, false)}}.dump(
+      -1, ' ', false, json::error_handler_t::replace);
+  return true;
 }
 
 std::string errorBody(const std::string &message) {

@@ -10,6 +10,8 @@
 
 #include "Job.h"
 
+#include "dtensor/Tooling/Tokenizer.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,6 +38,11 @@ struct Request {
   bool stream = false;
   std::vector<int64_t> stop;
   std::string model;
+  /// With a tokenizer: stop strings (the text ends before the first), and
+  /// `echo`: the answer's text starts with the prompt's, `promptText`.
+  std::vector<std::string> stopStrings;
+  bool echo = false;
+  std::string promptText;
 };
 
 /// What a completion answer says besides its tokens.
@@ -57,19 +64,38 @@ bool parseRequest(JobKind kind, const std::string &body, const Limits &limits,
                   Request &request, RequestError &error);
 
 /// Parses and checks the body of POST /v1/completions (OpenAI's
-/// completions API, token ids only: there is no tokenizer).
+/// completions API). Without a `tokenizer` the prompt and the stop
+/// sequences are token ids only; with one they may be text too.
 bool parseCompletion(const std::string &body, const Limits &limits,
-                     Request &request, RequestError &error);
+                     Request &request, RequestError &error,
+                     const tooling::Tokenizer *tokenizer = nullptr);
 
-/// The 200 answer of a completion that did not stream.
+/// The 200 answer of a completion that did not stream; `text` its text
+/// ("" without a tokenizer; with echo, the prompt's text is put first).
 std::string completionBody(const Request &request, const JobResult &result,
-                           const CompletionMeta &meta);
+                           const CompletionMeta &meta,
+                           const std::string &text = "");
 
-/// One server-sent event of a streamed completion: `tokens` new tokens, and
-/// with a `finishReason` the last chunk; "data: {...}\n\n".
+/// One server-sent event of a streamed completion: `tokens` new tokens and
+/// their `text`, and with a `finishReason` the last chunk;
+/// "data: {...}\n\n".
 std::string completionEvent(const CompletionMeta &meta,
                             const std::vector<int64_t> &tokens,
-                            const std::string &finishReason);
+                            const std::string &finishReason,
+                            const std::string &text = "");
+
+/// Parses POST /tokenize ({"prompt": text, "add_special_tokens": bool}) and
+/// answers {"tokens": [...], "count": n, "max_model_len": seqLen}; false
+/// with `error` set when it is refused.
+bool tokenizeAnswer(const std::string &body, const Limits &limits,
+                    const tooling::Tokenizer &tokenizer, std::string &answer,
+                    RequestError &error);
+
+/// Parses POST /detokenize ({"tokens": [...]}) and answers {"prompt":
+/// text}.
+bool detokenizeAnswer(const std::string &body, const Limits &limits,
+                      const tooling::Tokenizer &tokenizer, std::string &answer,
+                      RequestError &error);
 
 /// The event that ends a stream whose job failed:
 /// "data: {"error": {"message": ..., "type": "server_error", "code": status}}".

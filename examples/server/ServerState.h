@@ -13,11 +13,14 @@
 #include "Protocol.h"
 #include "RequestQueue.h"
 
+#include "dtensor/Tooling/Tokenizer.h"
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dtensor::server {
 
@@ -31,6 +34,10 @@ struct ServerState {
   int ranks = 1;
   /// The name /v1/models and completions report.
   std::string modelName;
+  /// --tokenizer's (null without) and the tokens that end a sequence,
+  /// which end every completion.
+  std::unique_ptr<tooling::Tokenizer> tokenizer;
+  std::vector<int64_t> endOfSequence;
   /// Numbers the completions ("cmpl-<n>").
   std::atomic<int64_t> completions{0};
   /// Starts a graceful shutdown (SIGTERM, POST /admin/shutdown).
