@@ -1,4 +1,4 @@
-//===- TokenizerConfig.cpp - What a model folder says of its tokens -------===//
+//===- TokenizerConfig.cpp - A model folder's token settings ------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //===----------------------------------------------------------------------===//
 

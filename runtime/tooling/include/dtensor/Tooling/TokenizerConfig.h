@@ -1,5 +1,4 @@
-//===- TokenizerConfig.h - What a model folder says of its tokens -*- C++
-//-*-===//
+//===- TokenizerConfig.h - A model folder's token settings ----*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Besides the tokenizer itself, a Hugging Face model folder names the
 // tokens that end a sequence (generation_config.json's eos_token_id, else
