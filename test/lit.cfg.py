@@ -24,7 +24,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     ["dtensor-opt", "dtensor-translate", "dtensor-compile", "dtensor-run",
-     "dtensor-bench-ceilings", "dtensor-tokenize"],
+     "dtensor-bench-ceilings", "dtensor-tokenize", "dtensor-sample"],
     [config.dtensor_tools_dir, config.llvm_tools_dir])
 # %python is the interpreter running lit (Debian's /usr/bin/python3 for
 # /usr/lib/llvm-22/bin/lit), not whatever `python3` comes first on PATH (a
