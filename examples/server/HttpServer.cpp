@@ -134,49 +134,73 @@ void HttpServer::routes() {
     const tooling::Tokenizer *tokenizer = state_.tokenizer.get();
     if (!parseCompletion(req.body, state_.limits, request, error, tokenizer))
       return reply(res, error.status, errorBody(error.message));
-    auto job = std::make_shared<Job>(JobKind::Completion, request.tokens,
-                                     request.maxNewTokens, false);
-    job->stop = request.stop;
-    job->stop.insert(job->stop.end(), state_.endOfSequence.begin(),
-                     state_.endOfSequence.end());
+    // One job per choice: they run side by side in the batch, their draws
+    // keyed by their index.
+    std::vector<std::shared_ptr<Job>> jobs;
+    for (int64_t choice = 0; choice < request.n; ++choice) {
+      auto job = std::make_shared<Job>(JobKind::Completion, request.tokens,
+                                       request.maxNewTokens, false);
+      job->stop = request.stop;
+      job->stop.insert(job->stop.end(), state_.endOfSequence.begin(),
+                       state_.endOfSequence.end());
+      job->sampling = request.sampling;
+      job->choice = static_cast<uint64_t>(choice);
+      job->logprobs = request.logprobs;
+      jobs.push_back(std::move(job));
+    }
     CompletionMeta meta;
     meta.id = "cmpl-" + std::to_string(++state_.completions);
     meta.created = static_cast<int64_t>(std::time(nullptr));
     meta.model = request.model.empty() ? state_.modelName : request.model;
-    if (!state_.queue.push(job))
-      return reply(res, 503, errorBody(unavailable(state_.health)));
+    for (const auto &job : jobs)
+      if (!state_.queue.push(job)) {
+        for (const auto &queued : jobs)
+          queued->cancel();
+        return reply(res, 503, errorBody(unavailable(state_.health)));
+      }
     if (!request.stream) {
-      if (!tokenizer) {
-        JobResult result = job->wait();
-        if (result.status != 200)
+      std::vector<JobResult> results(jobs.size());
+      std::vector<ChoiceOutput> choices(jobs.size());
+      for (size_t i = 0; i < jobs.size(); ++i) {
+        const std::shared_ptr<Job> &job = jobs[i];
+        JobResult &result = results[i];
+        if (!tokenizer) {
+          result = job->wait();
+        } else {
+          // The text as it comes, to end the job at a stop string rather
+          // than at max_tokens.
+          CompletionText completion(*tokenizer, request.stopStrings);
+          size_t seen = 0;
+          for (bool done = false; !done && !completion.stopped();) {
+            std::vector<int64_t> tokens;
+            done =
+                job->next(seen, tokens, result, std::chrono::milliseconds(100));
+            for (int64_t token : tokens)
+              choices[i].text += completion.add(token);
+          }
+          if (completion.stopped()) {
+            job->cancel();
+            result = job->wait();
+            result.finishReason = "stop";
+            size_t kept =
+                std::min(result.generated.size(), completion.tokens());
+            result.generated.resize(kept);
+            if (result.logprobs.size() > kept)
+              result.logprobs.resize(kept);
+          } else {
+            choices[i].text += completion.finish();
+          }
+        }
+        if (result.status != 200) {
+          for (const auto &other : jobs)
+            other->cancel();
           return reply(res, result.status, errorBody(result.error));
-        return reply(res, 200, completionBody(request, result, meta));
+        }
+        choices[i].result = &result;
       }
-      // The text as it comes, to end the job at a stop string rather than
-      // at max_tokens.
-      CompletionText completion(*tokenizer, request.stopStrings);
-      std::string text;
-      size_t seen = 0;
-      JobResult result;
-      for (bool done = false; !done && !completion.stopped();) {
-        std::vector<int64_t> tokens;
-        done = job->next(seen, tokens, result, std::chrono::milliseconds(100));
-        for (int64_t token : tokens)
-          text += completion.add(token);
-      }
-      if (completion.stopped()) {
-        job->cancel();
-        result = job->wait();
-        result.finishReason = "stop";
-        result.generated.resize(
-            std::min(result.generated.size(), completion.tokens()));
-      } else {
-        text += completion.finish();
-      }
-      if (result.status != 200)
-        return reply(res, result.status, errorBody(result.error));
-      return reply(res, 200, completionBody(request, result, meta, text));
+      return reply(res, 200, completionBody(request, choices, meta, tokenizer));
     }
+    std::shared_ptr<Job> job = jobs[0];
     res.set_header("Cache-Control", "no-cache");
     auto seen = std::make_shared<size_t>(0);
     std::shared_ptr<CompletionText> completion;
@@ -186,9 +210,11 @@ void HttpServer::routes() {
     // With echo the prompt's text comes first, in an event of no tokens.
     auto echo = std::make_shared<std::string>(request.echo ? request.promptText
                                                            : std::string());
+    bool logprobs = request.logprobs >= 0;
     res.set_chunked_content_provider(
         "text/event-stream",
-        [job, meta, seen, completion, echo](size_t, httplib::DataSink &sink) {
+        [job, meta, seen, completion, echo, logprobs,
+         tokenizer](size_t, httplib::DataSink &sink) {
           // A closed connection cancels the job: its slot frees at the next
           // step.
           if (!sink.is_writable()) {
@@ -201,18 +227,26 @@ void HttpServer::routes() {
             echo->clear();
           }
           std::vector<int64_t> tokens;
+          std::vector<TokenLogprobs> entries;
           JobResult result;
-          bool done =
-              job->next(*seen, tokens, result, std::chrono::milliseconds(100));
+          bool done = job->next(*seen, tokens, result,
+                                std::chrono::milliseconds(100), &entries);
           // One event per token, as OpenAI's streams do, however many
           // tokens arrived since the last call.
-          for (int64_t token : tokens) {
+          for (size_t i = 0; i < tokens.size(); ++i) {
+            int64_t token = tokens[i];
+            std::vector<TokenLogprobs> entry;
+            if (logprobs && i < entries.size())
+              entry.push_back(entries[i]);
+            const std::vector<TokenLogprobs> *tokenLogprobs =
+                logprobs ? &entry : nullptr;
             if (!completion) {
-              events += completionEvent(meta, {token}, "");
+              events += completionEvent(meta, {token}, "", "", tokenLogprobs);
               continue;
             }
             std::string text = completion->add(token);
-            events += completionEvent(meta, {token}, "", text);
+            events += completionEvent(meta, {token}, "", text, tokenLogprobs,
+                                      tokenizer);
             if (completion->stopped()) {
               // The rest of the job is not wanted: free its slot.
               job->cancel();

@@ -5,6 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
 #include <set>
 
 namespace dtensor::server {
@@ -189,21 +192,161 @@ bool parseRequest(JobKind kind, const std::string &body, const Limits &limits,
   return true;
 }
 
+namespace {
+
+/// 2, 0.5, 1e+06: a bound as people write it.
+std::string bound(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
+
+/// A number field in [low, high] (`open`: low excluded) into `value`.
+bool readNumber(const json &document, const char *name, double low,
+                double high, bool open, double &value, RequestError &error) {
+  auto field = document.find(name);
+  if (field == document.end() || field->is_null())
+    return true;
+  if (!field->is_number() || field->get<double>() < low ||
+      field->get<double>() > high || (open && field->get<double>() == low))
+    return refuse(error, 400,
+                  std::string("'") + name + "' must be a number in " +
+                      (open ? "(" : "[") + bound(low) + ", " + bound(high) +
+                      "], not " +
+                      (field->is_number() ? field->dump() : describe(*field)));
+  value = field->get<double>();
+  return true;
+}
+
+/// An integer field in [low, high] into `value`.
+bool readInteger(const json &document, const char *name, int64_t low,
+                 int64_t high, int64_t &value, RequestError &error) {
+  auto field = document.find(name);
+  if (field == document.end() || field->is_null())
+    return true;
+  if (!field->is_number_integer() ||
+      (field->is_number_unsigned()
+           ? field->get<uint64_t>() > static_cast<uint64_t>(high)
+           : field->get<int64_t>() < low || field->get<int64_t>() > high))
+    return refuse(error, 400,
+                  std::string("'") + name + "' must be an integer in [" +
+                      std::to_string(low) + ", " + std::to_string(high) +
+                      "], not " +
+                      (field->is_number() ? field->dump() : describe(*field)));
+  value = field->get<int64_t>();
+  return true;
+}
+
+bool parseSampling(const json &document, const Limits &limits,
+                   Request &request, RequestError &error) {
+  tooling::SamplingParams params;
+  // Greedy unless asked otherwise (OpenAI's default is 1).
+  params.temperature = 0;
+  double topK = 0;
+  int64_t topKValue = 0, seed = -1, n = 1, logprobs = -1;
+  if (!readNumber(document, "temperature", 0, 2, false, params.temperature,
+                  error) ||
+      !readNumber(document, "top_p", 0, 1, true, params.topP, error) ||
+      !readNumber(document, "min_p", 0, 1, false, params.minP, error) ||
+      !readNumber(document, "presence_penalty", -2, 2, false,
+                  params.presencePenalty, error) ||
+      !readNumber(document, "frequency_penalty", -2, 2, false,
+                  params.frequencyPenalty, error) ||
+      !readNumber(document, "repetition_penalty", 0, 1e6, true,
+                  params.repetitionPenalty, error) ||
+      !readInteger(document, "top_k", -1, limits.vocab, topKValue, error) ||
+      !readInteger(document, "seed", INT64_MIN, INT64_MAX, seed, error) ||
+      !readInteger(document, "n", 1, kMaxChoices, n, error) ||
+      !readInteger(document, "logprobs", 0, kMaxLogprobs, logprobs, error))
+    return false;
+  (void)topK;
+  params.topK = topKValue;
+  if (auto bias = document.find("logit_bias");
+      bias != document.end() && !bias->is_null()) {
+    if (!bias->is_object())
+      return refuse(error, 400,
+                    "'logit_bias' must be an object of token id -> bias, "
+                    "not " + describe(*bias));
+    for (const auto &item : bias->items()) {
+      char *end = nullptr;
+      long long id = std::strtoll(item.key().c_str(), &end, 10);
+      if (item.key().empty() || *end != '\0' || id < 0 || id >= limits.vocab)
+        return refuse(error, 400,
+                      "'logit_bias' key '" + item.key() +
+                          "' is not a token id in [0, " +
+                          std::to_string(limits.vocab) + ")");
+      if (!item.value().is_number() || item.value().get<double>() < -100 ||
+          item.value().get<double>() > 100)
+        return refuse(error, 400,
+                      "'logit_bias' of " + item.key() +
+                          " must be a number in [-100, 100]");
+      params.logitBias[id] = item.value().get<double>();
+    }
+  }
+  // Unseeded requests draw from a seed of their own.
+  params.seed = seed >= 0 || document.contains("seed")
+                    ? static_cast<uint64_t>(seed)
+                    : std::random_device()() * 0x100000000ull +
+                          std::random_device()();
+  request.n = n;
+  request.logprobs = static_cast<int>(logprobs);
+  bool needsLogits = !params.greedyArgmax() || logprobs >= 0;
+  bool canSample = limits.hasLogits && !limits.cache;
+  if (!canSample) {
+    const char *why =
+        limits.cache ? "the KV-cache steps of this artifact return their "
+                       "argmax only"
+                     : "this artifact has no logits output";
+    if (params.temperature != 0)
+      return refuse(error, 422,
+                    std::string("only greedy decoding is served: "
+                                "'temperature' must be 0 (sampling needs the "
+                                "logits: ") +
+                        why + ")");
+    if (n != 1)
+      return refuse(error, 422,
+                    std::string("'n' must be 1: one completion per request "
+                                "(several need sampling, which needs the "
+                                "logits: ") +
+                        why + ")");
+    if (needsLogits)
+      return refuse(error, 422,
+                    std::string("penalties, logit_bias and logprobs need the "
+                                "logits: ") +
+                        why);
+  }
+  if (request.stream && n != 1)
+    return refuse(error, 422,
+                  "'n' > 1 is served without streaming only: set 'stream' to "
+                  "false");
+  if (params.temperature != 0 || !params.greedyArgmax())
+    request.sampling = params;
+  return true;
+}
+
+} // namespace
+
 bool parseCompletion(const std::string &body, const Limits &limits,
                      Request &request, RequestError &error,
                      const tooling::Tokenizer *tokenizer) {
   json document;
   if (!parseObject(body, document, error))
     return false;
-  static const std::set<std::string> known = {"model",  "prompt", "max_tokens",
-                                              "stream", "stop",   "temperature",
-                                              "n",      "user",   "echo"};
+  static const std::set<std::string> known = {
+      "echo",       "frequency_penalty", "logit_bias",         "logprobs",
+      "max_tokens", "min_p",             "model",              "n",
+      "presence_penalty",                "prompt",             "repetition_penalty",
+      "seed",       "stop",              "stream",             "temperature",
+      "top_k",      "top_p",             "user"};
   for (const auto &item : document.items())
-    if (!known.count(item.key()))
+    if (!known.count(item.key())) {
+      std::string expected;
+      for (const std::string &name : known)
+        expected += (expected.empty() ? "" : ", ") + name;
       return refuse(error, 422,
-                    "unknown field '" + item.key() +
-                        "' (expected: echo, max_tokens, model, n, prompt, "
-                        "stop, stream, temperature, user)");
+                    "unknown field '" + item.key() + "' (expected: " +
+                        expected + ")");
+    }
   request = Request();
   request.kind = JobKind::Completion;
   if (auto model = document.find("model"); model != document.end()) {
@@ -315,21 +458,16 @@ bool parseCompletion(const std::string &body, const Limits &limits,
       request.stop.push_back(id.get<int64_t>());
     }
   }
-  // Greedy decoding only.
-  if (auto temperature = document.find("temperature");
-      temperature != document.end() && !temperature->is_null() &&
-      !(temperature->is_number() && temperature->get<double>() == 0))
-    return refuse(error, 422,
-                  "only greedy decoding is served: 'temperature' must be 0");
-  if (auto n = document.find("n");
-      n != document.end() && !n->is_null() &&
-      !(n->is_number_unsigned() && n->get<uint64_t>() == 1))
-    return refuse(error, 422, "'n' must be 1: one completion per request");
-  return true;
+  return parseSampling(document, limits, request, error);
 }
 
 namespace {
 json completionJson(const CompletionMeta &meta, json choice) {
+  if (choice.is_null())
+    return json{{"id", meta.id},
+                {"object", "text_completion"},
+                {"created", meta.created},
+                {"model", meta.model}};
   return json{{"id", meta.id},
               {"object", "text_completion"},
               {"created", meta.created},
@@ -338,16 +476,57 @@ json completionJson(const CompletionMeta &meta, json choice) {
 }
 } // namespace
 
+json logprobsJson(const std::vector<TokenLogprobs> &entries,
+                  const std::vector<int64_t> &tokens,
+                  const tooling::Tokenizer *tokenizer, size_t offset) {
+  auto text = [&](int64_t id) {
+    return tokenizer ? tokenizer->decode({id}, false) : std::to_string(id);
+  };
+  json result = {{"tokens", json::array()},
+                 {"token_logprobs", json::array()},
+                 {"top_logprobs", json::array()},
+                 {"text_offset", json::array()}};
+  for (size_t i = 0; i < entries.size() && i < tokens.size(); ++i) {
+    std::string token = text(tokens[i]);
+    result["tokens"].push_back(token);
+    result["token_logprobs"].push_back(entries[i].logprob);
+    json top = json::object();
+    for (const auto &[id, logprob] : entries[i].top)
+      top[text(id)] = logprob;
+    result["top_logprobs"].push_back(top);
+    result["text_offset"].push_back(offset);
+    offset += token.size();
+  }
+  return result;
+}
+
 std::string completionBody(const Request &request, const JobResult &result,
                            const CompletionMeta &meta,
                            const std::string &text) {
-  json answer = completionJson(
-      meta, {{"index", 0},
-             {"text", request.echo ? request.promptText + text : text},
-             {"token_ids", result.generated},
-             {"logprobs", nullptr},
-             {"finish_reason", result.finishReason}});
-  size_t prompt = request.tokens.size(), completion = result.generated.size();
+  return completionBody(request, {{&result, text}}, meta, nullptr);
+}
+
+std::string completionBody(const Request &request,
+                           const std::vector<ChoiceOutput> &choices,
+                           const CompletionMeta &meta,
+                           const tooling::Tokenizer *tokenizer) {
+  json answer = completionJson(meta, nullptr);
+  answer["choices"] = json::array();
+  size_t prompt = request.tokens.size(), completion = 0;
+  std::string promptText = request.echo ? request.promptText : "";
+  for (size_t i = 0; i < choices.size(); ++i) {
+    const JobResult &result = *choices[i].result;
+    json logprobs = nullptr;
+    if (request.logprobs >= 0)
+      logprobs = logprobsJson(result.logprobs, result.generated, tokenizer,
+                              promptText.size());
+    answer["choices"].push_back({{"index", i},
+                                 {"text", promptText + choices[i].text},
+                                 {"token_ids", result.generated},
+                                 {"logprobs", logprobs},
+                                 {"finish_reason", result.finishReason}});
+    completion += result.generated.size();
+  }
   answer["usage"] = {{"prompt_tokens", prompt},
                      {"completion_tokens", completion},
                      {"total_tokens", prompt + completion}};
@@ -357,12 +536,16 @@ std::string completionBody(const Request &request, const JobResult &result,
 std::string completionEvent(const CompletionMeta &meta,
                             const std::vector<int64_t> &tokens,
                             const std::string &finishReason,
-                            const std::string &text) {
+                            const std::string &text,
+                            const std::vector<TokenLogprobs> *logprobs,
+                            const tooling::Tokenizer *tokenizer) {
   json choice = {{"index", 0},
                  {"text", text},
                  {"token_ids", tokens},
                  {"logprobs", nullptr},
                  {"finish_reason", nullptr}};
+  if (logprobs)
+    choice["logprobs"] = logprobsJson(*logprobs, tokens, tokenizer, 0);
   if (!finishReason.empty())
     choice["finish_reason"] = finishReason;
   return "data: " +

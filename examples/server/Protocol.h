@@ -13,6 +13,7 @@
 #include "dtensor/Tooling/Tokenizer.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,21 @@ struct Request {
   std::vector<std::string> stopStrings;
   bool echo = false;
   std::string promptText;
+  /// Sampling (unset: greedy, the model's argmax); `n` choices; top
+  /// `logprobs` per token (-1: none).
+  std::optional<tooling::SamplingParams> sampling;
+  int64_t n = 1;
+  int logprobs = -1;
+};
+
+/// The most choices (n) and top logprobs a request may ask for.
+constexpr int64_t kMaxChoices = 16;
+constexpr int64_t kMaxLogprobs = 20;
+
+/// One choice of a completion: the job's result and its text.
+struct ChoiceOutput {
+  const JobResult *result = nullptr;
+  std::string text;
 };
 
 /// What a completion answer says besides its tokens.
@@ -76,13 +92,22 @@ std::string completionBody(const Request &request, const JobResult &result,
                            const CompletionMeta &meta,
                            const std::string &text = "");
 
+/// The same with one choice per entry of `choices` (n > 1); the
+/// `tokenizer` names the tokens of logprobs (their ids without one).
+std::string completionBody(const Request &request,
+                           const std::vector<ChoiceOutput> &choices,
+                           const CompletionMeta &meta,
+                           const tooling::Tokenizer *tokenizer);
+
 /// One server-sent event of a streamed completion: `tokens` new tokens and
 /// their `text`, and with a `finishReason` the last chunk;
 /// "data: {...}\n\n".
 std::string completionEvent(const CompletionMeta &meta,
                             const std::vector<int64_t> &tokens,
                             const std::string &finishReason,
-                            const std::string &text = "");
+                            const std::string &text = "",
+                            const std::vector<TokenLogprobs> *logprobs = nullptr,
+                            const tooling::Tokenizer *tokenizer = nullptr);
 
 /// Parses POST /tokenize ({"prompt": text, "add_special_tokens": bool}) and
 /// answers {"tokens": [...], "count": n, "max_model_len": seqLen}; false
