@@ -90,8 +90,8 @@ bool flag(const json &config, const char *name, bool fallback) {
 
 bool unsupported(std::string &error, const std::string &message) {
   error = "tokenizer.json: " + message +
-          " is not supported (byte-level BPE as GPT-2, Llama 3 and Qwen2 "
-          "use it is)";
+          " is not supported (byte-level BPE without a normalizer, as "
+          "GPT-2 and Llama 3 use it, is)";
   return false;
 }
 

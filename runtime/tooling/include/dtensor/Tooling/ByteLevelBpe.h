@@ -1,7 +1,8 @@
 //===- ByteLevelBpe.h - Byte-level BPE of tokenizer.json --------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The tokenizer of GPT-2, Llama 3 and Qwen2 as Hugging Face `tokenizers`
-// runs it from `tokenizer.json`: added tokens are cut out of the text
+// The tokenizer of GPT-2 and Llama 3 as Hugging Face `tokenizers` runs it
+// from `tokenizer.json` (Qwen2's pre-tokenizer too, but not its NFC
+// normalizer, which is refused): added tokens are cut out of the text
 // first; each remaining segment is split by the pre-tokenizer's regular
 // expressions (UnicodeRegex.h); each piece's bytes become the printable
 // characters of GPT-2's byte alphabet, and BPE merges adjacent tokens by

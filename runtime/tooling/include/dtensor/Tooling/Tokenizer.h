@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The tokenizer of a Hugging Face model folder, in C++ so that serving
 // needs no Python: `tokenizer.json` with a byte-level BPE model (GPT-2,
-// Llama 3, Qwen2; ByteLevelBpe.h) or a SentencePiece `tokenizer.model`
+// Llama 3; ByteLevelBpe.h) or a SentencePiece `tokenizer.model`
 // (Llama 2, Mistral; SentencePieceTokenizer.h). Both give the ids and the
 // text that Hugging Face `tokenizers` and `sentencepiece` give.
 //
