@@ -7,11 +7,15 @@
 //         "stream_chunks": [...], "skip_special": decode(ids, skip)}
 //   {"ids": [...]} -> {"text": ..., "stream": ..., "stream_chunks": [...],
 //                      "skip_special": ...}
+// With --chat-template FILE each line is the variables of the template
+// (messages, add_generation_prompt, bos_token, ...) and the answer
+// {"text": the rendered prompt, "ids": its ids} or {"error": why}.
 // With --bench FILE it instead encodes FILE's text --repeat times and
 // prints {"bytes": N, "seconds": S, "tokens": T}.
 //
 //===----------------------------------------------------------------------===//
 
+#include "dtensor/Tooling/ChatTemplate.h"
 #include "dtensor/Tooling/StreamingDetokenizer.h"
 #include "dtensor/Tooling/Tokenizer.h"
 
@@ -83,7 +87,7 @@ int bench(const Tokenizer &tokenizer, const std::string &path, int repeat) {
 
 int main(int argc, char **argv) {
   CLI::App app{"Tokenize JSON lines with a model folder's tokenizer"};
-  std::string directory, benchFile;
+  std::string directory, benchFile, templateFile;
   int repeat = 1;
   app.add_option("--tokenizer", directory,
                  "folder with tokenizer.json or tokenizer.model")
@@ -92,6 +96,8 @@ int main(int argc, char **argv) {
                  "time the encoding of this file's lines instead");
   app.add_option("--repeat", repeat, "times --bench encodes the file")
       ->check(CLI::PositiveNumber);
+  app.add_option("--chat-template", templateFile,
+                 "render this Jinja chat template for each line instead");
   CLI11_PARSE(app, argc, argv);
 
   std::string error;
@@ -103,6 +109,18 @@ int main(int argc, char **argv) {
   }
   if (!benchFile.empty())
     return bench(*tokenizer, benchFile, repeat);
+  std::unique_ptr<dtensor::tooling::ChatTemplate> chat;
+  if (!templateFile.empty()) {
+    std::ifstream file(templateFile);
+    std::stringstream source;
+    source << file.rdbuf();
+    if (!file ||
+        !(chat = dtensor::tooling::ChatTemplate::parse(source.str(), error))) {
+      std::cerr << "dtensor-tokenize: " << templateFile << ": "
+                << (file ? error : "cannot read it") << "\n";
+      return 1;
+    }
+  }
 
   for (std::string line; std::getline(std::cin, line);) {
     if (line.empty())
@@ -115,6 +133,16 @@ int main(int argc, char **argv) {
       return 1;
     }
     std::vector<int64_t> ids;
+    if (chat) {
+      std::string text;
+      if (chat->render(nlohmann::ordered_json::parse(line), text, error))
+        answer = {{"text", text}, {"ids", tokenizer->encode(text, false)}};
+      else
+        answer = {{"error", error}};
+      std::cout << answer.dump(-1, ' ', false, json::error_handler_t::replace)
+                << "\n";
+      continue;
+    }
     if (request.contains("text")) {
       ids = tokenizer->encode(request["text"].get<std::string>(),
                               request.value("add_special_tokens", true));
