@@ -72,19 +72,30 @@ bool loadTokenizer(const Options &options, ServerState &state,
     return false;
   }
   dtensor::tooling::TokenizerConfig config;
-  if (!dtensor::tooling::readTokenizerConfig(options.tokenizer, *state.tokenizer, config,
-                                    error)) {
+  if (!dtensor::tooling::readTokenizerConfig(options.tokenizer,
+                                             *state.tokenizer, config, error)) {
     error = "--tokenizer: " + error;
     return false;
   }
   state.endOfSequence = config.endOfSequence;
+  state.bosToken = config.bosToken;
+  state.eosToken = config.eosToken;
+  // A template beyond the supported subset is refused here, at start, not
+  // per request.
+  if (!config.chatTemplate.empty() &&
+      !(state.chatTemplate = dtensor::tooling::ChatTemplate::parse(
+            config.chatTemplate, error))) {
+    error = "--tokenizer: " + error;
+    return false;
+  }
   std::string ends;
   for (int64_t id : config.endOfSequence)
     ends += (ends.empty() ? "" : ", ") + std::to_string(id);
   logInfo("tokenizer: " + state.tokenizer->kind() + " of " +
           std::to_string(state.tokenizer->size()) + " tokens from " +
-          options.tokenizer +
-          "; end of sequence: " + (ends.empty() ? "none" : ends));
+          options.tokenizer + "; end of sequence: " +
+          (ends.empty() ? "none" : ends) +
+          (state.chatTemplate ? "; a chat template" : "; no chat template"));
   if (state.tokenizer->size() > state.limits.vocab)
     logInfo("tokenizer: it has more tokens than the model's vocabulary (" +
             std::to_string(state.limits.vocab) +

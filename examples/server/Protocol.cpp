@@ -578,6 +578,189 @@ std::string answerBody(const Request &request, const JobResult &result) {
   return answer.dump();
 }
 
+bool parseChat(const std::string &body, const Limits &limits,
+               const ChatSetup &setup, Request &request, RequestError &error) {
+  if (!setup.tokenizer || !setup.chatTemplate)
+    return refuse(error, 404,
+                  setup.tokenizer
+                      ? "/v1/chat/completions needs a chat template, which "
+                        "the --tokenizer folder has not (tokenizer_config."
+                        "json's chat_template or chat_template.jinja)"
+                      : "/v1/chat/completions needs a tokenizer and its chat "
+                        "template: start the server with --tokenizer DIR");
+  json document;
+  if (!parseObject(body, document, error))
+    return false;
+  // The messages, rendered; the rest as a completion's fields.
+  auto messages = document.find("messages");
+  if (messages == document.end() || !messages->is_array() ||
+      messages->empty())
+    return refuse(error, 422,
+                  "'messages' must be a non-empty array of {\"role\": ..., "
+                  "\"content\": ...}");
+  nlohmann::ordered_json rendered = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < messages->size(); ++i) {
+    const json &message = (*messages)[i];
+    std::string where = "messages[" + std::to_string(i) + "]";
+    if (!message.is_object() || !message.contains("role") ||
+        !message["role"].is_string())
+      return refuse(error, 422, where + " must be an object with a 'role'");
+    nlohmann::ordered_json entry = {{"role", message["role"]}};
+    const json &content = message.value("content", json());
+    if (content.is_string()) {
+      entry["content"] = content;
+    } else if (content.is_array()) {
+      // OpenAI's content parts: the text ones, joined.
+      std::string text;
+      for (const json &part : content) {
+        if (!part.is_object() || part.value("type", "") != "text" ||
+            !part.contains("text") || !part["text"].is_string())
+          return refuse(error, 422,
+                        where + ": only text content parts are served");
+        text += part["text"].get<std::string>();
+      }
+      entry["content"] = text;
+    } else if (!content.is_null()) {
+      return refuse(error, 422,
+                    where + "'s content must be a string or text parts, not " +
+                        describe(content));
+    } else {
+      entry["content"] = nullptr;
+    }
+    if (message.contains("name"))
+      entry["name"] = message["name"];
+    rendered.push_back(std::move(entry));
+  }
+  nlohmann::ordered_json variables = {
+      {"messages", rendered},
+      {"add_generation_prompt", true},
+      {"bos_token", setup.bosToken},
+      {"eos_token", setup.eosToken}};
+  std::string text, why;
+  if (!setup.chatTemplate->render(variables, text, why))
+    return refuse(error, 422, "the chat template refused the messages: " + why);
+
+  json completion = json::object();
+  for (const auto &item : document.items()) {
+    const std::string &key = item.key();
+    if (key == "messages" || key == "logprobs" || key == "top_logprobs" ||
+        key == "max_completion_tokens")
+      continue;
+    if (key == "prompt" || key == "echo")
+      return refuse(error, 422,
+                    "unknown field '" + key + "' (a completions field: "
+                    "/v1/chat/completions takes 'messages')");
+    completion[key] = item.value();
+  }
+  if (auto count = document.find("max_completion_tokens");
+      count != document.end() && !document.contains("max_tokens"))
+    completion["max_tokens"] = *count;
+  if (auto logprobs = document.find("logprobs");
+      logprobs != document.end() && !logprobs->is_null()) {
+    if (!logprobs->is_boolean())
+      return refuse(error, 400,
+                    "'logprobs' must be true or false, not " +
+                        describe(*logprobs));
+    if (logprobs->get<bool>())
+      completion["logprobs"] = document.value("top_logprobs", json(0));
+  }
+  if (document.contains("top_logprobs") && !completion.contains("logprobs"))
+    return refuse(error, 400, "'top_logprobs' needs 'logprobs': true");
+  completion["prompt"] = setup.tokenizer->encode(text, false);
+  if (!parseCompletion(completion.dump(), limits, request, error,
+                       setup.tokenizer))
+    return false;
+  request.promptText = text;
+  request.chat = true;
+  return true;
+}
+
+namespace {
+
+/// Chat logprobs: {"content": [{"token", "logprob", "bytes",
+/// "top_logprobs": [{"token", "logprob", "bytes"}]}]}.
+json chatLogprobs(const std::vector<TokenLogprobs> &entries,
+                  const std::vector<int64_t> &tokens,
+                  const tooling::Tokenizer *tokenizer) {
+  auto entry = [&](int64_t id, double logprob) {
+    std::string text =
+        tokenizer ? tokenizer->decode({id}, false) : std::to_string(id);
+    std::vector<int> bytes(text.begin(), text.end());
+    for (int &byte : bytes)
+      byte &= 0xFF;
+    return json{{"token", text}, {"logprob", logprob}, {"bytes", bytes}};
+  };
+  json content = json::array();
+  for (size_t i = 0; i < entries.size() && i < tokens.size(); ++i) {
+    json item = entry(tokens[i], entries[i].logprob);
+    item["top_logprobs"] = json::array();
+    for (const auto &[id, logprob] : entries[i].top)
+      item["top_logprobs"].push_back(entry(id, logprob));
+    content.push_back(std::move(item));
+  }
+  return json{{"content", content}};
+}
+
+} // namespace
+
+std::string chatBody(const Request &request,
+                     const std::vector<ChoiceOutput> &choices,
+                     const CompletionMeta &meta,
+                     const tooling::Tokenizer *tokenizer) {
+  json answer = {{"id", meta.id},
+                 {"object", "chat.completion"},
+                 {"created", meta.created},
+                 {"model", meta.model},
+                 {"choices", json::array()}};
+  size_t completion = 0;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    const JobResult &result = *choices[i].result;
+    json logprobs = nullptr;
+    if (request.logprobs >= 0)
+      logprobs = chatLogprobs(result.logprobs, result.generated, tokenizer);
+    answer["choices"].push_back(
+        {{"index", i},
+         {"message", {{"role", "assistant"}, {"content", choices[i].text}}},
+         {"token_ids", result.generated},
+         {"logprobs", logprobs},
+         {"finish_reason", result.finishReason}});
+    completion += result.generated.size();
+  }
+  size_t prompt = request.tokens.size();
+  answer["usage"] = {{"prompt_tokens", prompt},
+                     {"completion_tokens", completion},
+                     {"total_tokens", prompt + completion}};
+  return answer.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string chatEvent(const CompletionMeta &meta, bool first,
+                      const std::vector<int64_t> &tokens,
+                      const std::string &text, const std::string &finishReason,
+                      const std::vector<TokenLogprobs> *logprobs,
+                      const tooling::Tokenizer *tokenizer) {
+  json delta = json::object();
+  if (first)
+    delta = {{"role", "assistant"}, {"content", ""}};
+  else if (finishReason.empty() || !text.empty())
+    delta["content"] = text;
+  json choice = {{"index", 0},
+                 {"delta", delta},
+                 {"token_ids", tokens},
+                 {"logprobs", nullptr},
+                 {"finish_reason", nullptr}};
+  if (logprobs)
+    choice["logprobs"] = chatLogprobs(*logprobs, tokens, tokenizer);
+  if (!finishReason.empty())
+    choice["finish_reason"] = finishReason;
+  json event = {{"id", meta.id},
+                {"object", "chat.completion.chunk"},
+                {"created", meta.created},
+                {"model", meta.model},
+                {"choices", json::array({std::move(choice)})}};
+  return "data: " +
+         event.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
+}
+
 bool tokenizeAnswer(const std::string &body, const Limits &limits,
                     const tooling::Tokenizer &tokenizer, std::string &answer,
                     RequestError &error) {

@@ -10,6 +10,7 @@
 
 #include "Job.h"
 
+#include "dtensor/Tooling/ChatTemplate.h"
 #include "dtensor/Tooling/Tokenizer.h"
 
 #include <cstdint>
@@ -49,6 +50,8 @@ struct Request {
   std::optional<tooling::SamplingParams> sampling;
   int64_t n = 1;
   int logprobs = -1;
+  /// /v1/chat/completions: answered as chat completions.
+  bool chat = false;
 };
 
 /// The most choices (n) and top logprobs a request may ask for.
@@ -108,6 +111,37 @@ std::string completionEvent(const CompletionMeta &meta,
                             const std::string &text = "",
                             const std::vector<TokenLogprobs> *logprobs = nullptr,
                             const tooling::Tokenizer *tokenizer = nullptr);
+
+/// What /v1/chat/completions renders its messages with.
+struct ChatSetup {
+  const tooling::Tokenizer *tokenizer = nullptr;
+  const tooling::ChatTemplate *chatTemplate = nullptr;
+  std::string bosToken, eosToken;
+};
+
+/// Parses and checks the body of POST /v1/chat/completions: the messages
+/// rendered by the chat template (add_generation_prompt true) and encoded
+/// without added special tokens (the template writes them), as
+/// transformers' apply_chat_template; the other fields as
+/// /v1/completions' ("logprobs": true with "top_logprobs": k for logprobs,
+/// max_completion_tokens for max_tokens).
+bool parseChat(const std::string &body, const Limits &limits,
+               const ChatSetup &setup, Request &request, RequestError &error);
+
+/// The 200 answer of a chat completion that did not stream.
+std::string chatBody(const Request &request,
+                     const std::vector<ChoiceOutput> &choices,
+                     const CompletionMeta &meta,
+                     const tooling::Tokenizer *tokenizer);
+
+/// One server-sent event of a streamed chat completion: the assistant's
+/// role (`first`), then `text` as each token comes (with its logprobs),
+/// then an empty delta with `finishReason`.
+std::string chatEvent(const CompletionMeta &meta, bool first,
+                      const std::vector<int64_t> &tokens,
+                      const std::string &text, const std::string &finishReason,
+                      const std::vector<TokenLogprobs> *logprobs,
+                      const tooling::Tokenizer *tokenizer);
 
 /// Parses POST /tokenize ({"prompt": text, "add_special_tokens": bool}) and
 /// answers {"tokens": [...], "count": n, "max_model_len": seqLen}; false

@@ -13,6 +13,7 @@
 #include "Protocol.h"
 #include "RequestQueue.h"
 
+#include "dtensor/Tooling/ChatTemplate.h"
 #include "dtensor/Tooling/Tokenizer.h"
 
 #include <atomic>
@@ -38,6 +39,10 @@ struct ServerState {
   /// which end every completion.
   std::unique_ptr<tooling::Tokenizer> tokenizer;
   std::vector<int64_t> endOfSequence;
+  /// Its folder's chat template (null without one) and the texts of its
+  /// BOS and EOS tokens, the template's bos_token and eos_token.
+  std::unique_ptr<tooling::ChatTemplate> chatTemplate;
+  std::string bosToken, eosToken;
   /// Numbers the completions ("cmpl-<n>").
   std::atomic<int64_t> completions{0};
   /// Starts a graceful shutdown (SIGTERM, POST /admin/shutdown).

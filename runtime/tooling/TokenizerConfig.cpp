@@ -73,6 +73,13 @@ bool readTokenizerConfig(const std::string &directory,
     }
   }
 
+  if (tokenizerConfig.is_object()) {
+    if (tokenizerConfig.contains("bos_token"))
+      config.bosToken = tokenText(tokenizerConfig["bos_token"]);
+    if (tokenizerConfig.contains("eos_token"))
+      config.eosToken = tokenText(tokenizerConfig["eos_token"]);
+  }
+
   // transformers 4.43 and later save the template in a file of its own.
   std::ifstream templateFile(directory + "/chat_template.jinja");
   if (templateFile) {

@@ -38,6 +38,16 @@ CORPUS = [
     "Numbers 12345 and 3.14159, whitespace   runs\tand tabs.",
 ]
 PROMPTS = ["The quick brown", "東京は 😀 café"]
+# Llama 3's style of template.
+CHAT_TEMPLATE = """{{- bos_token }}
+{%- for message in messages %}
+    {{- '<|start_header_id|>' + message['role'] + '<|end_header_id|>\n\n' + message['content'] | trim + '<|eot_id|>' }}
+{%- endfor %}
+{%- if add_generation_prompt %}
+    {{- '<|start_header_id|>assistant<|end_header_id|>\n\n' }}
+{%- endif %}"""
+CHAT = [{"role": "system", "content": "Brief."},
+        {"role": "user", "content": "東京 quick?"}]
 
 
 def make_tokenizer(folder, config_path, out_path):
@@ -57,6 +67,7 @@ def make_tokenizer(folder, config_path, out_path):
     fast = PreTrainedTokenizerFast(tokenizer_object=bpe,
                                    bos_token="<|begin_of_text|>",
                                    eos_token="<|eot_id|>")
+    fast.chat_template = CHAT_TEMPLATE
     fast.save_pretrained(folder)
     with open(config_path) as f:
         config = json.load(f)
@@ -191,8 +202,61 @@ def check(args):
             else:
                 print(f"{prompt!r}: text too short for a stop string")
 
+        # Chat: the template's prompt, greedy, equals transformers' generate
+        # on apply_chat_template's ids.
+        ids = tokenizer.apply_chat_template(CHAT, add_generation_prompt=True,
+                                            tokenize=True)
+        if hasattr(ids, "keys"):
+            ids = ids["input_ids"]
+        want_ids, want_finish = generate(model, list(ids), 8)
+        want_text = tokenizer.decode(want_ids, skip_special_tokens=True)
+        answer = post("/v1/chat/completions", {"messages": CHAT,
+                                               "max_tokens": 8})
+        choice = answer["choices"][0]
+        got = (choice["token_ids"], choice["message"]["content"],
+               choice["finish_reason"], answer["usage"]["prompt_tokens"])
+        if got != (want_ids, want_text, want_finish, len(ids)):
+            fail(f"chat: {got}, transformers "
+                 f"{(want_ids, want_text, want_finish, len(ids))}")
+        print(f"chat: {len(want_ids)} tokens ({want_finish}) equal "
+              "transformers' generate on apply_chat_template, text equal")
+
         import openai
         client = openai.OpenAI(base_url=server.url("/v1"), api_key=KEY)
+        reply = client.chat.completions.create(model="m", messages=CHAT,
+                                               max_tokens=8)
+        streamed = "".join(
+            chunk.choices[0].delta.content or "" for chunk in
+            client.chat.completions.create(model="m", messages=CHAT,
+                                           max_tokens=8, stream=True))
+        if reply.choices[0].message.content != want_text or \
+                streamed != want_text:
+            fail(f"openai chat: {reply.choices[0].message.content!r}, "
+                 f"streamed {streamed!r}, want {want_text!r}")
+        sampled = client.chat.completions.create(
+            model="m", messages=CHAT, max_tokens=6, n=2, temperature=0.9,
+            seed=5, logprobs=True, top_logprobs=2)
+        again = client.chat.completions.create(
+            model="m", messages=CHAT, max_tokens=6, n=2, temperature=0.9,
+            seed=5, logprobs=True, top_logprobs=2)
+        contents = [c.message.content for c in sampled.choices]
+        if len(contents) != 2 or contents != [
+                c.message.content for c in again.choices] or any(
+                len(c.logprobs.content[0].top_logprobs) != 2
+                for c in sampled.choices):
+            fail(f"openai chat n=2: {sampled}")
+        print("openai chat: text equal (streamed and not); n=2 seeded "
+              "sampling repeats, with 2 top logprobs a token")
+        for name, bad in (("temperature", {"temperature": -1}),
+                          ("top_p", {"top_p": 1.5}),
+                          ("unknown field", {"extra_body": {"best_of": 2}})):
+            try:
+                client.chat.completions.create(model="m", messages=CHAT,
+                                               max_tokens=2, **bad)
+                fail(f"openai: bad {name} accepted")
+            except openai.APIStatusError as error:
+                print(f"openai bad {name}: {type(error).__name__} "
+                      f"{error.status_code}: {error.body['error'] if isinstance(error.body, dict) else error.body}")
         ids = tokenizer(PROMPTS[0]).input_ids
         want_ids, _ = generate(model, ids, 6)
         completion = client.completions.create(model="m", prompt=PROMPTS[0],

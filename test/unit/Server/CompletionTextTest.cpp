@@ -173,4 +173,51 @@ TEST(TextRequestTest, TokenizeAndDetokenize) {
             "prompt)");
 }
 
+TEST(TextRequestTest, ChatRendersItsTemplate) {
+  auto tokenizer = byteTokenizer();
+  std::string error;
+  auto chat = dtensor::tooling::ChatTemplate::parse(
+      "{{ bos_token }}{% for m in messages %}{{ m.role }}:{{ m.content }};"
+      "{% endfor %}{% if add_generation_prompt %}a:{% endif %}",
+      error);
+  ASSERT_TRUE(chat) << error;
+  ChatSetup setup{tokenizer.get(), chat.get(), "<eos>", "<eos>"};
+  // Logprobs need a logits output.
+  const Limits withLogits{/*seqLen=*/32, /*vocab=*/257, /*hasLogits=*/true,
+                          /*cache=*/false};
+  Request request;
+  RequestError refused;
+  ASSERT_TRUE(parseChat(R"({"messages": [{"role": "user", "content": "hi"}],
+                           "max_tokens": 2, "logprobs": true,
+                           "top_logprobs": 3})",
+                        withLogits, setup, request, refused))
+      << refused.message;
+  std::vector<int64_t> want = {256};
+  for (char c : std::string("user:hi;a:"))
+    want.push_back(c);
+  EXPECT_EQ(request.tokens, want);
+  EXPECT_TRUE(request.chat);
+  EXPECT_EQ(request.logprobs, 3);
+
+  JobResult result;
+  result.generated = {'o', 'k'};
+  result.finishReason = "length";
+  json body = json::parse(chatBody(request, {{&result, "ok"}}, {}, nullptr));
+  EXPECT_EQ(body["object"], "chat.completion");
+  EXPECT_EQ(body["choices"][0]["message"],
+            (json{{"role", "assistant"}, {"content", "ok"}}));
+
+  EXPECT_FALSE(
+      parseChat(R"({"messages": []})", kLimits, setup, request, refused));
+  EXPECT_EQ(refused.status, 422);
+  EXPECT_FALSE(parseChat(R"({"messages": [{"role": "user", "content": "x"}],
+                            "prompt": "x"})",
+                         kLimits, setup, request, refused));
+  EXPECT_NE(refused.message.find("unknown field 'prompt'"), std::string::npos);
+  ChatSetup noTemplate{tokenizer.get(), nullptr, "", ""};
+  EXPECT_FALSE(parseChat(R"({"messages": [{"role": "user", "content": "x"}]})",
+                         kLimits, noTemplate, request, refused));
+  EXPECT_EQ(refused.status, 404);
+}
+
 } // namespace

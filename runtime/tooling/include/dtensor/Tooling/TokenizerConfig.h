@@ -23,6 +23,9 @@ struct TokenizerConfig {
   std::vector<int64_t> endOfSequence;
   /// The Jinja source of the chat template ("" when there is none).
   std::string chatTemplate;
+  /// tokenizer_config.json's bos_token and eos_token texts ("" when not
+  /// given): the template's variables of those names.
+  std::string bosToken, eosToken;
 };
 
 /// Reads `directory`'s generation_config.json, tokenizer_config.json and
