@@ -15,6 +15,8 @@ packages=(
   cmake ninja-build ccache g++ python3 pkg-config
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   nlohmann-json3-dev libgtest-dev libcpp-httplib-dev libcli11-dev
+  # The tokenizers of dtensor-server (runtime/tooling/Tokenizer.h).
+  libpcre2-dev libsentencepiece-dev
   openmpi-bin libopenmpi-dev libopenblas0-pthread
   python3-numpy python3-jsonschema python3-torch python3-matplotlib python3-venv
   # The fuzz build (scripts/fuzz.sh, which scripts/test.sh runs briefly):

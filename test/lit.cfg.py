@@ -24,7 +24,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     ["dtensor-opt", "dtensor-translate", "dtensor-compile", "dtensor-run",
-     "dtensor-bench-ceilings"],
+     "dtensor-bench-ceilings", "dtensor-tokenize", "dtensor-sample"],
     [config.dtensor_tools_dir, config.llvm_tools_dir])
 # %python is the interpreter running lit (Debian's /usr/bin/python3 for
 # /usr/lib/llvm-22/bin/lit), not whatever `python3` comes first on PATH (a
@@ -70,8 +70,10 @@ if os.access(torch_python, os.X_OK) and os.path.exists(
     # own: an environment made from older requirements lacks them
     # (find_spec does not import them). openai: the server's /v1/completions
     # driven by the real client (test/Server/openai-client.test);
-    # transformers: Hugging Face models for the exporter (test/Export).
-    for package in ("openai", "transformers"):
+    # transformers: Hugging Face models for the exporter (test/Export);
+    # sentencepiece: the reference of the C++ tokenizers (test/Tools/
+    # dtensor-tokenize; Hugging Face `tokenizers` comes with transformers).
+    for package in ("openai", "transformers", "sentencepiece"):
         if subprocess.run([torch_python, "-c",
                            "import importlib.util, sys; sys.exit("
                            f"importlib.util.find_spec('{package}') is None)"],

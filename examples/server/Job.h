@@ -10,12 +10,16 @@
 #ifndef DTENSOR_EXAMPLES_SERVER_JOB_H
 #define DTENSOR_EXAMPLES_SERVER_JOB_H
 
+#include "dtensor/Tooling/Sampling.h"
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dtensor::server {
@@ -23,6 +27,14 @@ namespace dtensor::server {
 /// NextToken: /v1/next_token; Generate: /v1/generate; Completion: the
 /// OpenAI-style /v1/completions (stop tokens, streaming).
 enum class JobKind { NextToken, Generate, Completion };
+
+/// A generated token's log-probability and the most likely tokens at its
+/// position (log-softmax of the model's logits, before any sampling
+/// processor), as OpenAI's logprobs report them.
+struct TokenLogprobs {
+  double logprob = 0;
+  std::vector<std::pair<int64_t, double>> top;
+};
 
 /// What the HTTP thread answers with.
 struct JobResult {
@@ -33,6 +45,8 @@ struct JobResult {
   std::vector<float> logits;      // next_token with logits: the last position's
   /// completion: "length" (max tokens) or "stop" (a stop token, left out).
   std::string finishReason;
+  /// completion with logprobs: one entry per generated token.
+  std::vector<TokenLogprobs> logprobs;
 };
 
 class Job {
@@ -48,6 +62,13 @@ public:
   const bool wantLogits;
   /// Completion: generation ends at any of these tokens (not returned).
   std::vector<int64_t> stop;
+  /// Completion: how tokens are drawn from the logits (unset: the model's
+  /// argmax); `choice` keys the draws of the n choices of one request.
+  std::optional<tooling::SamplingParams> sampling;
+  uint64_t choice = 0;
+  /// Completion: how many top log-probabilities to report per token (-1:
+  /// no logprobs).
+  int logprobs = -1;
   /// When the request was queued (time to first token).
   const std::chrono::steady_clock::time_point created =
       std::chrono::steady_clock::now();
@@ -55,6 +76,13 @@ public:
   // Main thread only: the prompt and what has been generated so far.
   std::vector<int64_t> sequence;
   std::vector<int64_t> generated;
+  std::vector<TokenLogprobs> generatedLogprobs;
+
+  /// Whether the main thread must fetch the logits for this job.
+  bool needsLogits() const {
+    return wantLogits || (sampling && !sampling->greedyArgmax()) ||
+           logprobs >= 0;
+  }
 
   /// Records the answer unless one was recorded already; true if this call
   /// did.
@@ -76,21 +104,28 @@ public:
   }
 
   /// Main thread: a new token for a streaming reader.
-  void publish(int64_t token) {
+  void publish(int64_t token, const TokenLogprobs *logprobs = nullptr) {
     std::lock_guard<std::mutex> lock(mutex_);
     published_.push_back(token);
+    if (logprobs)
+      publishedLogprobs_.push_back(*logprobs);
     ready_.notify_all();
   }
 
   /// Streaming reader: waits up to `timeout` until tokens past the first
   /// `seen` are published or the job is finished; appends them to `tokens`.
   /// True when the job is finished (`result` set) and every token was read.
+  /// With `logprobs`, their entries are appended too (jobs with logprobs).
   bool next(size_t &seen, std::vector<int64_t> &tokens, JobResult &result,
-            std::chrono::milliseconds timeout) {
+            std::chrono::milliseconds timeout,
+            std::vector<TokenLogprobs> *logprobs = nullptr) {
     std::unique_lock<std::mutex> lock(mutex_);
     ready_.wait_for(lock, timeout,
                     [&] { return done_ || published_.size() > seen; });
     tokens.insert(tokens.end(), published_.begin() + seen, published_.end());
+    if (logprobs && publishedLogprobs_.size() == published_.size())
+      logprobs->insert(logprobs->end(), publishedLogprobs_.begin() + seen,
+                       publishedLogprobs_.end());
     seen = published_.size();
     if (done_)
       result = result_;
@@ -108,6 +143,7 @@ private:
   bool done_ = false;
   JobResult result_;
   std::vector<int64_t> published_;
+  std::vector<TokenLogprobs> publishedLogprobs_;
   std::atomic<bool> cancelled_{false};
 };
 

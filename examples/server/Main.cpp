@@ -19,6 +19,8 @@
 #include "SignalWatcher.h"
 #include "StepWatchdog.h"
 
+#include "dtensor/Tooling/TokenizerConfig.h"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -59,6 +61,48 @@ std::string failMessage(int64_t step, double seconds) {
   return text;
 }
 
+/// --tokenizer's tokenizer and end-of-sequence tokens into `state`.
+bool loadTokenizer(const Options &options, ServerState &state,
+                   std::string &error) {
+  if (options.tokenizer.empty())
+    return true;
+  state.tokenizer = dtensor::tooling::loadTokenizer(options.tokenizer, error);
+  if (!state.tokenizer) {
+    error = "--tokenizer: " + error;
+    return false;
+  }
+  dtensor::tooling::TokenizerConfig config;
+  if (!dtensor::tooling::readTokenizerConfig(options.tokenizer,
+                                             *state.tokenizer, config, error)) {
+    error = "--tokenizer: " + error;
+    return false;
+  }
+  state.endOfSequence = config.endOfSequence;
+  state.bosToken = config.bosToken;
+  state.eosToken = config.eosToken;
+  // A template beyond the supported subset is refused here, at start, not
+  // per request.
+  if (!config.chatTemplate.empty() &&
+      !(state.chatTemplate = dtensor::tooling::ChatTemplate::parse(
+            config.chatTemplate, error))) {
+    error = "--tokenizer: " + error;
+    return false;
+  }
+  std::string ends;
+  for (int64_t id : config.endOfSequence)
+    ends += (ends.empty() ? "" : ", ") + std::to_string(id);
+  logInfo("tokenizer: " + state.tokenizer->kind() + " of " +
+          std::to_string(state.tokenizer->size()) + " tokens from " +
+          options.tokenizer + "; end of sequence: " +
+          (ends.empty() ? "none" : ends) +
+          (state.chatTemplate ? "; a chat template" : "; no chat template"));
+  if (state.tokenizer->size() > state.limits.vocab)
+    logInfo("tokenizer: it has more tokens than the model's vocabulary (" +
+            std::to_string(state.limits.vocab) +
+            "): prompts with the others are refused");
+  return true;
+}
+
 /// Rank 0: the HTTP server, the watchdog and signals around the step loop.
 LoopEnd serve(Model &model, const ModelSpec &spec, const Options &options,
               CommandChannel &channel) {
@@ -89,7 +133,7 @@ LoopEnd serve(Model &model, const ModelSpec &spec, const Options &options,
 
   HttpServer http(options, state);
   std::string error;
-  if (!http.bind(error)) {
+  if (!loadTokenizer(options, state, error) || !http.bind(error)) {
     logError(error);
     // The other ranks wait for a command: tell them to leave.
     Command shutdown;

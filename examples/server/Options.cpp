@@ -52,6 +52,12 @@ std::optional<int> parseOptions(int argc, char **argv, Options &options) {
                  "name without .dtc)")
       ->type_name("NAME")
       ->group(http);
+  app.add_option("--api-key", options.apiKey,
+                 "answer 401 to requests without the header\n"
+                 "'Authorization: Bearer KEY' (/health and\n"
+                 "/metrics stay open)")
+      ->type_name("KEY")
+      ->group(http);
   app.add_option("--http-threads", options.httpThreads,
                  "HTTP worker threads (default 16)")
       ->type_name("N")
@@ -64,6 +70,15 @@ std::optional<int> parseOptions(int argc, char **argv, Options &options) {
       ->group(http);
 
   const std::string model = "Model";
+  app.add_option("--tokenizer", options.tokenizer,
+                 "a model folder's tokenizer.json or\n"
+                 "tokenizer.model (with tokenizer_config.json,\n"
+                 "generation_config.json): text prompts, stop\n"
+                 "strings, /tokenize, /detokenize, and a stop at\n"
+                 "the end-of-sequence tokens")
+      ->type_name("DIR")
+      ->check(CLI::ExistingDirectory)
+      ->group(model);
   app.add_option("--seed", options.seed,
                  "fill the weights from the artifact's\n"
                  "initializers with seed N (default 0)")

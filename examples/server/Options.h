@@ -36,6 +36,10 @@ struct Options {
   /// The name /v1/models and completions report ("": the artifact's
   /// directory name without ".dtc").
   std::string modelName;
+  /// A Hugging Face model folder's tokenizer files ("": token ids only).
+  std::string tokenizer;
+  /// Requests must carry "Authorization: Bearer <apiKey>" ("": none).
+  std::string apiKey;
   int maxBatchWaitMs = 5;
   /// KV cache: prefills between two decode steps while requests decode
   /// (0: every free slot's).

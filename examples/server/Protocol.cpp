@@ -4,6 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
 #include <set>
 
 namespace dtensor::server {
@@ -188,20 +192,161 @@ bool parseRequest(JobKind kind, const std::string &body, const Limits &limits,
   return true;
 }
 
+namespace {
+
+/// 2, 0.5, 1e+06: a bound as people write it.
+std::string bound(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
+
+/// A number field in [low, high] (`open`: low excluded) into `value`.
+bool readNumber(const json &document, const char *name, double low,
+                double high, bool open, double &value, RequestError &error) {
+  auto field = document.find(name);
+  if (field == document.end() || field->is_null())
+    return true;
+  if (!field->is_number() || field->get<double>() < low ||
+      field->get<double>() > high || (open && field->get<double>() == low))
+    return refuse(error, 400,
+                  std::string("'") + name + "' must be a number in " +
+                      (open ? "(" : "[") + bound(low) + ", " + bound(high) +
+                      "], not " +
+                      (field->is_number() ? field->dump() : describe(*field)));
+  value = field->get<double>();
+  return true;
+}
+
+/// An integer field in [low, high] into `value`.
+bool readInteger(const json &document, const char *name, int64_t low,
+                 int64_t high, int64_t &value, RequestError &error) {
+  auto field = document.find(name);
+  if (field == document.end() || field->is_null())
+    return true;
+  if (!field->is_number_integer() ||
+      (field->is_number_unsigned()
+           ? field->get<uint64_t>() > static_cast<uint64_t>(high)
+           : field->get<int64_t>() < low || field->get<int64_t>() > high))
+    return refuse(error, 400,
+                  std::string("'") + name + "' must be an integer in [" +
+                      std::to_string(low) + ", " + std::to_string(high) +
+                      "], not " +
+                      (field->is_number() ? field->dump() : describe(*field)));
+  value = field->get<int64_t>();
+  return true;
+}
+
+bool parseSampling(const json &document, const Limits &limits,
+                   Request &request, RequestError &error) {
+  tooling::SamplingParams params;
+  // Greedy unless asked otherwise (OpenAI's default is 1).
+  params.temperature = 0;
+  double topK = 0;
+  int64_t topKValue = 0, seed = -1, n = 1, logprobs = -1;
+  if (!readNumber(document, "temperature", 0, 2, false, params.temperature,
+                  error) ||
+      !readNumber(document, "top_p", 0, 1, true, params.topP, error) ||
+      !readNumber(document, "min_p", 0, 1, false, params.minP, error) ||
+      !readNumber(document, "presence_penalty", -2, 2, false,
+                  params.presencePenalty, error) ||
+      !readNumber(document, "frequency_penalty", -2, 2, false,
+                  params.frequencyPenalty, error) ||
+      !readNumber(document, "repetition_penalty", 0, 1e6, true,
+                  params.repetitionPenalty, error) ||
+      !readInteger(document, "top_k", -1, limits.vocab, topKValue, error) ||
+      !readInteger(document, "seed", INT64_MIN, INT64_MAX, seed, error) ||
+      !readInteger(document, "n", 1, kMaxChoices, n, error) ||
+      !readInteger(document, "logprobs", 0, kMaxLogprobs, logprobs, error))
+    return false;
+  (void)topK;
+  params.topK = topKValue;
+  if (auto bias = document.find("logit_bias");
+      bias != document.end() && !bias->is_null()) {
+    if (!bias->is_object())
+      return refuse(error, 400,
+                    "'logit_bias' must be an object of token id -> bias, "
+                    "not " + describe(*bias));
+    for (const auto &item : bias->items()) {
+      char *end = nullptr;
+      long long id = std::strtoll(item.key().c_str(), &end, 10);
+      if (item.key().empty() || *end != '\0' || id < 0 || id >= limits.vocab)
+        return refuse(error, 400,
+                      "'logit_bias' key '" + item.key() +
+                          "' is not a token id in [0, " +
+                          std::to_string(limits.vocab) + ")");
+      if (!item.value().is_number() || item.value().get<double>() < -100 ||
+          item.value().get<double>() > 100)
+        return refuse(error, 400,
+                      "'logit_bias' of " + item.key() +
+                          " must be a number in [-100, 100]");
+      params.logitBias[id] = item.value().get<double>();
+    }
+  }
+  // Unseeded requests draw from a seed of their own.
+  params.seed = seed >= 0 || document.contains("seed")
+                    ? static_cast<uint64_t>(seed)
+                    : std::random_device()() * 0x100000000ull +
+                          std::random_device()();
+  request.n = n;
+  request.logprobs = static_cast<int>(logprobs);
+  bool needsLogits = !params.greedyArgmax() || logprobs >= 0;
+  bool canSample = limits.hasLogits && !limits.cache;
+  if (!canSample) {
+    const char *why =
+        limits.cache ? "the KV-cache steps of this artifact return their "
+                       "argmax only"
+                     : "this artifact has no logits output";
+    if (params.temperature != 0)
+      return refuse(error, 422,
+                    std::string("only greedy decoding is served: "
+                                "'temperature' must be 0 (sampling needs the "
+                                "logits: ") +
+                        why + ")");
+    if (n != 1)
+      return refuse(error, 422,
+                    std::string("'n' must be 1: one completion per request "
+                                "(several need sampling, which needs the "
+                                "logits: ") +
+                        why + ")");
+    if (needsLogits)
+      return refuse(error, 422,
+                    std::string("penalties, logit_bias and logprobs need the "
+                                "logits: ") +
+                        why);
+  }
+  if (request.stream && n != 1)
+    return refuse(error, 422,
+                  "'n' > 1 is served without streaming only: set 'stream' to "
+                  "false");
+  if (params.temperature != 0 || !params.greedyArgmax())
+    request.sampling = params;
+  return true;
+}
+
+} // namespace
+
 bool parseCompletion(const std::string &body, const Limits &limits,
-                     Request &request, RequestError &error) {
+                     Request &request, RequestError &error,
+                     const tooling::Tokenizer *tokenizer) {
   json document;
   if (!parseObject(body, document, error))
     return false;
   static const std::set<std::string> known = {
-      "model", "prompt", "max_tokens", "stream", "stop", "temperature", "n",
-      "user"};
+      "echo",       "frequency_penalty", "logit_bias",         "logprobs",
+      "max_tokens", "min_p",             "model",              "n",
+      "presence_penalty",                "prompt",             "repetition_penalty",
+      "seed",       "stop",              "stream",             "temperature",
+      "top_k",      "top_p",             "user"};
   for (const auto &item : document.items())
-    if (!known.count(item.key()))
+    if (!known.count(item.key())) {
+      std::string expected;
+      for (const std::string &name : known)
+        expected += (expected.empty() ? "" : ", ") + name;
       return refuse(error, 422,
-                    "unknown field '" + item.key() +
-                        "' (expected: max_tokens, model, n, prompt, stop, "
-                        "stream, temperature, user)");
+                    "unknown field '" + item.key() + "' (expected: " +
+                        expected + ")");
+    }
   request = Request();
   request.kind = JobKind::Completion;
   if (auto model = document.find("model"); model != document.end()) {
@@ -211,41 +356,53 @@ bool parseCompletion(const std::string &body, const Limits &limits,
     request.model = model->get<std::string>();
   }
   auto prompt = document.find("prompt");
+  const char *promptKinds =
+      tokenizer ? "a string or an array of token ids" : "an array of token ids";
   if (prompt == document.end())
     return refuse(error, 422,
-                  "missing field 'prompt' (an array of token ids)");
+                  std::string("missing field 'prompt' (") + promptKinds + ")");
   const char *noTokenizer =
       "this model has no tokenizer: give 'prompt' as an array of token ids";
-  if (prompt->is_string())
-    return refuse(error, 422, noTokenizer);
-  if (!prompt->is_array())
-    return refuse(error, 422,
-                  "'prompt' must be an array of token ids, not " +
-                      describe(*prompt));
-  // [[ids]]: a batch of one prompt. More prompts per request are not served.
+  // [[ids]] or ["text"]: a batch of one prompt. More prompts per request
+  // are not served.
   const json *ids = &*prompt;
   std::string name = "prompt";
-  if (!prompt->empty() && (*prompt)[0].is_array()) {
+  if (prompt->is_array() && !prompt->empty() &&
+      ((*prompt)[0].is_array() || (*prompt)[0].is_string())) {
+    if ((*prompt)[0].is_string() && !tokenizer)
+      return refuse(error, 422, noTokenizer);
     if (prompt->size() != 1)
       return refuse(error, 422,
                     "'prompt' holds " + std::to_string(prompt->size()) +
                         " prompts; this server takes one per request");
     ids = &(*prompt)[0];
     name = "prompt[0]";
-  } else if (!prompt->empty() && (*prompt)[0].is_string()) {
-    return refuse(error, 422, noTokenizer);
+  }
+  json encoded;
+  if (ids->is_string()) {
+    if (!tokenizer)
+      return refuse(error, 422, noTokenizer);
+    request.promptText = ids->get<std::string>();
+    encoded = tokenizer->encode(request.promptText, true);
+    ids = &encoded;
+  } else if (!ids->is_array()) {
+    return refuse(error, 422,
+                  "'" + name + "' must be " + promptKinds + ", not " +
+                      describe(*ids));
   }
   if (!readTokens(*ids, name, limits, request.tokens, error))
     return false;
+  if (tokenizer && !ids->empty() && &*ids != &encoded)
+    request.promptText = tokenizer->decode(request.tokens, true);
 
   uint64_t wanted = 16; // OpenAI's default
   std::string wantedText = "16, the default";
   if (auto count = document.find("max_tokens"); count != document.end()) {
     if (!count->is_number_unsigned() || count->get<uint64_t>() < 1)
-      return refuse(error, 422,
-                    "'max_tokens' must be an integer of at least 1, not " +
-                        (count->is_number() ? count->dump()
-                                            : describe(*count)));
+      return refuse(
+          error, 422,
+          "'max_tokens' must be an integer of at least 1, not " +
+              (count->is_number() ? count->dump() : describe(*count)));
     wanted = count->get<uint64_t>();
     wantedText = count->dump();
   }
@@ -253,8 +410,8 @@ bool parseCompletion(const std::string &body, const Limits &limits,
       request.tokens.size() + wanted > static_cast<uint64_t>(limits.seqLen))
     return refuse(error, 422,
                   "the prompt (" + std::to_string(request.tokens.size()) +
-                      " tokens) + 'max_tokens' (" + wantedText +
-                      ") exceeds " + lengthBound(limits));
+                      " tokens) + 'max_tokens' (" + wantedText + ") exceeds " +
+                      lengthBound(limits));
   request.maxNewTokens = static_cast<int64_t>(wanted);
   if (auto stream = document.find("stream"); stream != document.end()) {
     if (!stream->is_boolean())
@@ -262,42 +419,55 @@ bool parseCompletion(const std::string &body, const Limits &limits,
                     "'stream' must be true or false, not " + describe(*stream));
     request.stream = stream->get<bool>();
   }
+  if (auto echo = document.find("echo");
+      echo != document.end() && !echo->is_null()) {
+    if (!echo->is_boolean())
+      return refuse(error, 422,
+                    "'echo' must be true or false, not " + describe(*echo));
+    if (echo->get<bool>() && !tokenizer)
+      return refuse(error, 422,
+                    "'echo' needs a tokenizer, which this model has not "
+                    "(start the server with --tokenizer DIR)");
+    request.echo = echo->get<bool>();
+  }
   if (auto stop = document.find("stop");
       stop != document.end() && !stop->is_null()) {
     json list = stop->is_array() ? *stop : json::array({*stop});
     for (size_t i = 0; i < list.size(); ++i) {
       const json &id = list[i];
-      if (id.is_string())
-        return refuse(error, 422,
-                      "stop strings need a tokenizer, which this model has "
-                      "not: give 'stop' as token ids");
+      std::string where = "stop[" + std::to_string(i) + "]";
+      if (id.is_string()) {
+        if (!tokenizer)
+          return refuse(error, 422,
+                        "stop strings need a tokenizer, which this model has "
+                        "not: give 'stop' as token ids");
+        if (id.get<std::string>().empty())
+          return refuse(error, 422, where + " is an empty string");
+        request.stopStrings.push_back(id.get<std::string>());
+        continue;
+      }
       if (!id.is_number_integer() ||
           (id.is_number_unsigned()
                ? id.get<uint64_t>() >= static_cast<uint64_t>(limits.vocab)
                : id.get<int64_t>() < 0))
         return refuse(error, 422,
-                      "stop[" + std::to_string(i) +
-                          "] must be a token id in [0, " +
-                          std::to_string(limits.vocab) + "), not " +
+                      where + " must be " + (tokenizer ? "a string or " : "") +
+                          "a token id in [0, " + std::to_string(limits.vocab) +
+                          "), not " +
                           (id.is_number() ? id.dump() : describe(id)));
       request.stop.push_back(id.get<int64_t>());
     }
   }
-  // Greedy decoding only.
-  if (auto temperature = document.find("temperature");
-      temperature != document.end() && !temperature->is_null() &&
-      !(temperature->is_number() && temperature->get<double>() == 0))
-    return refuse(error, 422,
-                  "only greedy decoding is served: 'temperature' must be 0");
-  if (auto n = document.find("n");
-      n != document.end() && !n->is_null() &&
-      !(n->is_number_unsigned() && n->get<uint64_t>() == 1))
-    return refuse(error, 422, "'n' must be 1: one completion per request");
-  return true;
+  return parseSampling(document, limits, request, error);
 }
 
 namespace {
 json completionJson(const CompletionMeta &meta, json choice) {
+  if (choice.is_null())
+    return json{{"id", meta.id},
+                {"object", "text_completion"},
+                {"created", meta.created},
+                {"model", meta.model}};
   return json{{"id", meta.id},
               {"object", "text_completion"},
               {"created", meta.created},
@@ -306,32 +476,82 @@ json completionJson(const CompletionMeta &meta, json choice) {
 }
 } // namespace
 
+json logprobsJson(const std::vector<TokenLogprobs> &entries,
+                  const std::vector<int64_t> &tokens,
+                  const tooling::Tokenizer *tokenizer, size_t offset) {
+  auto text = [&](int64_t id) {
+    return tokenizer ? tokenizer->decode({id}, false) : std::to_string(id);
+  };
+  json result = {{"tokens", json::array()},
+                 {"token_logprobs", json::array()},
+                 {"top_logprobs", json::array()},
+                 {"text_offset", json::array()}};
+  for (size_t i = 0; i < entries.size() && i < tokens.size(); ++i) {
+    std::string token = text(tokens[i]);
+    result["tokens"].push_back(token);
+    result["token_logprobs"].push_back(entries[i].logprob);
+    json top = json::object();
+    for (const auto &[id, logprob] : entries[i].top)
+      top[text(id)] = logprob;
+    result["top_logprobs"].push_back(top);
+    result["text_offset"].push_back(offset);
+    offset += token.size();
+  }
+  return result;
+}
+
 std::string completionBody(const Request &request, const JobResult &result,
-                           const CompletionMeta &meta) {
-  json answer = completionJson(
-      meta, {{"index", 0},
-             {"text", ""},
-             {"token_ids", result.generated},
-             {"logprobs", nullptr},
-             {"finish_reason", result.finishReason}});
-  size_t prompt = request.tokens.size(), completion = result.generated.size();
+                           const CompletionMeta &meta,
+                           const std::string &text) {
+  return completionBody(request, {{&result, text}}, meta, nullptr);
+}
+
+std::string completionBody(const Request &request,
+                           const std::vector<ChoiceOutput> &choices,
+                           const CompletionMeta &meta,
+                           const tooling::Tokenizer *tokenizer) {
+  json answer = completionJson(meta, nullptr);
+  answer["choices"] = json::array();
+  size_t prompt = request.tokens.size(), completion = 0;
+  std::string promptText = request.echo ? request.promptText : "";
+  for (size_t i = 0; i < choices.size(); ++i) {
+    const JobResult &result = *choices[i].result;
+    json logprobs = nullptr;
+    if (request.logprobs >= 0)
+      logprobs = logprobsJson(result.logprobs, result.generated, tokenizer,
+                              promptText.size());
+    answer["choices"].push_back({{"index", i},
+                                 {"text", promptText + choices[i].text},
+                                 {"token_ids", result.generated},
+                                 {"logprobs", logprobs},
+                                 {"finish_reason", result.finishReason}});
+    completion += result.generated.size();
+  }
   answer["usage"] = {{"prompt_tokens", prompt},
                      {"completion_tokens", completion},
                      {"total_tokens", prompt + completion}};
-  return answer.dump();
+  return answer.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string completionEvent(const CompletionMeta &meta,
                             const std::vector<int64_t> &tokens,
-                            const std::string &finishReason) {
+                            const std::string &finishReason,
+                            const std::string &text,
+                            const std::vector<TokenLogprobs> *logprobs,
+                            const tooling::Tokenizer *tokenizer) {
   json choice = {{"index", 0},
-                 {"text", ""},
+                 {"text", text},
                  {"token_ids", tokens},
                  {"logprobs", nullptr},
                  {"finish_reason", nullptr}};
+  if (logprobs)
+    choice["logprobs"] = logprobsJson(*logprobs, tokens, tokenizer, 0);
   if (!finishReason.empty())
     choice["finish_reason"] = finishReason;
-  return "data: " + completionJson(meta, std::move(choice)).dump() + "\n\n";
+  return "data: " +
+         completionJson(meta, std::move(choice))
+             .dump(-1, ' ', false, json::error_handler_t::replace) +
+         "\n\n";
 }
 
 std::string streamErrorEvent(int status, const std::string &message) {
@@ -356,6 +576,254 @@ std::string answerBody(const Request &request, const JobResult &result) {
     answer["tokens"] = all;
   }
   return answer.dump();
+}
+
+bool parseChat(const std::string &body, const Limits &limits,
+               const ChatSetup &setup, Request &request, RequestError &error) {
+  if (!setup.tokenizer || !setup.chatTemplate)
+    return refuse(error, 404,
+                  setup.tokenizer
+                      ? "/v1/chat/completions needs a chat template, which "
+                        "the --tokenizer folder has not (tokenizer_config."
+                        "json's chat_template or chat_template.jinja)"
+                      : "/v1/chat/completions needs a tokenizer and its chat "
+                        "template: start the server with --tokenizer DIR");
+  json document;
+  if (!parseObject(body, document, error))
+    return false;
+  // The messages, rendered; the rest as a completion's fields.
+  auto messages = document.find("messages");
+  if (messages == document.end() || !messages->is_array() ||
+      messages->empty())
+    return refuse(error, 422,
+                  "'messages' must be a non-empty array of {\"role\": ..., "
+                  "\"content\": ...}");
+  nlohmann::ordered_json rendered = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < messages->size(); ++i) {
+    const json &message = (*messages)[i];
+    std::string where = "messages[" + std::to_string(i) + "]";
+    if (!message.is_object() || !message.contains("role") ||
+        !message["role"].is_string())
+      return refuse(error, 422, where + " must be an object with a 'role'");
+    nlohmann::ordered_json entry = {{"role", message["role"]}};
+    const json &content = message.value("content", json());
+    if (content.is_string()) {
+      entry["content"] = content;
+    } else if (content.is_array()) {
+      // OpenAI's content parts: the text ones, joined.
+      std::string text;
+      for (const json &part : content) {
+        if (!part.is_object() || part.value("type", "") != "text" ||
+            !part.contains("text") || !part["text"].is_string())
+          return refuse(error, 422,
+                        where + ": only text content parts are served");
+        text += part["text"].get<std::string>();
+      }
+      entry["content"] = text;
+    } else if (!content.is_null()) {
+      return refuse(error, 422,
+                    where + "'s content must be a string or text parts, not " +
+                        describe(content));
+    } else {
+      entry["content"] = nullptr;
+    }
+    if (message.contains("name"))
+      entry["name"] = message["name"];
+    rendered.push_back(std::move(entry));
+  }
+  nlohmann::ordered_json variables = {
+      {"messages", rendered},
+      {"add_generation_prompt", true},
+      {"bos_token", setup.bosToken},
+      {"eos_token", setup.eosToken}};
+  std::string text, why;
+  if (!setup.chatTemplate->render(variables, text, why))
+    return refuse(error, 422, "the chat template refused the messages: " + why);
+
+  json completion = json::object();
+  for (const auto &item : document.items()) {
+    const std::string &key = item.key();
+    if (key == "messages" || key == "logprobs" || key == "top_logprobs" ||
+        key == "max_completion_tokens")
+      continue;
+    if (key == "prompt" || key == "echo")
+      return refuse(error, 422,
+                    "unknown field '" + key + "' (a completions field: "
+                    "/v1/chat/completions takes 'messages')");
+    completion[key] = item.value();
+  }
+  if (auto count = document.find("max_completion_tokens");
+      count != document.end() && !document.contains("max_tokens"))
+    completion["max_tokens"] = *count;
+  if (auto logprobs = document.find("logprobs");
+      logprobs != document.end() && !logprobs->is_null()) {
+    if (!logprobs->is_boolean())
+      return refuse(error, 400,
+                    "'logprobs' must be true or false, not " +
+                        describe(*logprobs));
+    if (logprobs->get<bool>())
+      completion["logprobs"] = document.value("top_logprobs", json(0));
+  }
+  if (document.contains("top_logprobs") && !completion.contains("logprobs"))
+    return refuse(error, 400, "'top_logprobs' needs 'logprobs': true");
+  completion["prompt"] = setup.tokenizer->encode(text, false);
+  if (!parseCompletion(completion.dump(), limits, request, error,
+                       setup.tokenizer))
+    return false;
+  request.promptText = text;
+  request.chat = true;
+  return true;
+}
+
+namespace {
+
+/// Chat logprobs: {"content": [{"token", "logprob", "bytes",
+/// "top_logprobs": [{"token", "logprob", "bytes"}]}]}.
+json chatLogprobs(const std::vector<TokenLogprobs> &entries,
+                  const std::vector<int64_t> &tokens,
+                  const tooling::Tokenizer *tokenizer) {
+  auto entry = [&](int64_t id, double logprob) {
+    std::string text =
+        tokenizer ? tokenizer->decode({id}, false) : std::to_string(id);
+    std::vector<int> bytes(text.begin(), text.end());
+    for (int &byte : bytes)
+      byte &= 0xFF;
+    return json{{"token", text}, {"logprob", logprob}, {"bytes", bytes}};
+  };
+  json content = json::array();
+  for (size_t i = 0; i < entries.size() && i < tokens.size(); ++i) {
+    json item = entry(tokens[i], entries[i].logprob);
+    item["top_logprobs"] = json::array();
+    for (const auto &[id, logprob] : entries[i].top)
+      item["top_logprobs"].push_back(entry(id, logprob));
+    content.push_back(std::move(item));
+  }
+  return json{{"content", content}};
+}
+
+} // namespace
+
+std::string chatBody(const Request &request,
+                     const std::vector<ChoiceOutput> &choices,
+                     const CompletionMeta &meta,
+                     const tooling::Tokenizer *tokenizer) {
+  json answer = {{"id", meta.id},
+                 {"object", "chat.completion"},
+                 {"created", meta.created},
+                 {"model", meta.model},
+                 {"choices", json::array()}};
+  size_t completion = 0;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    const JobResult &result = *choices[i].result;
+    json logprobs = nullptr;
+    if (request.logprobs >= 0)
+      logprobs = chatLogprobs(result.logprobs, result.generated, tokenizer);
+    answer["choices"].push_back(
+        {{"index", i},
+         {"message", {{"role", "assistant"}, {"content", choices[i].text}}},
+         {"token_ids", result.generated},
+         {"logprobs", logprobs},
+         {"finish_reason", result.finishReason}});
+    completion += result.generated.size();
+  }
+  size_t prompt = request.tokens.size();
+  answer["usage"] = {{"prompt_tokens", prompt},
+                     {"completion_tokens", completion},
+                     {"total_tokens", prompt + completion}};
+  return answer.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string chatEvent(const CompletionMeta &meta, bool first,
+                      const std::vector<int64_t> &tokens,
+                      const std::string &text, const std::string &finishReason,
+                      const std::vector<TokenLogprobs> *logprobs,
+                      const tooling::Tokenizer *tokenizer) {
+  json delta = json::object();
+  if (first)
+    delta = {{"role", "assistant"}, {"content", ""}};
+  else if (finishReason.empty() || !text.empty())
+    delta["content"] = text;
+  json choice = {{"index", 0},
+                 {"delta", delta},
+                 {"token_ids", tokens},
+                 {"logprobs", nullptr},
+                 {"finish_reason", nullptr}};
+  if (logprobs)
+    choice["logprobs"] = chatLogprobs(*logprobs, tokens, tokenizer);
+  if (!finishReason.empty())
+    choice["finish_reason"] = finishReason;
+  json event = {{"id", meta.id},
+                {"object", "chat.completion.chunk"},
+                {"created", meta.created},
+                {"model", meta.model},
+                {"choices", json::array({std::move(choice)})}};
+  return "data: " +
+         event.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
+}
+
+bool tokenizeAnswer(const std::string &body, const Limits &limits,
+                    const tooling::Tokenizer &tokenizer, std::string &answer,
+                    RequestError &error) {
+  json document;
+  if (!parseObject(body, document, error))
+    return false;
+  for (const auto &item : document.items())
+    if (item.key() != "prompt" && item.key() != "add_special_tokens" &&
+        item.key() != "model")
+      return refuse(error, 422,
+                    "unknown field '" + item.key() +
+                        "' (expected: add_special_tokens, model, prompt)");
+  auto prompt = document.find("prompt");
+  if (prompt == document.end() || !prompt->is_string())
+    return refuse(error, 422,
+                  "'prompt' must be a string, not " +
+                      (prompt == document.end() ? std::string("missing")
+                                                : describe(*prompt)));
+  bool special = true;
+  if (auto add = document.find("add_special_tokens"); add != document.end()) {
+    if (!add->is_boolean())
+      return refuse(error, 422,
+                    "'add_special_tokens' must be true or false, not " +
+                        describe(*add));
+    special = add->get<bool>();
+  }
+  std::vector<int64_t> ids =
+      tokenizer.encode(prompt->get<std::string>(), special);
+  answer = json{{"tokens", ids},
+                {"count", ids.size()},
+                {"max_model_len", limits.seqLen}}
+               .dump();
+  return true;
+}
+
+bool detokenizeAnswer(const std::string &body, const Limits &limits,
+                      const tooling::Tokenizer &tokenizer, std::string &answer,
+                      RequestError &error) {
+  json document;
+  if (!parseObject(body, document, error))
+    return false;
+  for (const auto &item : document.items())
+    if (item.key() != "tokens" && item.key() != "model")
+      return refuse(error, 422,
+                    "unknown field '" + item.key() +
+                        "' (expected: model, tokens)");
+  auto tokens = document.find("tokens");
+  if (tokens == document.end() || !tokens->is_array())
+    return refuse(error, 422,
+                  "'tokens' must be an array of token ids, not " +
+                      (tokens == document.end() ? std::string("missing")
+                                                : describe(*tokens)));
+  // Any number of ids (no sequence length applies), each in the
+  // tokenizer's vocabulary or the model's, whichever is larger.
+  Limits any = limits;
+  any.seqLen = static_cast<int64_t>(tokens->size()) + 1;
+  any.vocab = std::max(limits.vocab, tokenizer.size());
+  std::vector<int64_t> ids;
+  if (!tokens->empty() && !readTokens(*tokens, "tokens", any, ids, error))
+    return false;
+  answer = json{{"prompt", tokenizer.decode(ids, false)}}.dump(
+      -1, ' ', false, json::error_handler_t::replace);
+  return true;
 }
 
 std::string errorBody(const std::string &message) {

@@ -13,11 +13,15 @@
 #include "Protocol.h"
 #include "RequestQueue.h"
 
+#include "dtensor/Tooling/ChatTemplate.h"
+#include "dtensor/Tooling/Tokenizer.h"
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dtensor::server {
 
@@ -31,6 +35,14 @@ struct ServerState {
   int ranks = 1;
   /// The name /v1/models and completions report.
   std::string modelName;
+  /// --tokenizer's (null without) and the tokens that end a sequence,
+  /// which end every completion.
+  std::unique_ptr<tooling::Tokenizer> tokenizer;
+  std::vector<int64_t> endOfSequence;
+  /// Its folder's chat template (null without one) and the texts of its
+  /// BOS and EOS tokens, the template's bos_token and eos_token.
+  std::unique_ptr<tooling::ChatTemplate> chatTemplate;
+  std::string bosToken, eosToken;
   /// Numbers the completions ("cmpl-<n>").
   std::atomic<int64_t> completions{0};
   /// Starts a graceful shutdown (SIGTERM, POST /admin/shutdown).

@@ -7,7 +7,7 @@ step recomputes a [B, S] window) on the same model and weights, in one run.
   python3 -m dtensor_bench.server [--quick] [--out DIR] [--build-dir DIR] [--models tiny,gqa]
       [--ranks 1,2] [--concurrency 1,8,32] [--max-tokens N]
       [--prompt-min L] [--prompt-max L] [--requests-per-client K]
-      [--recompute-batch B] [--slots N] [--no-recompute] [--seed N]
+      [--recompute-batch B] [--slots N] [--no-recompute] [--sampling] [--seed N]
 
 For each model, rank count and number of concurrent clients it starts
 `mpirun -n R dtensor-server` on the KV-cache artifact (gen-model-plan.py
@@ -35,6 +35,12 @@ load averages, the commands) and DIR/results.md (the table). Models:
   query heads per KV head), ffn 1536, vocab 2048. Dim 512 keeps the
   recompute server's [8, 528] step under a second on 2 cores; a 2048-dim
   model's would take about 15 s per generated token.
+
+--sampling: the recompute server is also loaded with sampling requests
+(temperature, top-k, top-p, repetition penalty, a seed per request: the
+server fetches the [B, S, V] logits to rank 0 each step and samples there),
+rows "recompute+sampling", against its greedy rows (the model's own argmax,
+no logits fetched).
 
 --quick: the tiny model on 2 ranks, 1 and 4 clients, prompts of 16-64
 tokens, 8 new tokens (under a minute with the compiles). Timings are
@@ -205,14 +211,21 @@ class Server:
         return values
 
 
-def stream_completion(port, prompt, max_tokens, timeout):
-    """One streaming POST /v1/completions. Returns a dict: sent (monotonic
-    seconds), events [(time, [ids])], finish, done ([DONE] seen), status,
-    error."""
+def sampling_fields(index):
+    """--sampling: the fields of request `index` (seeded by its index, so
+    every server and rank count draws the same tokens for it)."""
+    return {"temperature": 0.8, "top_k": 50, "top_p": 0.95,
+            "repetition_penalty": 1.1, "seed": index}
+
+
+def stream_completion(port, prompt, max_tokens, timeout, extra=None):
+    """One streaming POST /v1/completions (with the fields of `extra`).
+    Returns a dict: sent (monotonic seconds), events [(time, [ids])],
+    finish, done ([DONE] seen), status, error."""
     record = {"prompt_tokens": len(prompt), "events": [], "finish": None,
               "done": False, "status": None, "error": None}
-    body = json.dumps({"prompt": prompt, "max_tokens": max_tokens,
-                       "stream": True}).encode()
+    body = json.dumps(dict({"prompt": prompt, "max_tokens": max_tokens,
+                            "stream": True}, **(extra or {}))).encode()
     connection = http.client.HTTPConnection("127.0.0.1", port,
                                             timeout=timeout)
     try:
@@ -253,9 +266,10 @@ def stream_completion(port, prompt, max_tokens, timeout):
     return record
 
 
-def run_load(port, prompts, max_tokens, clients, timeout):
+def run_load(port, prompts, max_tokens, clients, timeout, sampling=False):
     """C client threads take the prompts in order; returns the records (in
-    prompt order) and the wall time."""
+    prompt order) and the wall time. `sampling`: each request samples
+    (sampling_fields)."""
     records = [None] * len(prompts)
     lock = threading.Lock()
     next_index = [0]
@@ -267,8 +281,9 @@ def run_load(port, prompts, max_tokens, clients, timeout):
                 next_index[0] += 1
             if index >= len(prompts):
                 return
-            records[index] = stream_completion(port, prompts[index],
-                                               max_tokens, timeout)
+            records[index] = stream_completion(
+                port, prompts[index], max_tokens, timeout,
+                sampling_fields(index) if sampling else None)
 
     threads = [threading.Thread(target=client) for _ in range(clients)]
     start = time.monotonic()
@@ -363,8 +378,11 @@ def prepare(args, model, work):
         ",".join(map(str, prefill)), "-o", kv_plan])
     seq = args.prompt_max + args.max_tokens
     stateless_plan = os.path.join(work, "recompute.json")
+    # --sampling: the logits are an output too (the server samples from
+    # them; its greedy requests still read the in-graph argmax only).
     run(gen + MODELS[model] + ["--batch", str(args.recompute_batch),
-        "--seq", str(seq), "-o", stateless_plan])
+        "--seq", str(seq), "-o", stateless_plan] +
+        (["--logits-output"] if args.sampling else []))
     weights_dir = os.path.join(work, "weights")
     run(module_command(sys.executable, "dtensor_testing.make_test_tensors") + [
         kv_plan, "-d", weights_dir, "--seed",
@@ -396,12 +414,15 @@ def prompts_for(args, model, clients, count):
         for _ in range(count)]
 
 
-def bench_server(args, model, kind, ranks, artifact, weights, work):
-    """Every concurrency on one started server; a list of result rows."""
+def bench_server(args, model, kind, ranks, artifact, weights, work,
+                 sampling=False):
+    """Every concurrency on one started server; a list of result rows.
+    `sampling`: the requests sample (the recompute server, whose artifact
+    has logits), their rows named "<kind>+sampling"."""
     rows = []
     binary = os.path.join(args.build_dir, "bin", "dtensor-server")
     threads = args.http_threads or max(args.concurrency) + 8
-    name = f"{model}-{kind}-{ranks}"
+    name = f"{model}-{kind}{'+sampling' if sampling else ''}-{ranks}"
     with Server(args.mpirun, ranks, binary, artifact, weights, work, name,
                 threads, args.server_arg) as server:
         # Warm-up: page in the weights, the first steps of each entry.
@@ -417,12 +438,14 @@ def bench_server(args, model, kind, ranks, artifact, weights, work):
             before = server.metrics()
             load = loadavg()
             records, wall = run_load(server.port, prompts, args.max_tokens,
-                                     clients, args.timeout)
+                                     clients, args.timeout, sampling)
             # The server counts a step after answering it: let the last
             # step's count land before reading the counters.
             time.sleep(0.2)
             after = server.metrics()
-            row = {"model": model, "server": kind, "ranks": ranks,
+            row = {"model": model,
+                   "server": kind + ("+sampling" if sampling else ""),
+                   "ranks": ranks,
                    "clients": clients,
                    "prompt_tokens_mean": round(statistics.mean(
                        len(p) for p in prompts), 1),
@@ -457,7 +480,9 @@ def agreement(rows):
     for row in rows:
         for i, ids in enumerate(row["generated"]):
             if ids:
-                key = (row["model"], row["clients"], i)
+                # Sampled answers agree with sampled ones only.
+                key = (row["model"], row["clients"], i,
+                       row["server"].endswith("+sampling"))
                 by_prompt.setdefault(key, []).append(
                     (f"{row['server']}-{row['ranks']}", ids))
     differ = []
@@ -512,7 +537,8 @@ def markdown(result):
         for model, s in result["shapes"].items()) + "."]
     compared, differ = result["agreement"]["compared"], \
         result["agreement"]["differ"]
-    lines.append(f"Same prompt, same ids on every server and rank count: "
+    lines.append(f"Same prompt, same ids on every server and rank count "
+                 f"(sampled requests against sampled ones): "
                  f"{compared - len(differ)} of {compared} prompts.")
     errors = [m for row in result["rows"] for m in row["error_messages"]]
     if errors:
@@ -562,6 +588,11 @@ def main():
                         help="the KV cache's slots (default: the largest "
                              "concurrency; fewer: the other requests wait "
                              "in the server's queue for a free slot)")
+    parser.add_argument("--sampling", action="store_true",
+                        help="also run the recompute server with sampling "
+                        "requests (temperature 0.8, top_k 50, top_p 0.95, "
+                        "repetition_penalty 1.1, seeded): the logits are "
+                        "fetched to rank 0 each step")
     parser.add_argument("--no-recompute", action="store_true",
                         help="the KV-cache server only")
     parser.add_argument("--http-threads", type=int, default=0,
@@ -632,6 +663,10 @@ def main():
                 result["rows"] += bench_server(
                     args, model, kind, ranks, artifacts[(kind, ranks)],
                     weights, os.path.join(work, model))
+                if kind == "recompute" and args.sampling:
+                    result["rows"] += bench_server(
+                        args, model, kind, ranks, artifacts[(kind, ranks)],
+                        weights, os.path.join(work, model), sampling=True)
     compared, differ = agreement(result["rows"])
     result["agreement"] = {"compared": compared, "differ": differ[:20],
                            "differ_count": len(differ)}

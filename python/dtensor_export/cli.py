@@ -87,6 +87,12 @@ def parser():
     p.add_argument("--weights", required=True, metavar="FILE.safetensors",
                    help="the weights to write, under the module's own "
                    "parameter names")
+    p.add_argument("--tokenizer", metavar="DIR",
+                   help="copy DIR's tokenizer files (tokenizer.json or "
+                   "tokenizer.model, tokenizer_config.json with the chat "
+                   "template, generation_config.json) to PLAN.tokenizer/ "
+                   "for dtensor-server --tokenizer (default with "
+                   "--hf-model: that folder's, when it has them)")
     p.add_argument("--save-example", metavar="DIR",
                    help="also write the example inputs and the module's "
                    "outputs on them as DIR/<name>.npy")
@@ -152,6 +158,13 @@ def main(argv=None):
                         example_kwargs=kwargs, mesh_names=names,
                         plan_path=args.output, weights_path=args.weights,
                         name=args.name, next_token=args.next_token)
+        from .tokenizer_files import copy_tokenizer, has_tokenizer
+
+        source = args.tokenizer
+        if source is None and args.hf_model and has_tokenizer(args.hf_model):
+            source = args.hf_model
+        tokenizer = (copy_tokenizer(source, args.output, model)
+                     if source else None)
     except (ExportError, OSError) as error:
         print(f"dtensor-export: error: {error}", file=sys.stderr)
         return 1
@@ -166,7 +179,8 @@ def main(argv=None):
     ops = len(result.plan["model"]["ops"])
     print(f"dtensor-export: {args.output}: {ops} ops, "
           f"{len(result.plan['model']['parameters'])} parameters; "
-          f"{args.weights}")
+          f"{args.weights}" + (f"; tokenizer {tokenizer}" if tokenizer
+                               else ""))
     return 0
 
 

@@ -228,6 +228,8 @@ def build_model(a):
                       [hn, b.param("output.weight", [a.vocab, a.dim])],
                       "logits")
         outputs = [b.op("argmax", "", [logits], "next_token", dim=-1)]
+        if a.logits_output:
+            outputs.append(logits)
         if a.loss:
             targets = b.input("targets", [a.batch, a.seq], "i64")
             flat = b.op("view", "", [logits], "logits_flat",
@@ -392,6 +394,9 @@ def main(argv=None):
                    help="non-causal attention (default: causal)")
     p.add_argument("--model", choices=["llama", "block", "mlp"],
                    default="llama")
+    p.add_argument("--logits-output", action="store_true",
+                   help="llama: also return the logits [B, S, V] (what "
+                   "dtensor-server samples from)")
     p.add_argument("--loss", action="store_true",
                    help="also a targets input and the cross-entropy loss")
     p.add_argument("--kv-cache", action="store_true",

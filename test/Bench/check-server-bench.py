@@ -22,9 +22,12 @@ def main():
         result = json.load(f)
     settings = result["settings"]
     rows = result["rows"]
+    # --sampling adds the recompute server with sampling requests.
+    servers = ("kv", "recompute") + (
+        ("recompute+sampling",) if settings.get("sampling") else ())
     expected = {(model, server, ranks, clients)
                 for model in settings["models"]
-                for server in ("kv", "recompute")
+                for server in servers
                 for ranks in settings["ranks"]
                 for clients in settings["concurrency"]}
     got = {(r["model"], r["server"], r["ranks"], r["clients"]) for r in rows}

@@ -99,7 +99,7 @@ BAD = [
     ("temperature", None, {"prompt": [1], "temperature": 0.7}),
     ("n", None, {"prompt": [1], "n": 2}),
     ("stream not a boolean", None, {"prompt": [1], "stream": "yes"}),
-    ("unknown field", None, {"prompt": [1], "top_p": 0.9}),
+    ("unknown field", None, {"prompt": [1], "best_of": 2}),
 ]
 
 

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Seeded sampling and logprobs of dtensor-server on an exported Hugging
+Face model, on the artifacts of each mesh given (1 and 2 ranks):
+
+- a seeded request (temperature, top-k, top-p, min-p, repetition and
+  frequency penalties, logit_bias, n = 2, logprobs = 3) gives the same
+  tokens on every mesh, alone and batched with other requests;
+- those tokens are the draws of a re-implementation here: transformers'
+  logits processors on the Hugging Face model's logits (float64), then the
+  server's documented counter-based uniform number (splitmix64 of seed,
+  choice, token index) through the cumulative distribution;
+- the logprobs are log_softmax of the model's logits (within 1e-4), the
+  top ones its largest;
+- bad parameters get 400 with a message.
+
+  check-serve-sampling.py --config cfg.json --mpirun CMD --server BIN
+      --weights W --work DIR --artifact 1:a1.dtc --artifact 2:a2.dtc
+"""
+
+import argparse
+import json
+import threading
+
+import torch
+from transformers.generation.logits_process import (
+    LogitsProcessorList, MinPLogitsWarper, RepetitionPenaltyLogitsProcessor,
+    SequenceBiasLogitsProcessor, TemperatureLogitsWarper, TopKLogitsWarper,
+    TopPLogitsWarper)
+
+from dtensor_export import hf
+from server_harness import ServerProcess, fail
+
+MASK = (1 << 64) - 1
+PROMPT = [5, 17, 3, 250, 9]
+PARAMS = {"temperature": 0.9, "top_k": 40, "top_p": 0.95, "min_p": 0.01,
+          "repetition_penalty": 1.1, "frequency_penalty": 0.3,
+          "logit_bias": {"7": 2.0}, "seed": 1234}
+COUNT = 6
+
+
+def splitmix64(x):
+    x = (x + 0x9E3779B97F4A7C15) & MASK
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK
+    return x ^ (x >> 31)
+
+
+def uniform(seed, choice, index):
+    bits = splitmix64(seed ^ splitmix64(choice ^ splitmix64(index)))
+    return (bits >> 11) * 2.0 ** -53
+
+
+def reference(model, choice):
+    """The tokens and logprobs the server's sampling must give."""
+    tokens, logprobs = list(PROMPT), []
+    processors = LogitsProcessorList([
+        SequenceBiasLogitsProcessor({(7,): 2.0}),
+        RepetitionPenaltyLogitsProcessor(PARAMS["repetition_penalty"])])
+    warpers = LogitsProcessorList([
+        TemperatureLogitsWarper(PARAMS["temperature"]),
+        TopKLogitsWarper(PARAMS["top_k"]), TopPLogitsWarper(PARAMS["top_p"]),
+        MinPLogitsWarper(PARAMS["min_p"])])
+    with torch.no_grad():
+        for index in range(COUNT):
+            logits = model(input_ids=torch.tensor([tokens]),
+                           use_cache=False).logits[0, -1].double()
+            generated = tokens[len(PROMPT):]
+            scores = processors(torch.tensor([tokens]), logits[None].clone())
+            counts = torch.bincount(torch.tensor(generated, dtype=torch.long),
+                                    minlength=logits.numel()).double()
+            scores = scores - PARAMS["frequency_penalty"] * counts
+            probs = torch.softmax(warpers(torch.tensor([tokens]), scores),
+                                  -1)[0]
+            u = uniform(PARAMS["seed"], choice, index)
+            token = int(torch.searchsorted(torch.cumsum(probs, 0),
+                                           torch.tensor(u, dtype=torch.float64),
+                                           right=True))
+            logprobs.append(torch.log_softmax(logits, -1))
+            tokens.append(token)
+    return tokens[len(PROMPT):], logprobs
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--config", required=True)
+    parser.add_argument("--mpirun", required=True)
+    parser.add_argument("--server", required=True)
+    parser.add_argument("--weights", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--artifact", action="append", required=True,
+                        metavar="RANKS:PATH")
+    args = parser.parse_args()
+    model = hf.model_from_config(args.config)
+    body = dict(PARAMS, prompt=PROMPT, max_tokens=COUNT, n=2, logprobs=3)
+    want = [reference(model, choice) for choice in (0, 1)]
+    for spec in args.artifact:
+        ranks, artifact = spec.split(":", 1)
+        with ServerProcess(args.mpirun, int(ranks), args.server, artifact,
+                           ["--weights", args.weights], args.work,
+                           name=f"sampling{ranks}") as server:
+            alone = server.request("POST", "/v1/completions", body)
+            if alone.status != 200:
+                fail(f"{ranks} ranks: {alone.status} {alone.body}")
+            # The same request among others that sample differently.
+            answers = {}
+
+            def send(key, request):
+                answers[key] = server.request("POST", "/v1/completions",
+                                              request)
+            threads = [threading.Thread(target=send, args=("same", body))] + [
+                threading.Thread(target=send, args=(i, dict(
+                    body, seed=i, prompt=PROMPT[i:] + [i], n=1)))
+                for i in range(3)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            batched = answers["same"]
+            for choice, (tokens, logprobs) in enumerate(want):
+                got = alone.json()["choices"][choice]
+                if got["token_ids"] != tokens:
+                    fail(f"{ranks} ranks, choice {choice}: {got['token_ids']}"
+                         f", the reference draws {tokens}")
+                if batched.json()["choices"][choice]["token_ids"] != tokens:
+                    fail(f"{ranks} ranks, choice {choice} batched: "
+                         f"{batched.json()['choices'][choice]['token_ids']}")
+                reported = got["logprobs"]
+                for index, token in enumerate(tokens):
+                    expected = logprobs[index]
+                    error = abs(reported["token_logprobs"][index] -
+                                float(expected[token]))
+                    top = sorted(reported["top_logprobs"][index].values(),
+                                 reverse=True)
+                    want_top = torch.topk(expected, 3).values.tolist()
+                    if error > 1e-4 or max(abs(a - b) for a, b in
+                                           zip(top, want_top)) > 1e-4:
+                        fail(f"{ranks} ranks, logprobs at {index}: "
+                             f"{reported['token_logprobs'][index]} "
+                             f"{top}, want {float(expected[token])} "
+                             f"{want_top}")
+            print(f"{ranks} rank(s): n=2 seeded choices equal the reference "
+                  f"draws {want[0][0]} and {want[1][0]}, alone and batched; "
+                  "logprobs within 1e-4")
+            if ranks == "1":
+                for name, bad in (("negative temperature",
+                                   {"temperature": -0.5}),
+                                  ("top_p above 1", {"top_p": 1.5}),
+                                  ("unknown field", {"best_of": 2})):
+                    answer = server.request("POST", "/v1/completions",
+                                            dict(bad, prompt=[1], max_tokens=2))
+                    print(f"bad request ({name}): {answer.status} "
+                          f"{json.loads(answer.body)['error']}")
+
+
+if __name__ == "__main__":
+    main()
