@@ -37,9 +37,10 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory category("dtensor-compile options");
 
-static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<global program .mlir, or model plan .json>"),
-                                      cl::Required, cl::cat(category));
+static cl::opt<std::string>
+    inputFile(cl::Positional,
+              cl::desc("<global program .mlir, or model plan .json>"),
+              cl::Required, cl::cat(category));
 static cl::opt<std::string> outputDir("o", cl::desc("Artifact directory"),
                                       cl::value_desc("dir"), cl::Required,
                                       cl::cat(category));
@@ -96,6 +97,13 @@ static cl::opt<std::string>
           cl::desc("Entry function (default: main, else the only public "
                    "function)"),
           cl::cat(category));
+static cl::list<std::string> gradients(
+    "gradient",
+    cl::desc("Add the gradient function FUNCTION_grad of FUNCTION's result "
+             "RESULT (default 0; the loss, a float of one element) with "
+             "respect to its weights as one more entry "
+             "(--dtensor-differentiate); repeatable"),
+    cl::value_desc("function[:result]"), cl::cat(category));
 static cl::opt<std::string> commReport(
     "comm-report",
     cl::desc("Print the communication report of the per-rank program "
@@ -130,11 +138,11 @@ static cl::list<std::string> customOpLibraries(
              "by its absolute path, which the runtime opens at load; "
              "repeatable"),
     cl::value_desc("PATH"), cl::cat(category));
-static cl::opt<bool> noReference(
-    "no-reference",
-    cl::desc("Do not build the single-device reference program "
-             "(dtensor-run --check needs it)"),
-    cl::init(false), cl::cat(category));
+static cl::opt<bool>
+    noReference("no-reference",
+                cl::desc("Do not build the single-device reference program "
+                         "(dtensor-run --check needs it)"),
+                cl::init(false), cl::cat(category));
 static cl::opt<uint64_t>
     bucketBytes("bucket-bytes",
                 cl::desc("Largest bucket of fused collectives in bytes; 0 "
@@ -169,8 +177,8 @@ static cl::opt<std::string>
 /// MLIR's own options, shown by --help in a category of their own:
 /// printing IR before and after passes, timing, statistics, crash
 /// reproducers, the context's threading and diagnostics.
-static cl::OptionCategory mlirCategory(
-    "MLIR options (pass manager, IR printing, timing, context)");
+static cl::OptionCategory
+    mlirCategory("MLIR options (pass manager, IR printing, timing, context)");
 
 static void registerMlirOptions() {
   registerAsmPrinterCLOptions();
@@ -212,6 +220,18 @@ int main(int argc, char **argv) {
   dtensor::driver::CompileOptions options;
   options.target = target;
   options.entry = entry;
+  for (llvm::StringRef text : gradients) {
+    auto [function, result] = text.split(':');
+    dtensor::driver::CompileOptions::Gradient gradient{function.str(), 0};
+    if (function.empty() ||
+        (!result.empty() && result.getAsInteger(10, gradient.result))) {
+      llvm::errs() << "dtensor-compile: --gradient '" << text
+                   << "': expected FUNCTION or FUNCTION:RESULT (a result "
+                      "number)\n";
+      return 1;
+    }
+    options.gradients.push_back(std::move(gradient));
+  }
   options.worldSize = worldSize;
   options.reference = !noReference;
   options.customOpLibraries.assign(customOpLibraries.begin(),
@@ -230,10 +250,10 @@ int main(int argc, char **argv) {
   const char *log = std::getenv("DTENSOR_LOG");
   for (auto [source, text] :
        {std::pair<const char *, std::string>{"DTENSOR_LOG", log ? log : ""},
-        {"--explain", explain.getNumOccurrences()
-                          ? (explain.empty() ? std::string("all")
-                                             : explain.getValue())
-                          : std::string()}}) {
+        {"--explain",
+         explain.getNumOccurrences()
+             ? (explain.empty() ? std::string("all") : explain.getValue())
+             : std::string()}}) {
     std::string error;
     std::optional<dtensor::driver::ExplainCategories> categories =
         dtensor::driver::parseExplainCategories(text, error);
@@ -261,9 +281,9 @@ int main(int argc, char **argv) {
   options.cpu.optLevel = optLevel;
   options.dumpPerRank = dumpPerRank;
   options.configurePassManager = configurePassManager;
-  if (target != "cuda" && (gpuArch.getNumOccurrences() ||
-                           cudaToolkit.getNumOccurrences() ||
-                           gpuBlockSize.getNumOccurrences())) {
+  if (target != "cuda" &&
+      (gpuArch.getNumOccurrences() || cudaToolkit.getNumOccurrences() ||
+       gpuBlockSize.getNumOccurrences())) {
     llvm::errs() << "dtensor-compile: --gpu-arch, --cuda-toolkit and "
                     "--gpu-block-size apply to --target cuda only\n";
     return 1;
@@ -305,7 +325,8 @@ int main(int argc, char **argv) {
   // Diagnostics point into the plan or the MLIR file; the op in MLIR's
   // generic form after each is noise to a plan's author. Shown on request
   // (--mlir-print-op-on-diagnostic).
-  if (!cl::getRegisteredOptions().lookup("mlir-print-op-on-diagnostic")
+  if (!cl::getRegisteredOptions()
+           .lookup("mlir-print-op-on-diagnostic")
            ->getNumOccurrences())
     context.printOpOnDiagnostic(false);
 
@@ -317,11 +338,10 @@ int main(int argc, char **argv) {
       &context, [](Diagnostic &diag) -> LogicalResult {
         if (!isa<UnknownLoc>(diag.getLocation()))
           return failure();
-        const char *kind = diag.getSeverity() == DiagnosticSeverity::Error
-                               ? "error"
-                           : diag.getSeverity() == DiagnosticSeverity::Warning
-                               ? "warning"
-                               : "note";
+        const char *kind =
+            diag.getSeverity() == DiagnosticSeverity::Error     ? "error"
+            : diag.getSeverity() == DiagnosticSeverity::Warning ? "warning"
+                                                                : "note";
         llvm::errs() << "dtensor-compile: " << kind << ": " << diag << "\n";
         return success();
       });

@@ -17,6 +17,7 @@
 #include "dtensor/Formats/Manifest.h"
 
 #include "dtensor/Attention/Passes.h"
+#include "dtensor/Autodiff/Passes.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Driver/Pipelines.h"
 #include "dtensor/Partition/Passes.h"
@@ -583,8 +584,32 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   }
   if (failed(applyMeshOverrides(module, options.meshOverrides)))
     return failure();
+  // The default entry is chosen among the functions the user wrote.
+  std::string defaultEntry = options.entry;
+  if (!options.gradients.empty() && defaultEntry.empty()) {
+    FailureOr<SmallVector<func::FuncOp>> written =
+        findEntries(module, options.entry);
+    if (failed(written))
+      return failure();
+    defaultEntry = written->front().getSymName().str();
+  }
+  if (!options.gradients.empty()) {
+    // Gradient functions are global functions like the others: they are
+    // partitioned, compiled and described as entries with them.
+    PassManager differentiate(context);
+    if (failed(configure(options, differentiate)))
+      return failure();
+    for (const CompileOptions::Gradient &gradient : options.gradients) {
+      DifferentiateOptions differentiateOptions;
+      differentiateOptions.function = gradient.function;
+      differentiateOptions.result = gradient.result;
+      differentiate.addPass(createDifferentiate(differentiateOptions));
+    }
+    if (failed(differentiate.run(module)))
+      return failure();
+  }
   FailureOr<SmallVector<func::FuncOp>> entries =
-      findEntries(module, options.entry);
+      findEntries(module, defaultEntry);
   if (failed(entries))
     return failure();
   std::string entryName = entries->front().getSymName().str();

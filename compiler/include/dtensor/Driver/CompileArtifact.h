@@ -38,6 +38,14 @@ struct CompileOptions {
   std::string target = "cpu";
   /// Entry function; "" picks `main`, else the only public function.
   std::string entry;
+  /// Functions whose gradient function (`<name>_grad`, of the loss result
+  /// `result` with respect to the weights: --dtensor-differentiate) is
+  /// added as one more entry before compiling.
+  struct Gradient {
+    std::string function;
+    unsigned result = 0;
+  };
+  std::vector<Gradient> gradients;
   /// Ranks the program runs on; 0 = the largest mesh.
   int64_t worldSize = 0;
   std::vector<MeshOverride> meshOverrides;
