@@ -40,6 +40,23 @@ bool refuse(RequestError &error, int status, std::string message) {
   return false;
 }
 
+/// Refuses (422) the first member of `document` not in `known`, naming
+/// the members it takes; true when it did.
+bool refuseUnknownFields(const json &document,
+                         const std::set<std::string> &known,
+                         RequestError &error) {
+  for (const auto &item : document.items())
+    if (!known.count(item.key())) {
+      std::string expected;
+      for (const std::string &name : known)
+        expected += (expected.empty() ? "" : ", ") + name;
+      return !refuse(error, 422,
+                     "unknown field '" + item.key() +
+                         "' (expected: " + expected + ")");
+    }
+  return false;
+}
+
 /// The length's name in messages: the sequence length, or with a KV cache
 /// the positions of a cache slot.
 std::string lengthName(const Limits &limits) {
@@ -202,8 +219,8 @@ std::string bound(double value) {
 }
 
 /// A number field in [low, high] (`open`: low excluded) into `value`.
-bool readNumber(const json &document, const char *name, double low,
-                double high, bool open, double &value, RequestError &error) {
+bool readNumber(const json &document, const char *name, double low, double high,
+                bool open, double &value, RequestError &error) {
   auto field = document.find(name);
   if (field == document.end() || field->is_null())
     return true;
@@ -237,8 +254,8 @@ bool readInteger(const json &document, const char *name, int64_t low,
   return true;
 }
 
-bool parseSampling(const json &document, const Limits &limits,
-                   Request &request, RequestError &error) {
+bool parseSampling(const json &document, const Limits &limits, Request &request,
+                   RequestError &error) {
   tooling::SamplingParams params;
   // Greedy unless asked otherwise (OpenAI's default is 1).
   params.temperature = 0;
@@ -266,7 +283,8 @@ bool parseSampling(const json &document, const Limits &limits,
     if (!bias->is_object())
       return refuse(error, 400,
                     "'logit_bias' must be an object of token id -> bias, "
-                    "not " + describe(*bias));
+                    "not " +
+                        describe(*bias));
     for (const auto &item : bias->items()) {
       char *end = nullptr;
       long long id = std::strtoll(item.key().c_str(), &end, 10);
@@ -284,19 +302,19 @@ bool parseSampling(const json &document, const Limits &limits,
     }
   }
   // Unseeded requests draw from a seed of their own.
-  params.seed = seed >= 0 || document.contains("seed")
-                    ? static_cast<uint64_t>(seed)
-                    : std::random_device()() * 0x100000000ull +
-                          std::random_device()();
+  params.seed =
+      seed >= 0 || document.contains("seed")
+          ? static_cast<uint64_t>(seed)
+          : std::random_device()() * 0x100000000ull + std::random_device()();
   request.n = n;
   request.logprobs = static_cast<int>(logprobs);
   bool needsLogits = !params.greedyArgmax() || logprobs >= 0;
   bool canSample = limits.hasLogits && !limits.cache;
   if (!canSample) {
-    const char *why =
-        limits.cache ? "the KV-cache steps of this artifact return their "
-                       "argmax only"
-                     : "this artifact has no logits output";
+    const char *why = limits.cache
+                          ? "the KV-cache steps of this artifact return their "
+                            "argmax only"
+                          : "this artifact has no logits output";
     if (params.temperature != 0)
       return refuse(error, 422,
                     std::string("only greedy decoding is served: "
@@ -332,21 +350,26 @@ bool parseCompletion(const std::string &body, const Limits &limits,
   json document;
   if (!parseObject(body, document, error))
     return false;
-  static const std::set<std::string> known = {
-      "echo",       "frequency_penalty", "logit_bias",         "logprobs",
-      "max_tokens", "min_p",             "model",              "n",
-      "presence_penalty",                "prompt",             "repetition_penalty",
-      "seed",       "stop",              "stream",             "temperature",
-      "top_k",      "top_p",             "user"};
-  for (const auto &item : document.items())
-    if (!known.count(item.key())) {
-      std::string expected;
-      for (const std::string &name : known)
-        expected += (expected.empty() ? "" : ", ") + name;
-      return refuse(error, 422,
-                    "unknown field '" + item.key() + "' (expected: " +
-                        expected + ")");
-    }
+  static const std::set<std::string> known = {"echo",
+                                              "frequency_penalty",
+                                              "logit_bias",
+                                              "logprobs",
+                                              "max_tokens",
+                                              "min_p",
+                                              "model",
+                                              "n",
+                                              "presence_penalty",
+                                              "prompt",
+                                              "repetition_penalty",
+                                              "seed",
+                                              "stop",
+                                              "stream",
+                                              "temperature",
+                                              "top_k",
+                                              "top_p",
+                                              "user"};
+  if (refuseUnknownFields(document, known, error))
+    return false;
   request = Request();
   request.kind = JobKind::Completion;
   if (auto model = document.find("model"); model != document.end()) {
@@ -555,11 +578,11 @@ std::string completionEvent(const CompletionMeta &meta,
 }
 
 std::string streamErrorEvent(int status, const std::string &message) {
-  json event = {{"error",
-                 {{"message", message}, {"type", "server_error"},
-                  {"code", status}}}};
-  return "data: " +
-         event.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
+  json event = {
+      {"error",
+       {{"message", message}, {"type", "server_error"}, {"code", status}}}};
+  return "data: " + event.dump(-1, ' ', false, json::error_handler_t::replace) +
+         "\n\n";
 }
 
 std::string answerBody(const Request &request, const JobResult &result) {
@@ -593,8 +616,7 @@ bool parseChat(const std::string &body, const Limits &limits,
     return false;
   // The messages, rendered; the rest as a completion's fields.
   auto messages = document.find("messages");
-  if (messages == document.end() || !messages->is_array() ||
-      messages->empty())
+  if (messages == document.end() || !messages->is_array() || messages->empty())
     return refuse(error, 422,
                   "'messages' must be a non-empty array of {\"role\": ..., "
                   "\"content\": ...}");
@@ -631,11 +653,10 @@ bool parseChat(const std::string &body, const Limits &limits,
       entry["name"] = message["name"];
     rendered.push_back(std::move(entry));
   }
-  nlohmann::ordered_json variables = {
-      {"messages", rendered},
-      {"add_generation_prompt", true},
-      {"bos_token", setup.bosToken},
-      {"eos_token", setup.eosToken}};
+  nlohmann::ordered_json variables = {{"messages", rendered},
+                                      {"add_generation_prompt", true},
+                                      {"bos_token", setup.bosToken},
+                                      {"eos_token", setup.eosToken}};
   std::string text, why;
   if (!setup.chatTemplate->render(variables, text, why))
     return refuse(error, 422, "the chat template refused the messages: " + why);
@@ -648,8 +669,9 @@ bool parseChat(const std::string &body, const Limits &limits,
       continue;
     if (key == "prompt" || key == "echo")
       return refuse(error, 422,
-                    "unknown field '" + key + "' (a completions field: "
-                    "/v1/chat/completions takes 'messages')");
+                    "unknown field '" + key +
+                        "' (a completions field: "
+                        "/v1/chat/completions takes 'messages')");
     completion[key] = item.value();
   }
   if (auto count = document.find("max_completion_tokens");
@@ -757,8 +779,8 @@ std::string chatEvent(const CompletionMeta &meta, bool first,
                 {"created", meta.created},
                 {"model", meta.model},
                 {"choices", json::array({std::move(choice)})}};
-  return "data: " +
-         event.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
+  return "data: " + event.dump(-1, ' ', false, json::error_handler_t::replace) +
+         "\n\n";
 }
 
 bool tokenizeAnswer(const std::string &body, const Limits &limits,
@@ -767,12 +789,9 @@ bool tokenizeAnswer(const std::string &body, const Limits &limits,
   json document;
   if (!parseObject(body, document, error))
     return false;
-  for (const auto &item : document.items())
-    if (item.key() != "prompt" && item.key() != "add_special_tokens" &&
-        item.key() != "model")
-      return refuse(error, 422,
-                    "unknown field '" + item.key() +
-                        "' (expected: add_special_tokens, model, prompt)");
+  if (refuseUnknownFields(document, {"add_special_tokens", "model", "prompt"},
+                          error))
+    return false;
   auto prompt = document.find("prompt");
   if (prompt == document.end() || !prompt->is_string())
     return refuse(error, 422,
@@ -802,11 +821,8 @@ bool detokenizeAnswer(const std::string &body, const Limits &limits,
   json document;
   if (!parseObject(body, document, error))
     return false;
-  for (const auto &item : document.items())
-    if (item.key() != "tokens" && item.key() != "model")
-      return refuse(error, 422,
-                    "unknown field '" + item.key() +
-                        "' (expected: model, tokens)");
+  if (refuseUnknownFields(document, {"model", "tokens"}, error))
+    return false;
   auto tokens = document.find("tokens");
   if (tokens == document.end() || !tokens->is_array())
     return refuse(error, 422,

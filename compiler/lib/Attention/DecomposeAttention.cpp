@@ -49,28 +49,6 @@ AffineMap batchedMap(MLIRContext *context, unsigned numLoops,
   return AffineMap::get(numLoops, 0, results, context);
 }
 
-bool isIdentity(ArrayRef<int64_t> dims) {
-  for (auto [index, dim] : llvm::enumerate(dims))
-    if (dim != static_cast<int64_t>(index))
-      return false;
-  return true;
-}
-
-/// `value` with dim i of the result its dim `permutation[i]`.
-Value transpose(OpBuilder &b, Location loc, Value value,
-                ArrayRef<int64_t> permutation) {
-  if (isIdentity(permutation))
-    return value;
-  auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t dim : permutation)
-    shape.push_back(type.getDimSize(dim));
-  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
-  return linalg::TransposeOp::create(b, loc, value, init, permutation)
-      .getResult()
-      .front();
-}
-
 } // namespace
 
 bool dtensor::hasAttentionKernelForm(AttentionOp op) {
@@ -101,9 +79,9 @@ FailureOr<Value> dtensor::decomposeAttention(OpBuilder &b, AttentionOp op) {
 
   // The operands in logical order, the key/value heads repeated for the
   // query heads that read them.
-  Value query = transpose(b, loc, op.getQuery(), op.getQueryDims());
-  Value key = transpose(b, loc, op.getKey(), op.getKeyDims());
-  Value value = transpose(b, loc, op.getValue(), op.getValueDims());
+  Value query = createTranspose(b, loc, op.getQuery(), op.getQueryDims());
+  Value key = createTranspose(b, loc, op.getKey(), op.getKeyDims());
+  Value value = createTranspose(b, loc, op.getValue(), op.getValueDims());
   auto q = cast<RankedTensorType>(query.getType());
   auto k = cast<RankedTensorType>(key.getType());
   auto v = cast<RankedTensorType>(value.getType());
@@ -203,7 +181,7 @@ FailureOr<Value> dtensor::decomposeAttention(OpBuilder &b, AttentionOp op) {
   SmallVector<int64_t> toPhysical(kRank);
   for (auto [logical, dim] : llvm::enumerate(resultDims))
     toPhysical[dim] = logical;
-  return transpose(b, loc, out, toPhysical);
+  return createTranspose(b, loc, out, toPhysical);
 }
 
 namespace {

@@ -134,13 +134,7 @@ LogicalResult dtensor::autodiff::differentiateDataOp(Operation *op,
         SmallVector<int64_t> inverse(permutation.size());
         for (auto [position, dim] : llvm::enumerate(permutation))
           inverse[dim] = position;
-        Value init = tensor::EmptyOp::create(
-            b, loc, transpose.getInput().getType().getShape(),
-            transpose.getInput().getType().getElementType());
-        addTo(transpose.getInput(),
-              linalg::TransposeOp::create(b, loc, dy, init, inverse)
-                  .getResult()
-                  .front());
+        addTo(transpose.getInput(), createTranspose(b, loc, dy, inverse));
         return success();
       })
       .Case<tensor::ExtractSliceOp>([&](tensor::ExtractSliceOp slice) {

@@ -252,3 +252,17 @@ Value builders::insertUnitDims(OpBuilder &b, Location loc, Value value,
   auto resultType = RankedTensorType::get(shape, type.getElementType());
   return tensor::ExpandShapeOp::create(b, loc, resultType, value, groups);
 }
+
+Value builders::createTranspose(OpBuilder &b, Location loc, Value input,
+                                ArrayRef<int64_t> permutation) {
+  if (llvm::equal(permutation, llvm::seq<int64_t>(0, permutation.size())))
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation)
+    shape.push_back(type.getDimSize(dim));
+  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, input, init, permutation)
+      .getResult()
+      .front();
+}

@@ -130,6 +130,12 @@ mlir::Value insertUnitDims(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value value,
                            llvm::ArrayRef<int64_t> positions);
 
+/// `input` with its dims in `permutation` order (result dim i is input dim
+/// permutation[i]): a linalg.transpose, or `input` itself for the identity.
+mlir::Value createTranspose(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value input,
+                            llvm::ArrayRef<int64_t> permutation);
+
 //===----------------------------------------------------------------------===//
 // Softmax and attention pieces
 //===----------------------------------------------------------------------===//

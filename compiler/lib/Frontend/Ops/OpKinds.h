@@ -71,11 +71,6 @@ EmitResult emitRepeatInterleave(OpEmitter &emitter);
 EmitResult emitConcat(OpEmitter &emitter);
 EmitResult emitSplit(OpEmitter &emitter);
 EmitResult emitSlice(OpEmitter &emitter);
-/// `input` with its dims in `permutation` order (result dim i is input dim
-/// permutation[i]): a linalg.transpose, or `input` itself for the identity.
-mlir::Value createTranspose(mlir::OpBuilder &b, mlir::Location loc,
-                            mlir::Value input,
-                            llvm::ArrayRef<int64_t> permutation);
 
 // FactoryOps.cpp
 EmitResult emitArange(OpEmitter &emitter);

@@ -15,20 +15,6 @@ using namespace mlir;
 using namespace dtensor::frontend;
 using namespace dtensor::frontend::ops;
 
-Value ops::createTranspose(OpBuilder &b, Location loc, Value input,
-                           ArrayRef<int64_t> permutation) {
-  if (llvm::equal(permutation, llvm::seq<int64_t>(0, permutation.size())))
-    return input;
-  auto type = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t dim : permutation)
-    shape.push_back(type.getDimSize(dim));
-  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
-  return linalg::TransposeOp::create(b, loc, input, init, permutation)
-      .getResult()
-      .front();
-}
-
 EmitResult ops::emitTranspose(OpEmitter &emitter) {
   int64_t rank = emitter.inputType(0).getRank();
   FailureOr<int64_t> dim0 = emitter.getDim("dim0", rank);
