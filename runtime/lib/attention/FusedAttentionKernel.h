@@ -22,6 +22,7 @@
 #ifndef DTENSOR_RUNTIME_ATTENTION_FUSEDATTENTIONKERNEL_H
 #define DTENSOR_RUNTIME_ATTENTION_FUSEDATTENTIONKERNEL_H
 
+#include "AttentionVectors.h"
 #include "FusedAttention.h"
 
 #include <algorithm>
@@ -50,33 +51,6 @@ namespace {
 constexpr int64_t kKeyTile = 64;
 /// Partial lanes of a tile's maximum and sum.
 constexpr int64_t kLanes = 16;
-
-/// exp(x) in f32 without a library call, so that loops over it vectorise:
-/// Cephes' expf (range reduction by ln 2, a degree-6 polynomial, relative
-/// error below 2e-7), 0 below -87 (so exp(-inf) is 0).
-inline float expApprox(float x) {
-  float clamped = std::max(std::min(x, 88.0f), -88.0f);
-  float n = clamped * 1.44269504088896341f;
-  // Round to nearest by the 1.5 * 2^23 trick: vectorises on any ISA.
-  n = (n + 12582912.0f) - 12582912.0f;
-  float r = clamped - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  float z = r * r;
-  float y = 1.9875691500e-4f;
-  y = y * r + 1.3981999507e-3f;
-  y = y * r + 8.3334519073e-3f;
-  y = y * r + 4.1665795894e-2f;
-  y = y * r + 1.6666665459e-1f;
-  y = y * r + 5.0000001201e-1f;
-  y = y * z + r + 1.0f;
-  int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof(scale));
-  return x < -87.0f ? 0.0f : y * scale;
-}
-
-inline float expOf(float x) { return expApprox(x); }
-inline double expOf(double x) { return std::exp(x); }
 
 /// Per-thread buffers of a piece, grown to the largest piece seen.
 template <typename T> struct Scratch {
@@ -130,29 +104,6 @@ template <typename T> T expAndSum(T *data, int64_t n, T shift) {
   for (int64_t x = 0; x < kLanes; ++x)
     result += lanes[x];
   return result;
-}
-
-/// 64 bytes of T as one value of GCC's vector extension: one AVX-512
-/// register, two AVX2 ones, four SSE ones, whatever the build's ISA; lane by
-/// lane the same arithmetic as the scalar loops.
-template <typename T> struct VecOf;
-template <> struct VecOf<float> {
-  typedef float type __attribute__((vector_size(64)));
-};
-template <> struct VecOf<double> {
-  typedef double type __attribute__((vector_size(64)));
-};
-template <typename T> using Vec = typename VecOf<T>::type;
-template <typename T> constexpr int64_t kVecLanes = 64 / sizeof(T);
-
-// Vectors go by reference: GCC passes 64-byte vectors by value differently
-// with and without AVX-512 (-Wpsabi), which these inlined helpers need not.
-template <typename T> inline void loadVec(Vec<T> &v, const T *data) {
-  std::memcpy(&v, data, sizeof(v));
-}
-
-template <typename T> inline void storeVec(T *data, const Vec<T> &v) {
-  std::memcpy(data, &v, sizeof(v));
 }
 
 /// scores[j] = q . keysT[:, j] for the j < kKeyTile of a whole tile, in
@@ -218,8 +169,8 @@ void accumulateValues(const T *weights, const T *values, int64_t stride,
 
 /// The piece (b, kvHead, queries [first, first + count)).
 template <typename T>
-void computePiece(const Problem<T> &p, int64_t b, int64_t kvHead,
-                  int64_t first, int64_t count) {
+void computePiece(const Problem<T> &p, int64_t b, int64_t kvHead, int64_t first,
+                  int64_t count) {
   const T minusInf = -std::numeric_limits<T>::infinity();
   const int64_t groups = p.heads / p.kvHeads;
   const int64_t numRows = groups * count;
@@ -259,9 +210,9 @@ void computePiece(const Problem<T> &p, int64_t b, int64_t kvHead,
     if (p.accumulate) {
       // The earlier keys' softmax state: maximum lse with sum 1 (their
       // exp-sum relative to it) and the output as the weighted values.
-      T lse = p.logSumExp[b * p.logSumExpStrides[0] +
-                          head * p.logSumExpStrides[1] +
-                          query * p.logSumExpStrides[2]];
+      T lse =
+          p.logSumExp[b * p.logSumExpStrides[0] + head * p.logSumExpStrides[1] +
+                      query * p.logSumExpStrides[2]];
       if (lse != minusInf) {
         s.maxima[r] = lse;
         s.sums[r] = 1;
