@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__AVX512F__) || defined(__FMA__)
+#if defined(__AVX__)
 #include <immintrin.h>
 #endif
 
@@ -74,10 +74,30 @@ template <typename T> inline void storeVec(T *data, const Vec<T> &v) {
   std::memcpy(data, &v, sizeof(v));
 }
 
-/// Every lane `value`.
-template <typename T> inline void broadcastVec(Vec<T> &v, T value) {
-  for (int64_t x = 0; x < kVecLanes<T>; ++x)
+/// Every lane `value` (one broadcast instruction where the build has one:
+/// a loop over the lanes compiles to masked inserts).
+inline void broadcastVec(Vec<float> &v, float value) {
+#if defined(__AVX512F__)
+  v = (Vec<float>)_mm512_set1_ps(value);
+#elif defined(__AVX__)
+  __m256 half = _mm256_set1_ps(value), halves[2] = {half, half};
+  std::memcpy(&v, halves, sizeof(v));
+#else
+  for (int64_t x = 0; x < kVecLanes<float>; ++x)
     v[x] = value;
+#endif
+}
+
+inline void broadcastVec(Vec<double> &v, double value) {
+#if defined(__AVX512F__)
+  v = (Vec<double>)_mm512_set1_pd(value);
+#elif defined(__AVX__)
+  __m256d half = _mm256_set1_pd(value), halves[2] = {half, half};
+  std::memcpy(&v, halves, sizeof(v));
+#else
+  for (int64_t x = 0; x < kVecLanes<double>; ++x)
+    v[x] = value;
+#endif
 }
 
 /// acc = a * b + acc, each lane rounded once.
