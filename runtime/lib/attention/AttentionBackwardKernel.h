@@ -186,9 +186,8 @@ void backwardPiece(const BackwardProblem<T> &p, const BackwardPlan<T> &plan,
         }
         // S = (Q * scale) K^T, then P in place.
         T *probabilities = s.probabilities.data();
-        std::fill_n(probabilities, rows * N, T(0));
         multiplyAccumulate(probabilities, N, rows, N, queries, Ep, 1, E, keysT,
-                           N);
+                           N, /*fromZero=*/true);
         for (int64_t r = 0; r < rows; ++r) {
           int64_t query = i0 + r;
           T lse = s.rowLse[g * L + query];
@@ -211,8 +210,8 @@ void backwardPiece(const BackwardProblem<T> &p, const BackwardPlan<T> &plan,
         }
         // dP = dO V^T, then dS = P * (dP - D) in place.
         T *dScores = s.dScores.data();
-        std::fill_n(dScores, rows * N, T(0));
-        multiplyAccumulate(dScores, N, rows, N, dOuts, Evp, 1, Ev, valuesT, N);
+        multiplyAccumulate(dScores, N, rows, N, dOuts, Evp, 1, Ev, valuesT, N,
+                           /*fromZero=*/true);
         for (int64_t r = 0; r < rows; ++r) {
           T d = s.rowD[g * L + i0 + r];
           const T *pRow = probabilities + r * N;

@@ -154,12 +154,17 @@ constexpr int64_t kTileVectors = 4;
 template <int64_t Rows, int64_t Vectors, typename T>
 inline void multiplyAccumulateTile(T *out, int64_t outStride, const T *coef,
                                    int64_t coefRow, int64_t coefDepth,
-                                   int64_t depth, const T *x, int64_t xStride) {
+                                   int64_t depth, const T *x, int64_t xStride,
+                                   bool fromZero) {
   constexpr int64_t lanes = kVecLanes<T>;
   Vec<T> acc[Rows][Vectors];
   for (int64_t r = 0; r < Rows; ++r)
-    for (int64_t v = 0; v < Vectors; ++v)
-      loadVec(acc[r][v], out + r * outStride + v * lanes);
+    for (int64_t v = 0; v < Vectors; ++v) {
+      if (fromZero)
+        acc[r][v] = Vec<T>{};
+      else
+        loadVec(acc[r][v], out + r * outStride + v * lanes);
+    }
   for (int64_t k = 0; k < depth; ++k) {
     Vec<T> xs[Vectors];
     for (int64_t v = 0; v < Vectors; ++v)
@@ -180,27 +185,27 @@ template <int64_t Rows, typename T>
 inline void multiplyAccumulateRows(T *out, int64_t outStride, int64_t vectors,
                                    const T *coef, int64_t coefRow,
                                    int64_t coefDepth, int64_t depth, const T *x,
-                                   int64_t xStride) {
+                                   int64_t xStride, bool fromZero) {
   constexpr int64_t lanes = kVecLanes<T>;
   int64_t v = 0;
   for (; v + kTileVectors <= vectors; v += kTileVectors)
-    multiplyAccumulateTile<Rows, kTileVectors>(out + v * lanes, outStride, coef,
-                                               coefRow, coefDepth, depth,
-                                               x + v * lanes, xStride);
+    multiplyAccumulateTile<Rows, kTileVectors>(
+        out + v * lanes, outStride, coef, coefRow, coefDepth, depth,
+        x + v * lanes, xStride, fromZero);
   T *o = out + v * lanes;
   const T *xv = x + v * lanes;
   switch (vectors - v) {
   case 3:
     multiplyAccumulateTile<Rows, 3>(o, outStride, coef, coefRow, coefDepth,
-                                    depth, xv, xStride);
+                                    depth, xv, xStride, fromZero);
     break;
   case 2:
     multiplyAccumulateTile<Rows, 2>(o, outStride, coef, coefRow, coefDepth,
-                                    depth, xv, xStride);
+                                    depth, xv, xStride, fromZero);
     break;
   case 1:
     multiplyAccumulateTile<Rows, 1>(o, outStride, coef, coefRow, coefDepth,
-                                    depth, xv, xStride);
+                                    depth, xv, xStride, fromZero);
     break;
   default:
     break;
@@ -210,23 +215,24 @@ inline void multiplyAccumulateRows(T *out, int64_t outStride, int64_t vectors,
 /// out[a][w] += sum over k < depth of coef[a * coefRow + k * coefDepth] *
 /// x[k * xStride + w], for a < rows and w < width (a multiple of
 /// kVecLanes<T>): a small matrix product on packed operands, either operand
-/// of the coefficients transposed by its strides. Every element is summed
-/// in k order with fused multiply-adds, so every build and tiling gives the
-/// same bits.
+/// of the coefficients transposed by its strides. With `fromZero` out's
+/// old contents are not read (as if 0). Every element is summed in k order
+/// with fused multiply-adds, so every build and tiling gives the same bits.
 template <typename T>
 void multiplyAccumulate(T *out, int64_t outStride, int64_t rows, int64_t width,
                         const T *coef, int64_t coefRow, int64_t coefDepth,
-                        int64_t depth, const T *x, int64_t xStride) {
+                        int64_t depth, const T *x, int64_t xStride,
+                        bool fromZero = false) {
   int64_t vectors = width / kVecLanes<T>;
   int64_t a = 0;
   for (; a + kTileRows <= rows; a += kTileRows)
     multiplyAccumulateRows<kTileRows>(out + a * outStride, outStride, vectors,
                                       coef + a * coefRow, coefRow, coefDepth,
-                                      depth, x, xStride);
+                                      depth, x, xStride, fromZero);
   for (; a < rows; ++a)
     multiplyAccumulateRows<1>(out + a * outStride, outStride, vectors,
                               coef + a * coefRow, coefRow, coefDepth, depth, x,
-                              xStride);
+                              xStride, fromZero);
 }
 
 /// `n` rounded up to whole vectors of T.

@@ -223,9 +223,9 @@ void computePiece(const Problem<T> &p, int64_t b, int64_t kvHead, int64_t first,
       std::fill(packed + valueFeatures, packed + paddedValues, T(0));
     }
     // S = (Q * scale) K^T for every row.
-    std::fill_n(scores, numRows * kKeyTile, T(0));
     multiplyAccumulate(scores, kKeyTile, numRows, kKeyTile, s.queries.data(),
-                       features, 1, features, keysT, kKeyTile);
+                       features, 1, features, keysT, kKeyTile,
+                       /*fromZero=*/true);
     for (int64_t r = 0; r < numRows; ++r) {
       T *row = scores + r * kKeyTile;
       int64_t visible = std::clamp<int64_t>(s.limits[r] - tile, 0, n);
