@@ -169,6 +169,28 @@ enum dtensor_rt_attention_flag {
  * -inf). dtype is DTENSOR_RT_F32 or DTENSOR_RT_F64. */
 void dtensor_rt_attention(int32_t dtype, int32_t flags, double scale);
 
+/* The gradients of dtensor_rt_attention, on the queued buffers, any
+ * strides, on programs of target "cpu" (FlashAttention-2's backward: the
+ * probabilities recomputed over blocks of keys and queries from the
+ * forward's log-sum-exp, no [L, S] buffer). The buffers, in this order:
+ *   query [B, H, L, E], key [B, Hkv, S, E], value [B, Hkv, S, Ev],
+ *   out [B, H, L, Ev] (the forward's result), d_out [B, H, L, Ev] (the
+ *   gradient of the loss with respect to out), lse [B, H, L] (the
+ *   forward's log-sum-exp, from DTENSOR_RT_ATTENTION_LOG_SUM_EXP), then
+ *   with the flags:
+ *   MASK: mask [B or 1, H or 1, L, S] (of `dtype`; no gradient);
+ *   POSITIONS: positions [B] (i64): with CAUSAL, as the forward's;
+ * then d_query [B, H, L, E], d_key [B, Hkv, S, E], d_value [B, Hkv, S, Ev]
+ * (written whole). flags may hold CAUSAL, MASK and POSITIONS, with the
+ * forward's meaning and `scale`; ROWS, ACCUMULATE and LOG_SUM_EXP are
+ * reported as errors. With grouped-query attention (H a multiple of Hkv),
+ * d_key and d_value sum over the query heads that read each key/value head.
+ * A query that sees no key (lse -inf) contributes nothing. dtype is
+ * DTENSOR_RT_F32 or DTENSOR_RT_F64; the result does not depend on the
+ * number of threads or the CPU's vector instructions. */
+void dtensor_rt_attention_backward(int32_t dtype, int32_t flags,
+                                   double scale);
+
 /* Memory of a step's temporary buffers, 64-byte aligned; device memory,
  * ordered on the program's stream, for programs of target "cuda". A buffer
  * freed during a step is kept by the running program for later allocations

@@ -48,9 +48,14 @@ void computeWith(Isa isa, const Problem<float> &p, int64_t blockSize,
     computePiecesGeneric(p, blockSize, begin, end);
 }
 
-void computeWith(Isa, const Problem<double> &p, int64_t blockSize,
+void computeWith(Isa isa, const Problem<double> &p, int64_t blockSize,
                  int64_t begin, int64_t end) {
-  computePiecesGeneric(p, blockSize, begin, end);
+  if (isa == Isa::Avx512)
+    computePiecesAvx512(p, blockSize, begin, end);
+  else if (isa == Isa::Avx2)
+    computePiecesAvx2(p, blockSize, begin, end);
+  else
+    computePiecesGeneric(p, blockSize, begin, end);
 }
 
 /// Queries per piece.
@@ -66,8 +71,8 @@ template <typename T> int64_t workOf(const Problem<T> &p) {
   for (int64_t b = 0; b < p.batch; ++b) {
     int64_t keys = p.keys;
     if (p.causal)
-      keys = std::clamp<int64_t>(
-          (p.positions ? p.positions[b] : 0) + p.queries, 0, p.keys);
+      keys = std::clamp<int64_t>((p.positions ? p.positions[b] : 0) + p.queries,
+                                 0, p.keys);
     work += keys * p.heads * p.queries * perKey;
   }
   return work;
@@ -78,8 +83,8 @@ void runOn(Isa isa, const Problem<T> &p, WorkerPool *pool) {
   if (p.batch == 0 || p.heads == 0 || p.queries == 0)
     return;
   int64_t blockSize = blockSizeOf(p);
-  int64_t pieces = p.batch * p.kvHeads *
-                   ((p.queries + blockSize - 1) / blockSize);
+  int64_t pieces =
+      p.batch * p.kvHeads * ((p.queries + blockSize - 1) / blockSize);
   if (!pool || pool->threads() <= 1 || pieces <= 1 ||
       workOf(p) < kParallelWork) {
     computeWith(isa, p, blockSize, 0, pieces);
@@ -103,10 +108,15 @@ void run(const Problem<float> &problem, WorkerPool *pool) {
 }
 
 void run(const Problem<double> &problem, WorkerPool *pool) {
-  runOn(Isa::Generic, problem, pool);
+  static const Isa isa = detectIsa();
+  runOn(isa, problem, pool);
 }
 
 void runWith(Isa isa, const Problem<float> &problem) {
+  runOn(isa, problem, nullptr);
+}
+
+void runWith(Isa isa, const Problem<double> &problem) {
   runOn(isa, problem, nullptr);
 }
 

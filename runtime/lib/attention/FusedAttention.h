@@ -77,6 +77,7 @@ enum class Isa { Generic, Avx2, Avx512 };
 /// As run, with the kernel of `isa` (which this CPU must support) and no
 /// threads: for tests that compare the builds.
 void runWith(Isa isa, const Problem<float> &problem);
+void runWith(Isa isa, const Problem<double> &problem);
 
 } // namespace dtensor::rt::attention
 

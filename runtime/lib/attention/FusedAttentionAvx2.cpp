@@ -1,8 +1,8 @@
 //===- FusedAttentionAvx2.cpp - Attention, Avx2 build ---------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The loops of FusedAttentionKernel.h compiled with -mavx2 -mfma
-// (runtime/lib/CMakeLists.txt); called only when the CPU supports them
-// (skinny::detectIsa).
+// -ffp-contract=off (runtime/lib/CMakeLists.txt); called only when the CPU
+// supports them (skinny::detectIsa).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +11,11 @@
 namespace dtensor::rt::attention {
 
 void computePiecesAvx2(const Problem<float> &problem, int64_t blockSize,
+                       int64_t begin, int64_t end) {
+  computePieces(problem, blockSize, begin, end);
+}
+
+void computePiecesAvx2(const Problem<double> &problem, int64_t blockSize,
                        int64_t begin, int64_t end) {
   computePieces(problem, blockSize, begin, end);
 }

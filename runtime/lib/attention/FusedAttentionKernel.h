@@ -1,18 +1,20 @@
 //===- FusedAttentionKernel.h - The attention loops ------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Included once per instruction set (FusedAttention{Generic,Avx2,Avx512}.cpp,
-// compiled with their own target flags), so everything is in an anonymous
-// namespace. The loops are written for the compiler to vectorise: each inner
-// loop runs over keys or features with no reduction across iterations;
-// maxima and sums of a tile are kept in kLanes partial lanes and combined at
-// the end, so every build gives the same result.
+// compiled with their own target flags and -ffp-contract=off), so
+// everything is in an anonymous namespace. Every multiply-add is fused
+// explicitly and every reduction kept in vector lanes combined in a fixed
+// order (AttentionVectors.h), so every build gives the same bits.
 //
 // One piece is (batch row b, key/value head, block of queries). Its query
 // rows (every query head of that key/value head, for each query of the
-// block) go over the keys in tiles of kKeyTile:
-//   scores = (q * scale) . k^T (+ mask), -inf past each row's causal limit
-//   m' = max(m, max(scores)); p = exp(scores - m')
-//   sum = sum * exp(m - m') + sum(p); acc = acc * exp(m - m') + p . v
+// block) go over the keys in tiles of kKeyTile; per tile, with the keys
+// packed transposed (E x kKeyTile) and the values packed (kKeyTile x Ev):
+//   S = (Q * scale) K^T for all rows at once (a register-tiled product,
+//   multiplyAccumulate), + mask, -inf past each row's causal limit;
+//   per row, vectorised: m' = max(m, max(S)); P = exp(S - m');
+//   sum = sum * exp(m - m') + sum(P); acc *= exp(m - m') when m' != m;
+//   acc += P V for all rows at once (multiplyAccumulate)
 // and the output is acc / sum (0 where sum is 0: no key seen). With
 // `accumulate` the state starts from the output and log-sum-exp of earlier
 // keys (m = lse, sum = 1, acc = out) instead of from nothing.
@@ -22,6 +24,7 @@
 #ifndef DTENSOR_RUNTIME_ATTENTION_FUSEDATTENTIONKERNEL_H
 #define DTENSOR_RUNTIME_ATTENTION_FUSEDATTENTIONKERNEL_H
 
+#include "AttentionVectors.h"
 #include "FusedAttention.h"
 
 #include <algorithm>
@@ -40,43 +43,18 @@ void computePiecesGeneric(const Problem<double> &problem, int64_t blockSize,
                           int64_t begin, int64_t end);
 void computePiecesAvx2(const Problem<float> &problem, int64_t blockSize,
                        int64_t begin, int64_t end);
+void computePiecesAvx2(const Problem<double> &problem, int64_t blockSize,
+                       int64_t begin, int64_t end);
 void computePiecesAvx512(const Problem<float> &problem, int64_t blockSize,
+                         int64_t begin, int64_t end);
+void computePiecesAvx512(const Problem<double> &problem, int64_t blockSize,
                          int64_t begin, int64_t end);
 
 namespace {
 
-/// Keys per tile: a tile of transposed keys (E x kKeyTile) and the scores
-/// of a piece's rows stay in the L1 cache.
+/// Keys per tile: the packed keys and values of a tile stay in the L2
+/// cache, the scores of a piece's rows in the L1 cache.
 constexpr int64_t kKeyTile = 64;
-/// Partial lanes of a tile's maximum and sum.
-constexpr int64_t kLanes = 16;
-
-/// exp(x) in f32 without a library call, so that loops over it vectorise:
-/// Cephes' expf (range reduction by ln 2, a degree-6 polynomial, relative
-/// error below 2e-7), 0 below -87 (so exp(-inf) is 0).
-inline float expApprox(float x) {
-  float clamped = std::max(std::min(x, 88.0f), -88.0f);
-  float n = clamped * 1.44269504088896341f;
-  // Round to nearest by the 1.5 * 2^23 trick: vectorises on any ISA.
-  n = (n + 12582912.0f) - 12582912.0f;
-  float r = clamped - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  float z = r * r;
-  float y = 1.9875691500e-4f;
-  y = y * r + 1.3981999507e-3f;
-  y = y * r + 8.3334519073e-3f;
-  y = y * r + 4.1665795894e-2f;
-  y = y * r + 1.6666665459e-1f;
-  y = y * r + 5.0000001201e-1f;
-  y = y * z + r + 1.0f;
-  int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof(scale));
-  return x < -87.0f ? 0.0f : y * scale;
-}
-
-inline float expOf(float x) { return expApprox(x); }
-inline double expOf(double x) { return std::exp(x); }
 
 /// Per-thread buffers of a piece, grown to the largest piece seen.
 template <typename T> struct Scratch {
@@ -94,144 +72,92 @@ template <typename T> void grow(std::vector<T> &buffer, int64_t size) {
     buffer.resize(static_cast<size_t>(size));
 }
 
-/// The maximum of data[0, n).
-template <typename T> T tileMax(const T *data, int64_t n) {
-  T lanes[kLanes];
-  for (int64_t x = 0; x < kLanes; ++x)
-    lanes[x] = -std::numeric_limits<T>::infinity();
-  int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
-    for (int64_t x = 0; x < kLanes; ++x)
-      lanes[x] = lanes[x] < data[j + x] ? data[j + x] : lanes[x];
-  for (; j < n; ++j)
-    lanes[0] = lanes[0] < data[j] ? data[j] : lanes[0];
-  T result = lanes[0];
-  for (int64_t x = 1; x < kLanes; ++x)
-    result = result < lanes[x] ? lanes[x] : result;
+/// The maximum of row[0, kKeyTile), lane-wise then over the lanes in order.
+template <typename T> T rowMax(const T *row) {
+  constexpr int64_t lanes = kVecLanes<T>;
+  Vec<T> maximum;
+  loadVec(maximum, row);
+  for (int64_t j = lanes; j < kKeyTile; j += lanes) {
+    Vec<T> x;
+    loadVec(x, row + j);
+    maximum = maximum < x ? x : maximum;
+  }
+  T result = maximum[0];
+  for (int64_t x = 1; x < lanes; ++x)
+    result = result < maximum[x] ? maximum[x] : result;
   return result;
 }
 
-/// data[j] = exp(data[j] - shift) for j < n; returns their sum.
-template <typename T> T expAndSum(T *data, int64_t n, T shift) {
-  T lanes[kLanes] = {};
-  int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
-    for (int64_t x = 0; x < kLanes; ++x) {
-      T p = expOf(data[j + x] - shift);
-      data[j + x] = p;
-      lanes[x] += p;
-    }
-  for (; j < n; ++j) {
-    T p = expOf(data[j] - shift);
-    data[j] = p;
-    lanes[0] += p;
+/// exp of each lane (Cephes' expf as expApprox, on whole vectors).
+inline void expVec(Vec<float> &v) {
+  typedef int32_t Ints __attribute__((vector_size(64)));
+  Vec<float> x = v;
+  Vec<float> lo, hi;
+  broadcastVec(lo, -88.0f);
+  broadcastVec(hi, 88.0f);
+  Vec<float> clamped = x < hi ? x : hi;
+  clamped = clamped > lo ? clamped : lo;
+  Vec<float> n = clamped * 1.44269504088896341f;
+  n = (n + 12582912.0f) - 12582912.0f;
+  Vec<float> r = clamped - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  Vec<float> z = r * r;
+  Vec<float> y;
+  broadcastVec(y, 1.9875691500e-4f);
+  y = y * r + 1.3981999507e-3f;
+  y = y * r + 8.3334519073e-3f;
+  y = y * r + 4.1665795894e-2f;
+  y = y * r + 1.6666665459e-1f;
+  y = y * r + 5.0000001201e-1f;
+  y = y * z + r + 1.0f;
+  Ints bits = (__builtin_convertvector(n, Ints) + 127) << 23;
+  Vec<float> scale;
+  std::memcpy(&scale, &bits, sizeof(scale));
+  Vec<float> zero = {};
+  v = x < -87.0f ? zero : y * scale;
+}
+
+inline void expVec(Vec<double> &v) {
+  for (int64_t x = 0; x < kVecLanes<double>; ++x)
+    v[x] = std::exp(v[x]);
+}
+
+/// row[j] = exp(row[j] - shift) over the tile; returns their sum (lane-wise,
+/// then over the lanes in order).
+template <typename T> T rowExpSum(T *row, T shift) {
+  constexpr int64_t lanes = kVecLanes<T>;
+  Vec<T> sum = {};
+  for (int64_t j = 0; j < kKeyTile; j += lanes) {
+    Vec<T> x;
+    loadVec(x, row + j);
+    x -= shift;
+    expVec(x);
+    storeVec(row + j, x);
+    sum += x;
   }
-  T result = 0;
-  for (int64_t x = 0; x < kLanes; ++x)
-    result += lanes[x];
+  T result = sum[0];
+  for (int64_t x = 1; x < lanes; ++x)
+    result += sum[x];
   return result;
-}
-
-/// 64 bytes of T as one value of GCC's vector extension: one AVX-512
-/// register, two AVX2 ones, four SSE ones, whatever the build's ISA; lane by
-/// lane the same arithmetic as the scalar loops.
-template <typename T> struct VecOf;
-template <> struct VecOf<float> {
-  typedef float type __attribute__((vector_size(64)));
-};
-template <> struct VecOf<double> {
-  typedef double type __attribute__((vector_size(64)));
-};
-template <typename T> using Vec = typename VecOf<T>::type;
-template <typename T> constexpr int64_t kVecLanes = 64 / sizeof(T);
-
-// Vectors go by reference: GCC passes 64-byte vectors by value differently
-// with and without AVX-512 (-Wpsabi), which these inlined helpers need not.
-template <typename T> inline void loadVec(Vec<T> &v, const T *data) {
-  std::memcpy(&v, data, sizeof(v));
-}
-
-template <typename T> inline void storeVec(T *data, const Vec<T> &v) {
-  std::memcpy(data, &v, sizeof(v));
-}
-
-/// scores[j] = q . keysT[:, j] for the j < kKeyTile of a whole tile, in
-/// vector accumulators kept in registers, summed over e in order as
-/// partTileScores does.
-template <typename T>
-void fullTileScores(const T *q, const T *keysT, int64_t features, T *scores) {
-  constexpr int64_t lanes = kVecLanes<T>, vectors = kKeyTile / lanes;
-  Vec<T> acc[vectors] = {};
-  for (int64_t e = 0; e < features; ++e) {
-    Vec<T> qe = {};
-    qe += q[e];
-    const T *kRow = keysT + e * kKeyTile;
-    for (int64_t x = 0; x < vectors; ++x) {
-      Vec<T> k;
-      loadVec(k, kRow + x * lanes);
-      acc[x] += qe * k;
-    }
-  }
-  for (int64_t x = 0; x < vectors; ++x)
-    storeVec(scores + x * lanes, acc[x]);
-}
-
-/// scores[j] = q . keysT[:, j] for j < n (the last, partial tile).
-template <typename T>
-void partTileScores(const T *q, const T *keysT, int64_t features, int64_t n,
-                    T *scores) {
-  for (int64_t j = 0; j < n; ++j)
-    scores[j] = 0;
-  for (int64_t e = 0; e < features; ++e) {
-    T qe = q[e];
-    const T *kRow = keysT + e * kKeyTile;
-    for (int64_t j = 0; j < n; ++j)
-      scores[j] += qe * kRow[j];
-  }
-}
-
-/// acc[e] += sum over j < n of weights[j] * values[j * stride + e], for a
-/// value width E (a multiple of 16) known at compile time: acc stays in
-/// vector registers over the keys (the same sums, in the same order, as the
-/// loop for other widths).
-template <int64_t E, typename T>
-void accumulateValues(const T *weights, const T *values, int64_t stride,
-                      int64_t n, T *acc) {
-  constexpr int64_t lanes = kVecLanes<T>, vectors = E / lanes;
-  static_assert(E % lanes == 0, "a whole number of vectors");
-  Vec<T> local[vectors];
-  for (int64_t x = 0; x < vectors; ++x)
-    loadVec(local[x], acc + x * lanes);
-  for (int64_t j = 0; j < n; ++j) {
-    Vec<T> weight = {};
-    weight += weights[j];
-    const T *v = values + j * stride;
-    for (int64_t x = 0; x < vectors; ++x) {
-      Vec<T> value;
-      loadVec(value, v + x * lanes);
-      local[x] += weight * value;
-    }
-  }
-  for (int64_t x = 0; x < vectors; ++x)
-    storeVec(acc + x * lanes, local[x]);
 }
 
 /// The piece (b, kvHead, queries [first, first + count)).
 template <typename T>
-void computePiece(const Problem<T> &p, int64_t b, int64_t kvHead,
-                  int64_t first, int64_t count) {
+void computePiece(const Problem<T> &p, int64_t b, int64_t kvHead, int64_t first,
+                  int64_t count) {
   const T minusInf = -std::numeric_limits<T>::infinity();
   const int64_t groups = p.heads / p.kvHeads;
   const int64_t numRows = groups * count;
   const int64_t features = p.features, valueFeatures = p.valueFeatures;
+  const int64_t paddedValues = paddedToVectors<T>(valueFeatures);
   Scratch<T> &s = threadScratch<T>();
   grow(s.queries, numRows * features);
-  grow(s.acc, numRows * valueFeatures);
+  grow(s.acc, numRows * paddedValues);
   grow(s.maxima, numRows);
   grow(s.sums, numRows);
-  grow(s.scores, kKeyTile);
+  grow(s.scores, numRows * kKeyTile);
   grow(s.keysT, features * kKeyTile);
-  grow(s.values, kKeyTile * valueFeatures);
+  grow(s.values, kKeyTile * paddedValues);
   grow(s.limits, numRows);
 
   int64_t kvRow = p.rows ? p.rows[b] : b;
@@ -254,14 +180,14 @@ void computePiece(const Problem<T> &p, int64_t b, int64_t kvHead,
       packed[e] = q[e * p.queryStrides[3]] * p.scale;
     s.maxima[r] = minusInf;
     s.sums[r] = 0;
-    T *acc = s.acc.data() + r * valueFeatures;
-    std::fill_n(acc, valueFeatures, T(0));
+    T *acc = s.acc.data() + r * paddedValues;
+    std::fill_n(acc, paddedValues, T(0));
     if (p.accumulate) {
       // The earlier keys' softmax state: maximum lse with sum 1 (their
       // exp-sum relative to it) and the output as the weighted values.
-      T lse = p.logSumExp[b * p.logSumExpStrides[0] +
-                          head * p.logSumExpStrides[1] +
-                          query * p.logSumExpStrides[2]];
+      T lse =
+          p.logSumExp[b * p.logSumExpStrides[0] + head * p.logSumExpStrides[1] +
+                      query * p.logSumExpStrides[2]];
       if (lse != minusInf) {
         s.maxima[r] = lse;
         s.sums[r] = 1;
@@ -276,85 +202,67 @@ void computePiece(const Problem<T> &p, int64_t b, int64_t kvHead,
   const T *keyBase = p.key + kvRow * p.keyStrides[0] + kvHead * p.keyStrides[1];
   const T *valueBase =
       p.value + kvRow * p.valueStrides[0] + kvHead * p.valueStrides[1];
-  bool valuesDense = p.valueStrides[3] == 1 || valueFeatures <= 1;
+  T *keysT = s.keysT.data(), *values = s.values.data(),
+    *scores = s.scores.data(), *accs = s.acc.data();
   for (int64_t tile = 0; tile < maxLimit; tile += kKeyTile) {
     int64_t n = std::min(kKeyTile, maxLimit - tile);
-    // Keys transposed, [E][n]: the score loop then runs over keys.
-    T *keysT = s.keysT.data();
+    // Keys transposed, [E][kKeyTile], and values [kKeyTile][Ev padded],
+    // zeros past n.
+    if (n < kKeyTile) {
+      std::fill_n(keysT, features * kKeyTile, T(0));
+      std::fill_n(values, kKeyTile * paddedValues, T(0));
+    }
     for (int64_t j = 0; j < n; ++j) {
       const T *k = keyBase + (tile + j) * p.keyStrides[2];
       for (int64_t e = 0; e < features; ++e)
         keysT[e * kKeyTile + j] = k[e * p.keyStrides[3]];
+      const T *v = valueBase + (tile + j) * p.valueStrides[2];
+      T *packed = values + j * paddedValues;
+      for (int64_t e = 0; e < valueFeatures; ++e)
+        packed[e] = v[e * p.valueStrides[3]];
+      std::fill(packed + valueFeatures, packed + paddedValues, T(0));
     }
-    // Values, dense in Ev.
-    const T *values = valueBase + tile * p.valueStrides[2];
-    int64_t valueRowStride = p.valueStrides[2];
-    if (!valuesDense) {
-      for (int64_t j = 0; j < n; ++j)
-        for (int64_t e = 0; e < valueFeatures; ++e)
-          s.values[j * valueFeatures + e] =
-              values[j * p.valueStrides[2] + e * p.valueStrides[3]];
-      values = s.values.data();
-      valueRowStride = valueFeatures;
-    }
+    // S = (Q * scale) K^T for every row.
+    multiplyAccumulate(scores, kKeyTile, numRows, kKeyTile, s.queries.data(),
+                       features, 1, features, keysT, kKeyTile,
+                       /*fromZero=*/true);
     for (int64_t r = 0; r < numRows; ++r) {
-      int64_t visible = std::min(n, s.limits[r] - tile);
-      if (visible <= 0)
-        continue;
-      int64_t head = kvHead * groups + r / count, query = first + r % count;
-      T *scores = s.scores.data();
-      const T *q = s.queries.data() + r * features;
-      if (n == kKeyTile)
-        fullTileScores(q, keysT, features, scores);
-      else
-        partTileScores(q, keysT, features, visible, scores);
-      if (p.mask) {
+      T *row = scores + r * kKeyTile;
+      int64_t visible = std::clamp<int64_t>(s.limits[r] - tile, 0, n);
+      if (visible > 0 && p.mask) {
+        int64_t head = kvHead * groups + r / count, query = first + r % count;
         const T *m = p.mask + b * p.maskStrides[0] + head * p.maskStrides[1] +
                      query * p.maskStrides[2] + tile * p.maskStrides[3];
         for (int64_t j = 0; j < visible; ++j)
-          scores[j] += m[j * p.maskStrides[3]];
+          row[j] += m[j * p.maskStrides[3]];
       }
-      T tileMaximum = tileMax(scores, visible);
-      T newMax = std::max(s.maxima[r], tileMaximum);
-      if (newMax == minusInf)
-        continue; // every key so far masked
+      std::fill(row + visible, row + kKeyTile, minusInf);
+      T newMax = visible > 0 ? std::max(s.maxima[r], rowMax(row)) : minusInf;
+      if (newMax == minusInf) {
+        // Every key so far masked: nothing to add.
+        std::fill_n(row, kKeyTile, T(0));
+        continue;
+      }
       T rescale = expOf(s.maxima[r] - newMax);
-      T tileSum = expAndSum(scores, visible, newMax);
+      T tileSum = rowExpSum(row, newMax);
       s.sums[r] = s.sums[r] * rescale + tileSum;
       s.maxima[r] = newMax;
-      T *acc = s.acc.data() + r * valueFeatures;
-      if (rescale != T(1))
-        for (int64_t e = 0; e < valueFeatures; ++e)
+      if (rescale != T(1)) {
+        T *acc = accs + r * paddedValues;
+        for (int64_t e = 0; e < paddedValues; ++e)
           acc[e] *= rescale;
-      switch (valueFeatures) {
-      case 16:
-        accumulateValues<16>(scores, values, valueRowStride, visible, acc);
-        break;
-      case 32:
-        accumulateValues<32>(scores, values, valueRowStride, visible, acc);
-        break;
-      case 64:
-        accumulateValues<64>(scores, values, valueRowStride, visible, acc);
-        break;
-      case 128:
-        accumulateValues<128>(scores, values, valueRowStride, visible, acc);
-        break;
-      default:
-        for (int64_t j = 0; j < visible; ++j) {
-          T weight = scores[j];
-          const T *v = values + j * valueRowStride;
-          for (int64_t e = 0; e < valueFeatures; ++e)
-            acc[e] += weight * v[e];
-        }
       }
     }
+    // acc += P V for every row.
+    multiplyAccumulate(accs, paddedValues, numRows, paddedValues, scores,
+                       kKeyTile, 1, n, values, paddedValues);
   }
 
   for (int64_t r = 0; r < numRows; ++r) {
     int64_t head = kvHead * groups + r / count, query = first + r % count;
     T *out = p.out + b * p.outStrides[0] + head * p.outStrides[1] +
              query * p.outStrides[2];
-    const T *acc = s.acc.data() + r * valueFeatures;
+    const T *acc = accs + r * paddedValues;
     T sum = s.sums[r];
     T inverse = sum > 0 ? T(1) / sum : T(0);
     for (int64_t e = 0; e < valueFeatures; ++e)

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -76,12 +77,10 @@ template <typename T> struct Fixture {
         k(std::array<int64_t, 4>{keyBatch, c.kvHeads, c.keys, c.features}
               .data(),
           orderOf(c.transposed), 1),
-        v(std::array<int64_t, 4>{keyBatch, c.kvHeads, c.keys,
-                                 c.valueFeatures}
+        v(std::array<int64_t, 4>{keyBatch, c.kvHeads, c.keys, c.valueFeatures}
               .data(),
           orderOf(c.transposed), 2),
-        out(std::array<int64_t, 4>{c.batch, c.heads, c.queries,
-                                   c.valueFeatures}
+        out(std::array<int64_t, 4>{c.batch, c.heads, c.queries, c.valueFeatures}
                 .data(),
             orderOf(c.transposed), 0),
         mask(std::array<int64_t, 4>{c.broadcastMask ? 1 : c.batch,
@@ -114,8 +113,7 @@ template <typename T> struct Fixture {
     std::uniform_int_distribution<int64_t> slot(0, keyBatch - 1);
     for (int64_t b = 0; b < c.batch; ++b) {
       rows.push_back(c.rows ? slot(generator) : b);
-      positions.push_back(static_cast<int64_t>(generator() % (c.keys + 1)) -
-                          1);
+      positions.push_back(static_cast<int64_t>(generator() % (c.keys + 1)) - 1);
     }
     if (c.rows && c.batch > 1)
       rows[1] = -1; // a padding row
@@ -178,10 +176,9 @@ template <typename T> struct Fixture {
                      double(k.at(row, h / groups, j, e));
             double score = dot * double(p.scale);
             if (c.mask)
-              score += double(p.mask[b * p.maskStrides[0] +
-                                     h * p.maskStrides[1] +
-                                     i * p.maskStrides[2] +
-                                     j * p.maskStrides[3]]);
+              score +=
+                  double(p.mask[b * p.maskStrides[0] + h * p.maskStrides[1] +
+                                i * p.maskStrides[2] + j * p.maskStrides[3]]);
             int64_t position = (c.positions ? positions[b] : 0) + i;
             if (c.causal && j > position)
               score = minusInf;
@@ -359,6 +356,68 @@ TEST(FusedAttentionTest, EveryBuildAgrees) {
     Problem<float> p = f.problem();
     runWith(build, p);
     f.check(p, 2e-5);
+  }
+}
+
+TEST(FusedAttentionTest, EveryBuildGivesTheSameBits) {
+  // The AVX-512, AVX2 and generic builds (explicit FMAs, -ffp-contract=off)
+  // give the same bits, f32 and f64, causal with a mask over partial tiles.
+  Case c;
+  c.heads = 4;
+  c.kvHeads = 2;
+  c.queries = 37;
+  c.keys = 150;
+  c.features = 24;
+  c.valueFeatures = 16;
+  c.mask = true;
+  c.causal = true;
+  std::vector<Isa> builds{Isa::Generic};
+  skinny::Isa isa = skinny::detectIsa();
+  if (isa == skinny::Isa::Avx2 || isa == skinny::Isa::Avx512)
+    builds.push_back(Isa::Avx2);
+  if (isa == skinny::Isa::Avx512)
+    builds.push_back(Isa::Avx512);
+  Fixture<float> first(c);
+  Fixture<double> firstDouble(c);
+  runWith(builds[0], first.problem());
+  runWith(builds[0], firstDouble.problem());
+  for (size_t x = 1; x < builds.size(); ++x) {
+    Fixture<float> other(c);
+    Fixture<double> otherDouble(c);
+    runWith(builds[x], other.problem());
+    runWith(builds[x], otherDouble.problem());
+    for (size_t i = 0; i < first.out.data.size(); ++i)
+      ASSERT_EQ(std::memcmp(&first.out.data[i], &other.out.data[i], 4), 0)
+          << "f32 build " << x << " element " << i;
+    for (size_t i = 0; i < firstDouble.out.data.size(); ++i)
+      ASSERT_EQ(
+          std::memcmp(&firstDouble.out.data[i], &otherDouble.out.data[i], 8), 0)
+          << "f64 build " << x << " element " << i;
+    EXPECT_EQ(0, std::memcmp(first.lse.data(), other.lse.data(),
+                             first.lse.size() * 4));
+  }
+}
+
+TEST(FusedAttentionTest, HeadDimsAndLengths) {
+  // Head dims 8 to 128 and odd ones, lengths that are no multiple of the
+  // tiles (64 keys) or of the query blocks, causal offsets by positions.
+  for (int64_t width : {8, 16, 32, 64, 128, 5, 33}) {
+    Case c;
+    c.batch = 2;
+    c.heads = 4;
+    c.kvHeads = 2;
+    c.queries = 19;
+    c.keys = 141;
+    c.features = width;
+    c.valueFeatures = width == 33 ? 7 : width;
+    c.causal = width % 2 == 0;
+    c.positions = width >= 64;
+    c.mask = width == 16 || width == 5;
+    runCase(c);
+    Fixture<double> f(c);
+    Problem<double> p = f.problem();
+    run(p, nullptr);
+    f.check(p, 1e-12);
   }
 }
 

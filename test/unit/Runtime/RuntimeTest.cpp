@@ -712,6 +712,109 @@ TEST(RuntimeAbi, MixedPrecisionProductsAreForTheCudaBackend) {
   EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
 }
 
+TEST(RuntimeAbi, AttentionBackwardThroughTheAbi) {
+  // dtensor_rt_attention with the log-sum-exp, then its gradients by
+  // dtensor_rt_attention_backward (grouped-query, causal, f64), against a
+  // naive gradient; then the flags and shapes the backward refuses.
+  Manifest manifest = oneRankManifest("callback");
+  std::string dir = writeArtifact(workDir, "attention-backward", manifest);
+  dtensor_program *program = load(dir);
+  ASSERT_NE(program, nullptr);
+  constexpr int64_t H = 2, L = 3, S = 4, E = 2, Ev = 3;
+  static double q[H * L * E], k[S * E], v[S * Ev], out[H * L * Ev],
+      dOut[H * L * Ev], lse[H * L], dQ[H * L * E], dK[S * E], dV[S * Ev];
+  for (int64_t x = 0; x < H * L * E; ++x)
+    q[x] = std::sin(0.7 * x + 0.1);
+  for (int64_t x = 0; x < S * E; ++x)
+    k[x] = std::cos(1.3 * x);
+  for (int64_t x = 0; x < S * Ev; ++x)
+    v[x] = std::sin(2.1 * x + 0.5);
+  for (int64_t x = 0; x < H * L * Ev; ++x)
+    dOut[x] = std::cos(0.4 * x + 0.2);
+  static int32_t flags;
+  static int64_t dKeyRows;
+  const double scale = 0.6;
+  auto step = [](void **) {
+    Memref query(q, {1, H, L, E}), key(k, {1, 1, S, E}),
+        value(v, {1, 1, S, Ev}), result(out, {1, H, L, Ev}),
+        gradient(dOut, {1, H, L, Ev}), logSumExp(lse, {1, H, L}),
+        dQuery(dQ, {1, H, L, E}), dKey(dK, {1, 1, dKeyRows, E}),
+        dValue(dV, {1, 1, S, Ev});
+    for (Memref *m : {&query, &key, &value, &result, &logSumExp})
+      m->push();
+    dtensor_rt_attention(
+        DTENSOR_RT_F64,
+        DTENSOR_RT_ATTENTION_CAUSAL | DTENSOR_RT_ATTENTION_LOG_SUM_EXP, 0.6);
+    for (Memref *m : {&query, &key, &value, &result, &gradient, &logSumExp,
+                      &dQuery, &dKey, &dValue})
+      m->push();
+    dtensor_rt_attention_backward(DTENSOR_RT_F64, flags, 0.6);
+  };
+  flags = DTENSOR_RT_ATTENTION_CAUSAL;
+  dKeyRows = S;
+  setStepBody(dir, step);
+  ASSERT_EQ(dtensor_program_run(program), DTENSOR_OK) << dtensor_last_error();
+  double wantQ[H * L * E] = {}, wantK[S * E] = {}, wantV[S * Ev] = {};
+  for (int64_t h = 0; h < H; ++h)
+    for (int64_t i = 0; i < L; ++i) {
+      const double *qi = q + (h * L + i) * E, *dOi = dOut + (h * L + i) * Ev;
+      double p[S] = {}, sum = 0, d = 0;
+      for (int64_t j = 0; j <= i; ++j) {
+        p[j] = std::exp(scale * (qi[0] * k[j * E] + qi[1] * k[j * E + 1]));
+        sum += p[j];
+      }
+      for (int64_t e = 0; e < Ev; ++e) {
+        double o = 0;
+        for (int64_t j = 0; j <= i; ++j)
+          o += p[j] / sum * v[j * Ev + e];
+        d += o * dOi[e];
+      }
+      for (int64_t j = 0; j <= i; ++j) {
+        p[j] /= sum;
+        double dp = 0;
+        for (int64_t e = 0; e < Ev; ++e) {
+          dp += dOi[e] * v[j * Ev + e];
+          wantV[j * Ev + e] += p[j] * dOi[e];
+        }
+        double dS = p[j] * (dp - d) * scale;
+        for (int64_t e = 0; e < E; ++e) {
+          wantQ[(h * L + i) * E + e] += dS * k[j * E + e];
+          wantK[j * E + e] += dS * qi[e];
+        }
+      }
+    }
+  for (int64_t x = 0; x < H * L * E; ++x)
+    EXPECT_NEAR(dQ[x], wantQ[x], 1e-12) << "d_query " << x;
+  for (int64_t x = 0; x < S * E; ++x)
+    EXPECT_NEAR(dK[x], wantK[x], 1e-12) << "d_key " << x;
+  for (int64_t x = 0; x < S * Ev; ++x)
+    EXPECT_NEAR(dV[x], wantV[x], 1e-12) << "d_value " << x;
+
+  struct Case {
+    int32_t flags;
+    int64_t dKeyRows;
+    std::string message;
+  };
+  for (const Case &test :
+       {Case{DTENSOR_RT_ATTENTION_CAUSAL | DTENSOR_RT_ATTENTION_ROWS, S,
+             "attention backward: flags 5 outside CAUSAL, MASK and "
+             "POSITIONS"},
+        Case{DTENSOR_RT_ATTENTION_ACCUMULATE, S, "flags 32 outside"},
+        Case{DTENSOR_RT_ATTENTION_LOG_SUM_EXP, S, "flags 16 outside"},
+        Case{0, S + 1,
+             "attention backward: d_key has shape [1, 1, 5, 2], expected "
+             "[1, 1, 4, 2]"}}) {
+    flags = test.flags;
+    dKeyRows = test.dKeyRows;
+    setStepBody(dir, step);
+    EXPECT_EQ(dtensor_program_run(program), DTENSOR_ERR_RUNTIME);
+    EXPECT_NE(std::string(dtensor_last_error()).find(test.message),
+              std::string::npos)
+        << dtensor_last_error();
+  }
+  EXPECT_EQ(dtensor_program_destroy(program), DTENSOR_OK);
+}
+
 namespace {
 /// The buffers a step body allocated, in order.
 std::vector<void *> stepBuffers;
