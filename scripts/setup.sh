@@ -18,6 +18,8 @@ packages=(
   # The tokenizers of dtensor-server (runtime/tooling/Tokenizer.h).
   libpcre2-dev libsentencepiece-dev
   openmpi-bin libopenmpi-dev libopenblas0-pthread
+  # Several hosts on this machine (scripts/netns-hosts.sh): ip netns, unshare.
+  iproute2 util-linux
   python3-numpy python3-jsonschema python3-torch python3-matplotlib python3-venv
   # The fuzz build (scripts/fuzz.sh, which scripts/test.sh runs briefly):
   # clang and its libFuzzer and sanitizer runtimes.

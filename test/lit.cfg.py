@@ -97,6 +97,20 @@ if os.geteuid() == 0:
     mpirun.append("--allow-run-as-root")
 config.substitutions.append(("%mpirun", " ".join(mpirun)))
 
+# Several hosts on this machine (scripts/netns-hosts.sh: network namespaces
+# joined by a bridge, docs/runtime.md#several-hosts) need root and iproute2;
+# the tests that use them REQUIRE netns-hosts, and lit says why they are
+# UNSUPPORTED elsewhere.
+netns_hosts = os.path.join(config.dtensor_src_root, "scripts", "netns-hosts.sh")
+config.substitutions.append(("%netns_hosts", netns_hosts))
+netns_check = subprocess.run([netns_hosts, "check"], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, timeout=30)
+if netns_check.returncode == 0:
+    config.available_features.add("netns-hosts")
+else:
+    lit_config.note("tests that REQUIRE netns-hosts are UNSUPPORTED: " +
+                    netns_check.stdout.decode(errors="replace").strip())
+
 # The installed-runtime tests build a tiny consumer with CMake and with
 # pkg-config (longer names first: lit substitutes in order).
 config.substitutions.append(("%cmake_generator", config.cmake_generator))

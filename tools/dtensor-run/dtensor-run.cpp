@@ -7,7 +7,8 @@
 // dtensor-run model.dtc -n 2 --generate N --prompt ids.npy [--prompt ...]
 //     [--check]
 //
-// With -n, starts itself under `mpirun`; without, it is one rank of an
+// With -n, starts itself under `mpirun` (on the hosts of --hostfile, if
+// given); without, it is one rank of an
 // external launcher (mpirun, Slurm) or a world of one. Everything goes
 // through the runtime's C API; MPI is used directly only to agree on
 // failures of this tool's own steps (reading files) and on the --check
@@ -55,6 +56,8 @@ struct Options {
   std::string commTrace;
   std::string commTraceFile = "-";
   std::string mpirun = "mpirun";
+  /// --hostfile: passed to the launcher for -n ("": none).
+  std::string hostfile;
 };
 
 /// The ranks of MPI_COMM_WORLD, for the run session.
@@ -197,6 +200,13 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
   CLI::Option *mpirun = app.add_option("--mpirun", options.mpirun,
                                        "launcher for -n (default: mpirun)")
                             ->type_name("PATH");
+  CLI::Option *hostfile =
+      app.add_option("--hostfile", options.hostfile,
+                     "with -n: the launcher's hostfile (ranks fill\n"
+                     "each host's slots in order: docs/runtime.md,\n"
+                     "several hosts)")
+          ->type_name("FILE")
+          ->check(CLI::ExistingFile);
   CLI::Option *generate =
       app.add_option("--generate", options.run.generate,
                      "greedy generation of N tokens after each\n"
@@ -272,7 +282,11 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
   // A bare --comm-trace is the text table.
   if (*commTrace && options.commTrace.empty())
     options.commTrace = "text";
-  forwarded = cli.arguments({ranks, mpirun});
+  if (*hostfile && !*ranks) {
+    cli.error("--hostfile needs -n (an external launcher takes its own)");
+    return 2;
+  }
+  forwarded = cli.arguments({ranks, mpirun, hostfile});
   return std::nullopt;
 }
 
@@ -298,6 +312,14 @@ int launch(const Options &options, const std::vector<std::string> &forwarded) {
   command.push_back("none");
   if (geteuid() == 0)
     command.push_back("--allow-run-as-root");
+  // Ranks by slot: host 0's slots first, so consecutive ranks (a mesh's
+  // inner dim) share a host.
+  if (!options.hostfile.empty()) {
+    command.push_back("--hostfile");
+    command.push_back(options.hostfile);
+    command.push_back("--map-by");
+    command.push_back("slot");
+  }
   char self[4096];
   ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (length <= 0) {
