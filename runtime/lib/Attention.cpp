@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AbiCall.h"
+#include "AttentionViews.h"
 #include "Context.h"
 #include "Export.h"
 
@@ -23,10 +24,11 @@ namespace dtensor::rt {
 
 namespace {
 
+constexpr const char *kOp = "attention";
+
 std::string shapeError(const char *what, const StridedView &view,
                        const std::string &expected) {
-  return std::string("attention: ") + what + " has shape " +
-         view.shapeString() + ", expected " + expected;
+  return rt::shapeError(kOp, what, view, expected);
 }
 
 template <typename T>
@@ -45,11 +47,11 @@ Status attend(AbiCall &call, int32_t flags, double scale) {
   int64_t positionsIndex = hasPositions ? next++ : -1;
   int64_t lseIndex = hasLse ? next++ : -1;
   for (size_t i = 0; i < views.size(); ++i) {
-    int64_t want =
-        static_cast<int64_t>(i) == rowsIndex ||
-                static_cast<int64_t>(i) == positionsIndex
-            ? 1
-            : static_cast<int64_t>(i) == lseIndex ? 3 : 4;
+    int64_t want = static_cast<int64_t>(i) == rowsIndex ||
+                           static_cast<int64_t>(i) == positionsIndex
+                       ? 1
+                   : static_cast<int64_t>(i) == lseIndex ? 3
+                                                         : 4;
     if (views[i].rank() != want)
       return runtimeError("attention: buffer " + std::to_string(i) +
                           " has rank " + std::to_string(views[i].rank()) +
@@ -61,25 +63,19 @@ Status attend(AbiCall &call, int32_t flags, double scale) {
           features = q.sizes[3];
   int64_t keyBatch = k.sizes[0], kvHeads = k.sizes[1], keys = k.sizes[2];
   int64_t valueFeatures = v.sizes[3];
-  auto shape = [](std::initializer_list<int64_t> sizes) {
-    std::string text = "[";
-    for (int64_t size : sizes)
-      text += (text.size() > 1 ? ", " : "") + std::to_string(size);
-    return text + "]";
-  };
   if (k.sizes[3] != features || (!hasRows && keyBatch != batch) ||
       (kvHeads == 0 ? heads != 0 : heads % kvHeads != 0))
-    return runtimeError(shapeError(
-        "key", k,
-        "[" + std::string(hasRows ? "Bk" : std::to_string(batch)) +
-            ", a divisor of " + std::to_string(heads) + ", S, " +
-            std::to_string(features) + "]"));
+    return runtimeError(
+        shapeError("key", k,
+                   "[" + std::string(hasRows ? "Bk" : std::to_string(batch)) +
+                       ", a divisor of " + std::to_string(heads) + ", S, " +
+                       std::to_string(features) + "]"));
   if (v.sizes[0] != keyBatch || v.sizes[1] != kvHeads || v.sizes[2] != keys)
     return runtimeError(shapeError(
-        "value", v, shape({keyBatch, kvHeads, keys}) + " and Ev"));
+        "value", v, shapeText({keyBatch, kvHeads, keys}) + " and Ev"));
   if (out.sizes != Dims{batch, heads, queries, valueFeatures})
-    return runtimeError(
-        shapeError("out", out, shape({batch, heads, queries, valueFeatures})));
+    return runtimeError(shapeError(
+        "out", out, shapeText({batch, heads, queries, valueFeatures})));
 
   attention::Problem<T> p;
   p.batch = batch;
@@ -102,36 +98,22 @@ Status attend(AbiCall &call, int32_t flags, double scale) {
   }
   if (hasMask) {
     const StridedView &mask = views[maskIndex];
-    int64_t logical[4] = {batch, heads, queries, keys};
-    for (int dim = 0; dim < 4; ++dim) {
-      if (mask.sizes[dim] != logical[dim] && mask.sizes[dim] != 1)
-        return runtimeError(shapeError(
-            "mask", mask, "one that broadcasts to " +
-                              shape({batch, heads, queries, keys})));
-      p.maskStrides[dim] = mask.sizes[dim] == 1 ? 0 : mask.strides[dim];
-    }
+    if (Status s = readMaskStrides(kOp, mask, {batch, heads, queries, keys},
+                                   p.maskStrides))
+      return s;
     p.mask = reinterpret_cast<const T *>(mask.data);
   }
   // Rows and positions are i64; read contiguously into copies that keep
   // their storage from step to step.
   thread_local std::vector<int64_t> rows, positions;
-  auto readIndices = [&](int64_t index, const char *what,
-                         std::vector<int64_t> &into) -> Status {
-    StridedView view = call.viewAs(index, sizeof(int64_t));
-    if (view.sizes[0] != batch)
-      return runtimeError(shapeError(what, view, shape({batch})));
-    into.resize(batch);
-    for (int64_t b = 0; b < batch; ++b)
-      std::memcpy(&into[b], view.data + b * view.strides[0] * 8, 8);
-    return Status::success();
-  };
   if (hasRows) {
-    if (Status s = readIndices(rowsIndex, "rows", rows))
+    if (Status s = readBatchIndices(call, kOp, "rows", rowsIndex, batch, rows))
       return s;
     p.rows = rows.data();
   }
   if (hasPositions) {
-    if (Status s = readIndices(positionsIndex, "positions", positions))
+    if (Status s = readBatchIndices(call, kOp, "positions", positionsIndex,
+                                    batch, positions))
       return s;
     p.positions = positions.data();
   }
@@ -139,7 +121,7 @@ Status attend(AbiCall &call, int32_t flags, double scale) {
     const StridedView &lse = views[lseIndex];
     if (lse.sizes != Dims{batch, heads, queries})
       return runtimeError(
-          shapeError("log-sum-exp", lse, shape({batch, heads, queries})));
+          shapeError("log-sum-exp", lse, shapeText({batch, heads, queries})));
     p.logSumExp = reinterpret_cast<T *>(lse.data);
     for (int dim = 0; dim < 3; ++dim)
       p.logSumExpStrides[dim] = lse.strides[dim];
@@ -161,22 +143,23 @@ Status attend(AbiCall &call, int32_t flags, double scale) {
 
 } // namespace dtensor::rt
 
-extern "C" DTENSOR_EXPORT void dtensor_rt_attention(int32_t dtype,
-                                                    int32_t flags,
-                                                    double scale) {
-  dtensor::rt::AbiCall::run("attention", dtype, [&](dtensor::rt::AbiCall &call) {
-    using namespace dtensor::rt;
-    if (std::strcmp(call.program.backend->target(), "cpu") != 0)
-      return runtimeError(std::string("attention: programs of target ") +
-                          call.program.backend->target() +
-                          " have no fused attention");
-    if (flags & ~int32_t(63))
-      return runtimeError("attention: unknown flags " + std::to_string(flags));
-    if (call.dtype == DType::F32)
-      return attend<float>(call, flags, scale);
-    if (call.dtype == DType::F64)
-      return attend<double>(call, flags, scale);
-    return runtimeError(std::string("attention: dtype ") +
-                        dtypeName(call.dtype) + " is not f32 or f64");
-  });
+extern "C" DTENSOR_EXPORT void
+dtensor_rt_attention(int32_t dtype, int32_t flags, double scale) {
+  dtensor::rt::AbiCall::run(
+      "attention", dtype, [&](dtensor::rt::AbiCall &call) {
+        using namespace dtensor::rt;
+        if (std::strcmp(call.program.backend->target(), "cpu") != 0)
+          return runtimeError(std::string("attention: programs of target ") +
+                              call.program.backend->target() +
+                              " have no fused attention");
+        if (flags & ~int32_t(63))
+          return runtimeError("attention: unknown flags " +
+                              std::to_string(flags));
+        if (call.dtype == DType::F32)
+          return attend<float>(call, flags, scale);
+        if (call.dtype == DType::F64)
+          return attend<double>(call, flags, scale);
+        return runtimeError(std::string("attention: dtype ") +
+                            dtypeName(call.dtype) + " is not f32 or f64");
+      });
 }

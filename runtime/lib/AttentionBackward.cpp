@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AbiCall.h"
+#include "AttentionViews.h"
 #include "Context.h"
 #include "Export.h"
 
@@ -23,18 +24,11 @@ namespace dtensor::rt {
 
 namespace {
 
-std::string shapeText(std::initializer_list<int64_t> sizes) {
-  std::string text = "[";
-  for (int64_t size : sizes)
-    text += (text.size() > 1 ? ", " : "") + std::to_string(size);
-  return text + "]";
-}
+constexpr const char *kOp = "attention backward";
 
 Status badShape(const char *what, const StridedView &view,
                 const std::string &expected) {
-  return runtimeError(std::string("attention backward: ") + what +
-                      " has shape " + view.shapeString() + ", expected " +
-                      expected);
+  return runtimeError(shapeError(kOp, what, view, expected));
 }
 
 template <typename T>
@@ -121,26 +115,18 @@ Status attendBackward(AbiCall &call, int32_t flags, double scale) {
     p.logSumExpStrides[dim] = lse.strides[dim];
   if (hasMask) {
     const StridedView &mask = views[maskIndex];
-    int64_t logical[4] = {batch, heads, queries, keys};
-    for (int dim = 0; dim < 4; ++dim) {
-      if (mask.sizes[dim] != logical[dim] && mask.sizes[dim] != 1)
-        return badShape("mask", mask,
-                        "one that broadcasts to " +
-                            shapeText({batch, heads, queries, keys}));
-      p.maskStrides[dim] = mask.sizes[dim] == 1 ? 0 : mask.strides[dim];
-    }
+    if (Status s = readMaskStrides(kOp, mask, {batch, heads, queries, keys},
+                                   p.maskStrides))
+      return s;
     p.mask = reinterpret_cast<const T *>(mask.data);
   }
   // Positions are i64; read contiguously into a copy that keeps its storage
   // from step to step.
   thread_local std::vector<int64_t> positions;
   if (hasPositions) {
-    StridedView view = call.viewAs(positionsIndex, sizeof(int64_t));
-    if (view.sizes[0] != batch)
-      return badShape("positions", view, shapeText({batch}));
-    positions.resize(batch);
-    for (int64_t b = 0; b < batch; ++b)
-      std::memcpy(&positions[b], view.data + b * view.strides[0] * 8, 8);
+    if (Status s = readBatchIndices(call, kOp, "positions", positionsIndex,
+                                    batch, positions))
+      return s;
     p.positions = positions.data();
   }
   p.causal = flags & DTENSOR_RT_ATTENTION_CAUSAL;

@@ -31,18 +31,6 @@ constexpr int64_t kBackwardParallelWork = int64_t(1) << 16;
 /// Pieces per chunk of the pool's work.
 constexpr int64_t kPiecesPerThread = 4;
 
-Isa hostIsa() {
-  switch (skinny::detectIsa()) {
-  case skinny::Isa::Avx512:
-    return Isa::Avx512;
-  case skinny::Isa::Avx2:
-    return Isa::Avx2;
-  case skinny::Isa::None:
-    break;
-  }
-  return Isa::Generic;
-}
-
 template <typename T>
 void piecesWith(Isa isa, const BackwardProblem<T> &p,
                 const BackwardPlan<T> &plan, int64_t begin, int64_t end) {

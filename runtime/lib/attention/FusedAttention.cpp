@@ -26,18 +26,6 @@ constexpr int64_t kParallelWork = int64_t(1) << 16;
 /// rest to the others.
 constexpr int64_t kPiecesPerThread = 4;
 
-Isa detectIsa() {
-  switch (skinny::detectIsa()) {
-  case skinny::Isa::Avx512:
-    return Isa::Avx512;
-  case skinny::Isa::Avx2:
-    return Isa::Avx2;
-  case skinny::Isa::None:
-    break;
-  }
-  return Isa::Generic;
-}
-
 void computeWith(Isa isa, const Problem<float> &p, int64_t blockSize,
                  int64_t begin, int64_t end) {
   if (isa == Isa::Avx512)
@@ -102,13 +90,25 @@ void runOn(Isa isa, const Problem<T> &p, WorkerPool *pool) {
 
 } // namespace
 
+Isa hostIsa() {
+  switch (skinny::detectIsa()) {
+  case skinny::Isa::Avx512:
+    return Isa::Avx512;
+  case skinny::Isa::Avx2:
+    return Isa::Avx2;
+  case skinny::Isa::None:
+    break;
+  }
+  return Isa::Generic;
+}
+
 void run(const Problem<float> &problem, WorkerPool *pool) {
-  static const Isa isa = detectIsa();
+  static const Isa isa = hostIsa();
   runOn(isa, problem, pool);
 }
 
 void run(const Problem<double> &problem, WorkerPool *pool) {
-  static const Isa isa = detectIsa();
+  static const Isa isa = hostIsa();
   runOn(isa, problem, pool);
 }
 

@@ -74,6 +74,10 @@ void run(const Problem<double> &problem, WorkerPool *pool);
 /// The vector instruction sets the kernel is built for.
 enum class Isa { Generic, Avx2, Avx512 };
 
+/// The widest of them this CPU supports (the skinny GEMMs' detection); the
+/// forward and backward kernels both dispatch on it.
+Isa hostIsa();
+
 /// As run, with the kernel of `isa` (which this CPU must support) and no
 /// threads: for tests that compare the builds.
 void runWith(Isa isa, const Problem<float> &problem);
