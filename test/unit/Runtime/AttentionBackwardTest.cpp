@@ -6,6 +6,7 @@
 #include "AttentionBackward.h"
 #include "FusedAttention.h"
 #include "SkinnyGemm.h"
+#include "StridedTensor.h"
 #include "WorkerPool.h"
 
 #include <gtest/gtest.h>
@@ -33,30 +34,7 @@ struct Case {
 
 /// A 4-D tensor in dim order `order` (outermost first), each stored row
 /// padded by `pad` elements.
-template <typename T> struct Stored {
-  std::vector<T> data;
-  std::array<int64_t, 4> sizes{}, strides{};
-
-  Stored(std::array<int64_t, 4> sizes, bool transposed, int64_t pad)
-      : sizes(sizes) {
-    const int64_t plain[4] = {0, 1, 2, 3}, swapped[4] = {0, 2, 1, 3};
-    const int64_t *order = transposed ? swapped : plain;
-    int64_t stride = 1;
-    for (int dim = 3; dim >= 0; --dim) {
-      strides[order[dim]] = stride;
-      stride *= sizes[order[dim]] + (dim == 3 ? pad : 0);
-    }
-    data.assign(static_cast<size_t>(std::max<int64_t>(stride, 1)), T(0));
-  }
-  T &at(int64_t a, int64_t b, int64_t c, int64_t d) {
-    return data[a * strides[0] + b * strides[1] + c * strides[2] +
-                d * strides[3]];
-  }
-  void copyStrides(int64_t *into) const {
-    for (int dim = 0; dim < 4; ++dim)
-      into[dim] = strides[dim];
-  }
-};
+template <typename T> using Stored = dtensor::test::StridedTensor<T>;
 
 /// Inputs, the naive f64 forward (out, lse) stored as T, and the kernel's
 /// gradients.

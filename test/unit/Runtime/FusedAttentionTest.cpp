@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "FusedAttention.h"
 #include "SkinnyGemm.h"
+#include "StridedTensor.h"
 #include "WorkerPool.h"
 
 #include <gtest/gtest.h>
@@ -38,23 +39,7 @@ struct Case {
 
 /// A 4-D tensor stored in dim order `order` (outermost first) with each
 /// stored row padded by `pad` elements; `strides` gives the logical strides.
-template <typename T> struct Stored {
-  std::vector<T> data;
-  int64_t strides[4] = {};
-
-  Stored(const int64_t sizes[4], const int64_t order[4], int64_t pad) {
-    int64_t stride = 1;
-    for (int dim = 3; dim >= 0; --dim) {
-      strides[order[dim]] = stride;
-      stride *= sizes[order[dim]] + (dim == 3 ? pad : 0);
-    }
-    data.assign(static_cast<size_t>(std::max<int64_t>(stride, 1)), T(0));
-  }
-  T &at(int64_t a, int64_t b, int64_t c, int64_t d) {
-    return data[a * strides[0] + b * strides[1] + c * strides[2] +
-                d * strides[3]];
-  }
-};
+template <typename T> using Stored = dtensor::test::StridedTensor<T>;
 
 template <typename T> struct Fixture {
   Case c;
@@ -63,31 +48,15 @@ template <typename T> struct Fixture {
   std::vector<T> lse;
   std::vector<int64_t> rows, positions;
 
-  static const int64_t *orderOf(bool transposed) {
-    static const int64_t plain[4] = {0, 1, 2, 3};
-    static const int64_t swapped[4] = {0, 2, 1, 3};
-    return transposed ? swapped : plain;
-  }
-
   explicit Fixture(const Case &c)
       : c(c), keyBatch(c.rows ? c.keyBatch : c.batch),
-        q(std::array<int64_t, 4>{c.batch, c.heads, c.queries, c.features}
-              .data(),
-          orderOf(c.transposed), 3),
-        k(std::array<int64_t, 4>{keyBatch, c.kvHeads, c.keys, c.features}
-              .data(),
-          orderOf(c.transposed), 1),
-        v(std::array<int64_t, 4>{keyBatch, c.kvHeads, c.keys, c.valueFeatures}
-              .data(),
-          orderOf(c.transposed), 2),
-        out(std::array<int64_t, 4>{c.batch, c.heads, c.queries, c.valueFeatures}
-                .data(),
-            orderOf(c.transposed), 0),
-        mask(std::array<int64_t, 4>{c.broadcastMask ? 1 : c.batch,
-                                    c.broadcastMask ? 1 : c.heads, c.queries,
-                                    c.keys}
-                 .data(),
-             orderOf(false), 0),
+        q({c.batch, c.heads, c.queries, c.features}, c.transposed, 3),
+        k({keyBatch, c.kvHeads, c.keys, c.features}, c.transposed, 1),
+        v({keyBatch, c.kvHeads, c.keys, c.valueFeatures}, c.transposed, 2),
+        out({c.batch, c.heads, c.queries, c.valueFeatures}, c.transposed, 0),
+        mask({c.broadcastMask ? 1 : c.batch, c.broadcastMask ? 1 : c.heads,
+              c.queries, c.keys},
+             false, 0),
         lse(static_cast<size_t>(c.batch * c.heads * c.queries)) {
     std::mt19937 generator(c.seed);
     std::uniform_real_distribution<double> value(-2.0, 2.0);
