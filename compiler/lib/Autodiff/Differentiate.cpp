@@ -145,9 +145,9 @@ func::FuncOp buildGradient(func::FuncOp function, StringRef name,
 
   // Return the loss and the gradients, in argument order.
   SmallVector<Value> results{loss};
-  SmallVector<Attribute> resultAttrs{gradient.getResultAttrDict(lossIndex)
-                                         ? gradient.getResultAttrDict(lossIndex)
-                                         : b.getDictionaryAttr({})};
+  DictionaryAttr lossAttrs = gradient.getResultAttrDict(lossIndex);
+  SmallVector<Attribute> resultAttrs{lossAttrs ? lossAttrs
+                                               : b.getDictionaryAttr({})};
   for (BlockArgument arg : wrt) {
     Value value = adjoints.lookup(arg);
     if (!value) {

@@ -456,14 +456,12 @@ struct AttentionView {
           b, loc, RankedTensorType::get(shape, element), value, groups());
     }
     SmallVector<int64_t> shape(type.getShape());
-    bool mixed = false;
     bool allOne = true, allFull = true;
     for (int64_t dim = 1; dim < rank - 2; ++dim) {
       allOne &= shape[dim] == 1;
       allFull &= shape[dim] == full[dim];
     }
-    mixed = !allOne && !allFull;
-    if (mixed) {
+    if (!allOne && !allFull) {
       SmallVector<int64_t> broadcast(shape);
       for (int64_t dim = 1; dim < rank - 2; ++dim)
         broadcast[dim] = full[dim];
