@@ -72,3 +72,43 @@ func.func @diagonal(%w: tensor<3x3xf32> {dtensor.weight}) -> tensor<f32> {
   } -> tensor<f32>
   return %s : tensor<f32>
 }
+
+// Reductions whose combination has no adjoint: a product, a sum whose term
+// reads the running value, and a max whose init is differentiated.
+// RUN: not dtensor-opt %s --dtensor-differentiate=function=product 2>&1 | FileCheck %s --check-prefix=PRODUCT
+// RUN: not dtensor-opt %s --dtensor-differentiate=function=running 2>&1 | FileCheck %s --check-prefix=RUNNING
+// RUN: not dtensor-opt %s --dtensor-differentiate=function=maxinit 2>&1 | FileCheck %s --check-prefix=MAXINIT
+// PRODUCT: errors.mlir:[[# @LINE + 5]]:8: error: 'linalg.generic' op has no gradient rule: result 0 is reduced by a combination other than a sum, a max or a min of the running value and a term
+func.func @product(%w: tensor<3xf32> {dtensor.weight}) -> tensor<f32> {
+  %one = arith.constant 1.0 : f32
+  %s0 = tensor.empty() : tensor<f32>
+  %s1 = linalg.fill ins(%one : f32) outs(%s0 : tensor<f32>) -> tensor<f32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, #reduced], iterator_types = ["reduction"]} ins(%w : tensor<3xf32>) outs(%s1 : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %out, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}
+// RUNNING: errors.mlir:[[# @LINE + 5]]:8: error: 'linalg.generic' op has no gradient rule: the term of reduced result 0 reads the running value
+func.func @running(%w: tensor<3xf32> {dtensor.weight}) -> tensor<f32> {
+  %z = arith.constant 0.0 : f32
+  %s0 = tensor.empty() : tensor<f32>
+  %s1 = linalg.fill ins(%z : f32) outs(%s0 : tensor<f32>) -> tensor<f32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, #reduced], iterator_types = ["reduction"]} ins(%w : tensor<3xf32>) outs(%s1 : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %t = arith.mulf %in, %out : f32
+    %a = arith.addf %out, %t : f32
+    linalg.yield %a : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}
+// MAXINIT: errors.mlir:[[# @LINE + 2]]:8: error: 'linalg.generic' op has no gradient rule for its init 0 (only a sum passes its gradient to it)
+func.func @maxinit(%w: tensor<3xf32> {dtensor.weight}, %b: tensor<f32> {dtensor.weight}) -> tensor<f32> {
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, #reduced], iterator_types = ["reduction"]} ins(%w : tensor<3xf32>) outs(%b : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %out, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}
