@@ -12,7 +12,8 @@ Rules (docs/architecture.md explains them):
             the path after include/dtensor/ for public headers and the path
             from the root without lib/ for the others.
   stages    the compiler stages before code generation (Planner, Builders,
-            Frontend, Autodiff, Analysis, Propagation, Partition, Attention,
+            Frontend, Autodiff, Training, Analysis, Propagation, Partition,
+            Attention,
             Collectives, Reports) and the distribute pipeline (Driver/Pipelines.*,
             Driver/TargetCapabilities.*) include no dtensor/Codegen/
             header: the per-rank program they build does not depend on a
@@ -58,7 +59,8 @@ SOURCE_DIRS = ("compiler", "dialects", "runtime", "tools", "examples", "fuzz",
 RUNTIME_SIDE = ("runtime/", "examples/server/", "tools/dtensor-run/",
                 "tools/dtensor-bench-ceilings/")
 # Target-neutral compiler code (the "stages" rule).
-NEUTRAL_STAGES = ("Planner", "Builders", "Frontend", "Autodiff", "Analysis",
+NEUTRAL_STAGES = ("Planner", "Builders", "Frontend", "Autodiff", "Training",
+                  "Analysis",
                   "Propagation", "Partition", "Attention", "Collectives",
                   "Reports")
 TARGET_NEUTRAL = tuple(

@@ -114,7 +114,7 @@ dtensor_status Model::open(const Options &options, std::string &error) {
       dtensor_tensor_info info;
       int32_t hasInit = 0;
       if (dtensor_program_tensor_info(program_, i, &info) == DTENSOR_OK &&
-          info.role == DTENSOR_WEIGHT &&
+          (info.role == DTENSOR_WEIGHT || info.role == DTENSOR_PARAMETER) &&
           dtensor_program_has_init(program_, i, &hasInit) == DTENSOR_OK &&
           !hasInit) {
         names += std::string(listed ? ", " : "") + "'" + info.name + "'";
@@ -139,7 +139,8 @@ static bool findVocab(const Options &options,
                       std::string &error) {
   auto embedding =
       std::find_if(tensors.begin(), tensors.end(), [&](const TensorInfo &t) {
-        return t.role == DTENSOR_WEIGHT && t.name == options.embeddingName;
+        return (t.role == DTENSOR_WEIGHT || t.role == DTENSOR_PARAMETER) &&
+               t.name == options.embeddingName;
       });
   bool haveEmbedding = embedding != tensors.end() && !embedding->shape.empty();
   if (options.vocab) {

@@ -20,8 +20,17 @@ const char *tensorRoleName(TensorRole role) {
     return "output";
   case TensorRole::State:
     return "state";
+  case TensorRole::Parameter:
+    return "parameter";
   }
   return "unknown";
+}
+
+int64_t formatVersionFor(const std::vector<TensorInfo> &tensors) {
+  for (const TensorInfo &tensor : tensors)
+    if (tensor.role == TensorRole::Parameter)
+      return 2;
+  return kOldestArtifactFormatVersion;
 }
 
 std::vector<EntryInfo> entryTable(const Manifest &manifest) {

@@ -25,6 +25,13 @@ std::string keyPath(const std::string &path, const char *key) {
   return path.empty() ? std::string(key) : path + "." + key;
 }
 
+std::string formatVersionError(int64_t version) {
+  return "this runtime reads format versions " +
+         std::to_string(kOldestArtifactFormatVersion) + " to " +
+         std::to_string(kArtifactFormatVersion) + ", got " +
+         std::to_string(version);
+}
+
 namespace {
 
 bool isPlainFileName(const std::string &name) {
@@ -229,8 +236,7 @@ bool checkEntries(ManifestChecker &check, const Manifest &manifest) {
           return check.fail(at, "tensor " + std::to_string(index) +
                                     " listed twice");
         const TensorInfo &tensor = manifest.tensors[index];
-        bool shared = tensor.role == TensorRole::Weight ||
-                      tensor.role == TensorRole::State;
+        bool shared = isSharedRole(tensor.role);
         bool fits = results ? tensor.role == TensorRole::Output
                             : tensor.role != TensorRole::Output;
         if (!fits)
@@ -255,8 +261,7 @@ bool checkEntries(ManifestChecker &check, const Manifest &manifest) {
                                    manifest.entry + "\"");
   for (size_t i = 0; i < manifest.tensors.size(); ++i) {
     const TensorInfo &tensor = manifest.tensors[i];
-    bool shared =
-        tensor.role == TensorRole::Weight || tensor.role == TensorRole::State;
+    bool shared = isSharedRole(tensor.role);
     if (!shared && uses[i] != 1)
       return check.fail(indexPath("tensors", i),
                         std::string("the ") + tensorRoleName(tensor.role) +
@@ -315,7 +320,7 @@ bool checkTensor(ManifestChecker &check, const TensorInfo &tensor,
                             std::to_string(rank));
   }
   if (tensor.init) {
-    if (tensor.role != TensorRole::Weight)
+    if (!isWeightRole(tensor.role))
       return check.fail(keyPath(path, "init"),
                         std::string("only weights have an initializer, not "
                                     "the ") +
@@ -332,11 +337,9 @@ bool checkTensor(ManifestChecker &check, const TensorInfo &tensor,
 
 std::string checkManifest(const Manifest &manifest, const std::string &file) {
   ManifestChecker check(file);
-  if (manifest.formatVersion != kArtifactFormatVersion) {
-    check.fail("format_version", "this runtime reads format version " +
-                                     std::to_string(kArtifactFormatVersion) +
-                                     " only, got " +
-                                     std::to_string(manifest.formatVersion));
+  if (manifest.formatVersion < kOldestArtifactFormatVersion ||
+      manifest.formatVersion > kArtifactFormatVersion) {
+    check.fail("format_version", formatVersionError(manifest.formatVersion));
     return check.result();
   }
   if (manifest.worldSize < 1) {
@@ -395,8 +398,14 @@ std::string checkManifest(const Manifest &manifest, const std::string &file) {
     std::string path = indexPath("tensors", i);
     if (!checkTensor(check, tensor, path, manifest.meshes))
       return check.result();
-    bool shared =
-        tensor.role == TensorRole::Weight || tensor.role == TensorRole::State;
+    bool shared = isSharedRole(tensor.role);
+    if (tensor.role == TensorRole::Parameter && manifest.formatVersion < 2) {
+      check.fail(keyPath(path, "role"),
+                 "the role \"parameter\" needs format version 2, the "
+                 "manifest is version " +
+                     std::to_string(manifest.formatVersion));
+      return check.result();
+    }
     if (shared && !tensor.entry.empty()) {
       check.fail(keyPath(path, "entry"),
                  std::string("the ") + tensorRoleName(tensor.role) + " \"" +

@@ -31,6 +31,9 @@ std::string joinPath(const std::string &dir, const std::string &name);
 std::string indexPath(const std::string &path, size_t index);
 std::string keyPath(const std::string &path, const char *key);
 
+/// "this runtime reads format versions 1 to 2, got <version>".
+std::string formatVersionError(int64_t version);
+
 /// Collects the first error of a check, as "<file>: <path>: <message>".
 class ManifestChecker {
 public:

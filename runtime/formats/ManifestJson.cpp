@@ -283,10 +283,12 @@ public:
       out.role = TensorRole::Output;
     else if (role == "state")
       out.role = TensorRole::State;
+    else if (role == "parameter")
+      out.role = TensorRole::Parameter;
     else
       return check.fail(keyPath(path, "role"),
-                        "expected \"input\", \"weight\", \"output\" or "
-                        "\"state\", got \"" +
+                        "expected \"input\", \"weight\", \"parameter\", "
+                        "\"output\" or \"state\", got \"" +
                             role + "\"");
     if (!stringField(value, path, "dtype", dtype))
       return false;
@@ -534,11 +536,9 @@ bool decodeManifestHeader(const json &root, ManifestChecker &check,
   int64_t version;
   if (!decode.integerField(root, "", "format_version", version))
     return false;
-  if (version != kArtifactFormatVersion)
-    return check.fail("format_version",
-                      "this runtime reads format version " +
-                          std::to_string(kArtifactFormatVersion) +
-                          " only, got " + std::to_string(version));
+  if (version < kOldestArtifactFormatVersion ||
+      version > kArtifactFormatVersion)
+    return check.fail("format_version", formatVersionError(version));
   return decode.stringField(root, "", kContentHashKey, storedHash);
 }
 

@@ -343,3 +343,11 @@ static_assert(static_cast<int>(dtensor::rt::DType::F32) == DTENSOR_RT_F32 &&
                   static_cast<int>(dtensor::rt::DType::I8) == DTENSOR_RT_I8 &&
                   static_cast<int>(dtensor::rt::DType::Bool) == DTENSOR_RT_BOOL,
               "formats/DType.h and rt_abi.h disagree on dtype values");
+static_assert(
+    static_cast<int>(dtensor::rt::TensorRole::Input) == DTENSOR_INPUT &&
+        static_cast<int>(dtensor::rt::TensorRole::Weight) == DTENSOR_WEIGHT &&
+        static_cast<int>(dtensor::rt::TensorRole::Output) == DTENSOR_OUTPUT &&
+        static_cast<int>(dtensor::rt::TensorRole::State) == DTENSOR_STATE &&
+        static_cast<int>(dtensor::rt::TensorRole::Parameter) ==
+            DTENSOR_PARAMETER,
+    "dtensor_role follows TensorRole");

@@ -439,7 +439,8 @@ Status runStep(dtensor_program &program) {
     for (int64_t index : *list) {
       Tensor &tensor = program.tensors[index];
       if (tensor.device && (tensor.info.role == TensorRole::Output ||
-                            tensor.info.role == TensorRole::State))
+                            tensor.info.role == TensorRole::State ||
+                            tensor.info.role == TensorRole::Parameter))
         tensor.hostStale = true;
     }
   return result ? result : ended;

@@ -196,7 +196,7 @@ Status fillTensors(dtensor_program &program, const char *name,
     // sets and resets that name it.
     for (Tensor &tensor : program.tensors)
       if (tensor.info.role == TensorRole::Input ||
-          tensor.info.role == TensorRole::Weight)
+          isWeightRole(tensor.info.role))
         targets.push_back(&tensor);
   }
   for (Tensor *tensor : targets) {
@@ -227,7 +227,7 @@ Status initWeights(dtensor_program &program, uint64_t seed,
                    int32_t *uninitialized) {
   int32_t without = 0;
   for (Tensor &tensor : program.tensors) {
-    if (tensor.info.role != TensorRole::Weight)
+    if (!isWeightRole(tensor.info.role))
       continue;
     if (!tensor.info.init) {
       ++without;
@@ -257,7 +257,7 @@ namespace {
 Status checkWeightEntries(const dtensor_program &program,
                           const SafetensorsFile &file, const char *path) {
   for (const Tensor &tensor : program.tensors) {
-    if (tensor.info.role != TensorRole::Weight)
+    if (!isWeightRole(tensor.info.role))
       continue;
     const SafetensorsEntry *entry = file.find(tensor.info.name);
     // A weight with an initializer may come from it instead.
@@ -356,7 +356,7 @@ Status loadWeights(dtensor_program &program, const char *path) {
     return s;
 
   for (Tensor &tensor : program.tensors) {
-    if (tensor.info.role != TensorRole::Weight || !tensor.held)
+    if (!isWeightRole(tensor.info.role) || !tensor.held)
       continue;
     const SafetensorsEntry *entry = file.find(tensor.info.name);
     if (!entry)

@@ -29,7 +29,7 @@ bool captureInitialState(dtensor_program *program,
                          const RunOptions &options, const RunRanks &ranks,
                          GlobalValues &initialState) {
   for (const RunTensor &tensor : tensors) {
-    if (!options.check || tensor.role != DTENSOR_STATE)
+    if (!options.check || !tensor.isUpdated())
       continue;
     if (dtensor_status status =
             fetchGlobal(program, ranks, tensor, initialState[tensor.name])) {
@@ -44,9 +44,8 @@ bool checkAgainstReference(const std::vector<RunTensor> &tensors,
                            const RunOptions &options, RunRanks &ranks,
                            const GlobalValues &initialState,
                            const GlobalValues &globals) {
-  bool hasState =
-      std::any_of(tensors.begin(), tensors.end(),
-                  [](const RunTensor &t) { return t.role == DTENSOR_STATE; });
+  bool hasState = std::any_of(tensors.begin(), tensors.end(),
+                              [](const RunTensor &t) { return t.isUpdated(); });
   bool checkFailed = false;
   dtensor_context *single = nullptr;
   dtensor_program *reference = nullptr;
@@ -56,7 +55,7 @@ bool checkAgainstReference(const std::vector<RunTensor> &tensors,
   for (const RunTensor &tensor : tensors) {
     if (status || tensor.role == DTENSOR_OUTPUT)
       continue;
-    const std::vector<uint8_t> &data = tensor.role == DTENSOR_STATE
+    const std::vector<uint8_t> &data = tensor.isUpdated()
                                            ? initialState.at(tensor.name)
                                            : globals.at(tensor.name);
     status = dtensor_program_set(reference, tensor.name.c_str(), DTENSOR_GLOBAL,
@@ -72,8 +71,7 @@ bool checkAgainstReference(const std::vector<RunTensor> &tensors,
   for (int i = 0; i < steps && !status; ++i)
     status = dtensor_program_run(reference);
   for (const RunTensor &tensor : tensors) {
-    if (status ||
-        (tensor.role != DTENSOR_OUTPUT && tensor.role != DTENSOR_STATE))
+    if (status || (tensor.role != DTENSOR_OUTPUT && !tensor.isUpdated()))
       continue;
     std::vector<uint8_t> expected(tensor.bytes());
     status = dtensor_program_get(reference, tensor.name.c_str(), DTENSOR_GLOBAL,

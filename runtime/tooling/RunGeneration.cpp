@@ -55,7 +55,7 @@ int runGeneration(dtensor_program *program, const RunOptions &options,
   // The weights, whole, on rank 0 (every rank takes part).
   std::map<std::string, std::vector<uint8_t>> weights;
   for (const RunTensor &tensor : tensors) {
-    if (tensor.role != DTENSOR_WEIGHT)
+    if (!tensor.isWeight())
       continue;
     if (dtensor_status status =
             fetchGlobal(program, ranks, tensor, weights[tensor.name])) {
@@ -69,7 +69,7 @@ int runGeneration(dtensor_program *program, const RunOptions &options,
     dtensor_program *reference = nullptr;
     dtensor_status status = loadReference(options, ranks, &single, &reference);
     for (const RunTensor &tensor : tensors) {
-      if (status || tensor.role != DTENSOR_WEIGHT)
+      if (status || !tensor.isWeight())
         continue;
       const std::vector<uint8_t> &data = weights[tensor.name];
       status = dtensor_program_set(

@@ -58,10 +58,12 @@ bool readInputFiles(const RunOptions &options, const RunRanks &ranks,
 }
 
 std::string missingValueMessage(const RunTensor &tensor) {
-  return std::string(tensor.role == DTENSOR_WEIGHT ? "weight" : "input") +
+  return std::string(tensor.role == DTENSOR_PARAMETER ? "parameter"
+                     : tensor.role == DTENSOR_WEIGHT  ? "weight"
+                                                      : "input") +
          " '" + tensor.name + "' (" + tensor.typeString() +
          ") has no value: give " +
-         (tensor.role == DTENSOR_WEIGHT
+         (tensor.isWeight()
               ? "--weights FILE.safetensors"
               : "--input " + tensor.name + "=FILE.npy, --input-local " +
                     tensor.name + "=FILE.{rank}.npy") +
@@ -91,11 +93,10 @@ bool populateInputs(dtensor_program *program,
     int32_t hasInit = 0;
     dtensor_program_has_init(program, tensor.index, &hasInit);
     if (tensor.role == DTENSOR_OUTPUT ||
-        (tensor.role == DTENSOR_WEIGHT &&
-         (!options.weights.empty() || hasInit)))
+        (tensor.isWeight() && (!options.weights.empty() || hasInit)))
       continue;
     // Generation sets the inputs of each step; the cache starts at zero.
-    if (options.generate && tensor.role != DTENSOR_WEIGHT)
+    if (options.generate && !tensor.isWeight())
       continue;
     // State starts at zero unless a file gives it.
     if (tensor.role == DTENSOR_STATE && !files.local.count(tensor.name) &&

@@ -49,9 +49,8 @@ bool fetchGlobalValues(dtensor_program *program,
                        const RunOptions &options, const RunRanks &ranks,
                        GlobalValues &globals) {
   for (const RunTensor &tensor : tensors) {
-    bool wanted =
-        tensor.role == DTENSOR_OUTPUT || options.check ||
-        (tensor.role == DTENSOR_STATE && options.outputs.count(tensor.name));
+    bool wanted = tensor.role == DTENSOR_OUTPUT || options.check ||
+                  (tensor.isUpdated() && options.outputs.count(tensor.name));
     if (!wanted)
       continue;
     if (dtensor_status status =
@@ -91,7 +90,7 @@ bool writeGlobalOutputs(const std::vector<RunTensor> &tensors,
   bool ok = true;
   for (const RunTensor &tensor : tensors) {
     if (tensor.role != DTENSOR_OUTPUT &&
-        !(tensor.role == DTENSOR_STATE && options.outputs.count(tensor.name)))
+        !(tensor.isUpdated() && options.outputs.count(tensor.name)))
       continue;
     const std::vector<uint8_t> &data = globals.at(tensor.name);
     auto file = options.outputs.find(tensor.name);

@@ -58,11 +58,11 @@ std::string unknownTensorError(const std::vector<RunTensor> &tensors,
         std::find_if(tensors.begin(), tensors.end(),
                      [&](const RunTensor &t) { return t.name == entry.first; });
     if (it != tensors.end() &&
-        (it->role == DTENSOR_STATE || (it->role == DTENSOR_OUTPUT) == outputs))
+        (it->isUpdated() || (it->role == DTENSOR_OUTPUT) == outputs))
       continue;
     std::string known;
     for (const RunTensor &t : tensors)
-      if (t.role == DTENSOR_STATE || (t.role == DTENSOR_OUTPUT) == outputs)
+      if (t.isUpdated() || (t.role == DTENSOR_OUTPUT) == outputs)
         known += (known.empty() ? "" : ", ") + t.name;
     return std::string(flag) + ": the program has no " +
            (outputs ? "output" : "input") + " '" + entry.first +

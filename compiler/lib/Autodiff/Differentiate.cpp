@@ -10,6 +10,7 @@
 #include "Adjoints.h"
 
 #include "dtensor/Attention/Decompose.h"
+#include "dtensor/Autodiff/Gradient.h"
 #include "dtensor/Autodiff/Passes.h"
 #include "dtensor/Builders/LinalgBuilders.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
@@ -210,3 +211,10 @@ struct Differentiate : dtensor::impl::DifferentiateBase<Differentiate> {
 };
 
 } // namespace
+
+func::FuncOp dtensor::autodiff::buildGradientFunction(func::FuncOp function,
+                                                      StringRef name,
+                                                      unsigned lossIndex,
+                                                      bool wrtAll) {
+  return buildGradient(function, name, lossIndex, wrtAll);
+}

@@ -22,6 +22,7 @@
 #include "dtensor/Driver/Pipelines.h"
 #include "dtensor/Partition/Passes.h"
 #include "dtensor/Reports/Passes.h"
+#include "dtensor/Training/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -29,6 +30,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -361,8 +363,11 @@ static std::string describePlacements(const rt::TensorInfo &info) {
 /// with them. A result updating state is not an output; it must keep the
 /// state's layout. Its row writes on inputs are recorded for the runtime to
 /// check (RowWrites.h).
+/// Describes entry `function` in `manifest`; the weights its results update
+/// (trained parameters) are added to `trained` as tensor indices.
 static LogicalResult describeEntry(func::FuncOp function, bool multiEntry,
-                                   rt::Manifest &manifest) {
+                                   rt::Manifest &manifest,
+                                   llvm::SetVector<int64_t> &trained) {
   rt::EntryInfo entry;
   entry.name = function.getSymName().str();
   std::string owner = multiEntry ? entry.name : std::string();
@@ -381,7 +386,7 @@ static LogicalResult describeEntry(func::FuncOp function, bool multiEntry,
     if (auto init = function.getArgAttrOfType<InitAttr>(
             index, DTensorDialect::getInitAttrName()))
       info->init = toInitializer(init);
-    if (role == rt::TensorRole::State)
+    if (role == rt::TensorRole::State || role == rt::TensorRole::Weight)
       stateArgs[index] = *info;
     if (role == rt::TensorRole::Input) {
       info->entry = owner;
@@ -416,12 +421,16 @@ static LogicalResult describeEntry(func::FuncOp function, bool multiEntry,
     if (auto updates = function.getResultAttrOfType<IntegerAttr>(
             index, DTensorDialect::getUpdatesAttrName())) {
       const rt::TensorInfo &state = stateArgs[updates.getInt()];
+      const char *what =
+          state.role == rt::TensorRole::Weight ? "weight" : "state";
       if (info->mesh != state.mesh || info->placements != state.placements)
         return function.emitError()
-               << "result #" << index << " updates the state '" << state.name
-               << "' laid out as " << describePlacements(state)
+               << "result #" << index << " updates the " << what << " '"
+               << state.name << "' laid out as " << describePlacements(state)
                << " with a value laid out as " << describePlacements(*info)
-               << "; give the result the state's dtensor.layout";
+               << "; give the result the " << what << "'s dtensor.layout";
+      if (state.role == rt::TensorRole::Weight)
+        trained.insert(entry.arguments[updates.getInt()]);
       continue;
     }
     info->entry = owner;
@@ -586,7 +595,9 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
     return failure();
   // The default entry is chosen among the functions the user wrote.
   std::string defaultEntry = options.entry;
-  if (!options.gradients.empty() && defaultEntry.empty()) {
+  bool training =
+      static_cast<bool>(module->getAttr(DTensorDialect::getTrainingAttrName()));
+  if ((!options.gradients.empty() || training) && defaultEntry.empty()) {
     FailureOr<SmallVector<func::FuncOp>> written =
         findEntries(module, options.entry);
     if (failed(written))
@@ -606,6 +617,16 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
       differentiate.addPass(createDifferentiate(differentiateOptions));
     }
     if (failed(differentiate.run(module)))
+      return failure();
+  }
+  if (training) {
+    // The training plan's train_step and eval_step, entries beside the
+    // forward that serve from the same (trained) weights.
+    PassManager train(context);
+    if (failed(configure(options, train)))
+      return failure();
+    train.addPass(createBuildTrainStep());
+    if (failed(train.run(module)))
       return failure();
   }
   FailureOr<SmallVector<func::FuncOp>> entries =
@@ -675,10 +696,15 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   if (!options.dumpPerRank.empty() &&
       failed(writeModule(module, options.dumpPerRank)))
     return failure();
+  // Weights that an entry trains are parameters (format version 2).
+  llvm::SetVector<int64_t> trained;
   for (const std::string &name : entryNames)
     if (failed(describeEntry(module.lookupSymbol<func::FuncOp>(name),
-                             entryNames.size() > 1, manifest)))
+                             entryNames.size() > 1, manifest, trained)))
       return failure();
+  for (int64_t index : trained)
+    manifest.tensors[index].role = rt::TensorRole::Parameter;
+  manifest.formatVersion = rt::formatVersionFor(manifest.tensors);
   collectSites(module, manifest.collectiveSites);
 
   std::string staging =

@@ -12,12 +12,14 @@
 #include "dtensor/Partition/Passes.h"
 #include "dtensor/Propagation/Passes.h"
 #include "dtensor/Reports/Passes.h"
+#include "dtensor/Training/Passes.h"
 
 void dtensor::registerAllPasses() {
   registerPropagationPasses();
   registerPartitionPasses();
   registerAttentionPasses();
   registerAutodiffPasses();
+  registerTrainingPasses();
   registerCollectivesPasses();
   registerReportsPasses();
   codegen::registerCodegenCommonPasses();

@@ -129,7 +129,8 @@ static LogicalResult verifyInit(Operation *op, Type type, Attribute value,
 }
 
 /// Verifies the `dtensor.updates` of result #`index` (of type `type`): the
-/// index of a state argument of the same type that no other result updates.
+/// index of a state or weight argument of the same type that no other
+/// result updates (a weight that a result updates is a trained parameter).
 static LogicalResult verifyUpdates(Operation *op, Type type, Attribute value,
                                    StringRef what, unsigned index) {
   StringRef name = DTensorDialect::getUpdatesAttrName();
@@ -141,10 +142,13 @@ static LogicalResult verifyUpdates(Operation *op, Type type, Attribute value,
   int64_t argIndex = arg.getInt();
   if (argIndex < 0 ||
       argIndex >= static_cast<int64_t>(function.getNumArguments()) ||
-      !function.getArgAttr(argIndex, DTensorDialect::getStateAttrName()))
-    return op->emitOpError() << "result #" << index << " updates argument #"
-                             << argIndex << ", which is not a state argument ('"
-                             << DTensorDialect::getStateAttrName() << "')";
+      (!function.getArgAttr(argIndex, DTensorDialect::getStateAttrName()) &&
+       !function.getArgAttr(argIndex, DTensorDialect::getWeightAttrName())))
+    return op->emitOpError()
+           << "result #" << index << " updates argument #" << argIndex
+           << ", which is not a state argument ('"
+           << DTensorDialect::getStateAttrName() << "') or a weight ('"
+           << DTensorDialect::getWeightAttrName() << "')";
   // In a per-rank program, the global types (the shards may differ when
   // the layouts do, which the compiler reports with the layouts).
   auto globalType = [&](Type local, DictionaryAttr attrs) -> Type {
@@ -162,14 +166,12 @@ static LogicalResult verifyUpdates(Operation *op, Type type, Attribute value,
   if (argType != resultType)
     return op->emitOpError()
            << "result #" << index << " of type " << resultType
-           << " cannot update state argument #" << argIndex << " of type "
-           << argType;
+           << " cannot update argument #" << argIndex << " of type " << argType;
   for (unsigned other = 0; other < index; ++other)
     if (auto earlier = function.getResultAttrOfType<IntegerAttr>(other, name))
       if (earlier.getInt() == argIndex)
-        return op->emitOpError()
-               << "results #" << other << " and #" << index
-               << " both update state argument #" << argIndex;
+        return op->emitOpError() << "results #" << other << " and #" << index
+                                 << " both update argument #" << argIndex;
   return success();
 }
 
@@ -315,9 +317,15 @@ LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
     auto names = dyn_cast<ArrayAttr>(attr.getValue());
     if (!isa<ModuleOp>(op) || !names ||
         !llvm::all_of(names, llvm::IsaPred<StringAttr>))
-      return op->emitOpError()
-             << "'" << attr.getName().getValue()
-             << "' must be a list of strings on a module";
+      return op->emitOpError() << "'" << attr.getName().getValue()
+                               << "' must be a list of strings on a module";
+    return success();
+  }
+  if (attr.getName() == getTrainingAttrName()) {
+    // Its keys are checked by --dtensor-build-train-step, which reads them.
+    if (!isa<ModuleOp>(op) || !isa<DictionaryAttr>(attr.getValue()))
+      return op->emitOpError() << "'" << attr.getName().getValue()
+                               << "' must be a dictionary on a module";
     return success();
   }
   if (attr.getName() == getRotateMethodAttrName()) {

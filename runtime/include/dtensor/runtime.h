@@ -135,7 +135,11 @@ typedef enum dtensor_role {
   DTENSOR_OUTPUT = 2,
   /* Lives across steps: zeros after loading, updated in place by the entries
    * that take it, shared by all of them (e.g. a KV cache). */
-  DTENSOR_STATE = 3
+  DTENSOR_STATE = 3,
+  /* A weight that an entry trains (a training step's parameter): loaded and
+   * initialized as a weight, updated in place by that entry, shared by all
+   * entries, which read its current value. */
+  DTENSOR_PARAMETER = 4
 } dtensor_role;
 
 typedef struct dtensor_tensor_info {

@@ -1109,28 +1109,28 @@ func.func @weight_and_state(%x: tensor<4xf32> {dtensor.weight, dtensor.state}) {
 
 // -----
 
-// expected-error @+1 {{'func.func' op result #0 updates argument #0, which is not a state argument ('dtensor.state')}}
+// expected-error @+1 {{'func.func' op result #0 updates argument #0, which is not a state argument ('dtensor.state') or a weight ('dtensor.weight')}}
 func.func @updates_input(%x: tensor<4xf32>) -> (tensor<4xf32> {dtensor.updates = 0 : i64}) {
   return %x : tensor<4xf32>
 }
 
 // -----
 
-// expected-error @+1 {{'func.func' op result #0 updates argument #3, which is not a state argument ('dtensor.state')}}
+// expected-error @+1 {{'func.func' op result #0 updates argument #3, which is not a state argument ('dtensor.state') or a weight ('dtensor.weight')}}
 func.func @updates_out_of_range(%x: tensor<4xf32> {dtensor.state}) -> (tensor<4xf32> {dtensor.updates = 3 : i64}) {
   return %x : tensor<4xf32>
 }
 
 // -----
 
-// expected-error @+1 {{'func.func' op result #0 of type 'tensor<2xf32>' cannot update state argument #0 of type 'tensor<4xf32>'}}
+// expected-error @+1 {{'func.func' op result #0 of type 'tensor<2xf32>' cannot update argument #0 of type 'tensor<4xf32>'}}
 func.func @updates_other_type(%x: tensor<4xf32> {dtensor.state}, %y: tensor<2xf32>) -> (tensor<2xf32> {dtensor.updates = 0 : i64}) {
   return %y : tensor<2xf32>
 }
 
 // -----
 
-// expected-error @+1 {{'func.func' op results #0 and #1 both update state argument #0}}
+// expected-error @+1 {{'func.func' op results #0 and #1 both update argument #0}}
 func.func @updates_twice(%x: tensor<4xf32> {dtensor.state}) -> (tensor<4xf32> {dtensor.updates = 0 : i64}, tensor<4xf32> {dtensor.updates = 0 : i64}) {
   return %x, %x : tensor<4xf32>, tensor<4xf32>
 }
@@ -1242,4 +1242,10 @@ func.func @write_rows_result_type(%v: tensor<1x2x8xf32>, %c: tensor<4x16x8xf32>,
   // expected-error @+1 {{'dtensor.write_rows' op failed to verify that all of {cache, result} have same type}}
   %r = "dtensor.write_rows"(%v, %c, %i, %i) : (tensor<1x2x8xf32>, tensor<4x16x8xf32>, tensor<1xi64>, tensor<1xi64>) -> tensor<4x16x?xf32>
   return %r : tensor<4x16x?xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op 'dtensor.training' must be a dictionary on a module}}
+module attributes {dtensor.training = "sgd"} {
 }

@@ -245,8 +245,8 @@ TEST_F(ManifestTest, DecodingErrorsNameTheJsonPath) {
        "tensors[1].dtype: expected one of f32, f64, f16, bf16, i32, i64, i8, "
        "bool, got \"f8\""},
       {[](json &r) { r["tensors"][0]["role"] = "param"; },
-       "tensors[0].role: expected \"input\", \"weight\", \"output\" or "
-       "\"state\", got \"param\""},
+       "tensors[0].role: expected \"input\", \"weight\", \"parameter\", "
+       "\"output\" or \"state\", got \"param\""},
       {[](json &r) { r["tensors"][0]["placements"] = "S(0)"; },
        "tensors[0].placements: expected an array, got \"S(0)\""},
       {[](json &r) { r["tensors"][0]["placements"][1] = 0; },
@@ -280,8 +280,14 @@ TEST_F(ManifestTest, DecodingErrorsNameTheJsonPath) {
       {[](json &r) { r["format"] = "onnx"; },
        "format: expected \"dtensor-artifact\", got \"onnx\""},
       {[](json &r) { r.erase("format"); }, "missing key \"format\""},
-      {[](json &r) { r["format_version"] = 2; },
-       "format_version: this runtime reads format version 1 only, got 2"},
+      {[](json &r) { r["format_version"] = 3; },
+       "format_version: this runtime reads format versions 1 to 2, got 3"},
+      {[](json &r) { r["format_version"] = 0; },
+       "format_version: this runtime reads format versions 1 to 2, got 0"},
+      // Trained parameters came with version 2.
+      {[](json &r) { r["tensors"][1]["role"] = "parameter"; },
+       "tensors[1].role: the role \"parameter\" needs format version 2, "
+       "the manifest is version 1"},
       // Semantic errors found when reading carry the same paths.
       {[](json &r) { r["tensors"][2]["placements"][0] = "S(2)"; },
        "tensors[2].placements[0]: shard dim 2 is out of range for a tensor "
@@ -317,7 +323,7 @@ TEST_F(ManifestTest, ValidationErrors) {
   };
   const Case cases[] = {
       {[](Manifest &m) { m.formatVersion = 3; },
-       "format_version: this runtime reads format version 1 only, got 3"},
+       "format_version: this runtime reads format versions 1 to 2, got 3"},
       {[](Manifest &m) { m.worldSize = 0; },
        "world_size: expected a positive integer, got 0"},
       {[](Manifest &m) { m.target.clear(); },
@@ -711,8 +717,8 @@ TEST_F(ManifestTest, EntryValidationErrors) {
             std::string::npos)
       << error;
   error = readEdited([](json &r) { r["tensors"][0]["role"] = "cache"; });
-  EXPECT_NE(error.find("expected \"input\", \"weight\", \"output\" or "
-                       "\"state\", got \"cache\""),
+  EXPECT_NE(error.find("expected \"input\", \"weight\", \"parameter\", "
+                       "\"output\" or \"state\", got \"cache\""),
             std::string::npos)
       << error;
 }
@@ -964,4 +970,21 @@ TEST_F(ManifestTest, CustomOpValidationErrors) {
   path.customOpLibraries[0] = "";
   EXPECT_NE(writeManifest(path, dir.path()).find("custom_op_libraries[0]"),
             std::string::npos);
+}
+
+TEST_F(ManifestTest, ParametersNeedVersionTwo) {
+  Manifest written = exampleManifest();
+  EXPECT_EQ(formatVersionFor(written.tensors), 1);
+  written.tensors[1].role = TensorRole::Parameter;
+  EXPECT_EQ(formatVersionFor(written.tensors), 2);
+  // The writer checks what it writes: version 1 cannot hold a parameter.
+  EXPECT_NE(writeManifest(written, dir.path()), "");
+  written.formatVersion = formatVersionFor(written.tensors);
+  ASSERT_EQ(writeManifest(written, dir.path()), "");
+  Manifest read;
+  ASSERT_EQ(readManifest(dir.path(), read), "");
+  EXPECT_EQ(read.formatVersion, 2);
+  EXPECT_EQ(read.tensors[1].role, TensorRole::Parameter);
+  EXPECT_TRUE(isWeightRole(read.tensors[1].role));
+  EXPECT_TRUE(isSharedRole(read.tensors[1].role));
 }

@@ -7,9 +7,10 @@
 // and lets one-shot bufferization compute results directly into the
 // caller's buffers where it can.
 //
-// State (a `dtensor.state` argument, e.g. a KV cache) is the exception: the
-// result that `dtensor.updates` it gets no out-param but is materialized
-// into the state argument itself, which is writable, so that bufferization
+// State (a `dtensor.state` argument, e.g. a KV cache, or a weight that a
+// training step updates) is the exception: the result that
+// `dtensor.updates` it gets no out-param but is materialized into the
+// argument itself, which is writable, so that bufferization
 // updates the runtime's buffer in place (copying only when the old value is
 // read after the update). The entry keeps returning the materialized value
 // (an unused one would be erased as dead): its buffer is the argument's, so
@@ -58,6 +59,9 @@ StateUpdates getStateUpdates(func::FuncOp func) {
         result, dtensor::DTensorDialect::getUpdatesAttrName());
     state.updates.push_back(updates ? std::optional<unsigned>(updates.getInt())
                                     : std::nullopt);
+    // A weight that a result updates is written in place like state.
+    if (updates)
+      state.stateArgs.set(updates.getInt());
   }
   return state;
 }

@@ -63,17 +63,36 @@ namespace dtensor::rt {
 
 /// The value of the manifest's "format" key.
 inline constexpr const char *kArtifactFormat = "dtensor-artifact";
-/// The only "format_version" this runtime reads and writes.
-inline constexpr int64_t kArtifactFormatVersion = 1;
+/// The newest "format_version" this runtime reads and writes. Version 2
+/// added the role "parameter" (a weight that an entry trains in place,
+/// which an older runtime would treat as read-only); a manifest without
+/// parameters is written as version 1, which older runtimes read.
+inline constexpr int64_t kArtifactFormatVersion = 2;
+/// The oldest version this runtime reads.
+inline constexpr int64_t kOldestArtifactFormatVersion = 1;
 /// File name of the manifest inside an artifact directory.
 inline constexpr const char *kManifestFileName = "manifest.json";
 
 /// What a tensor of the program is. State tensors live across steps: every
 /// entry that takes one reads this rank's shard and may update it in place.
-enum class TensorRole { Input, Weight, Output, State };
+/// A parameter is a weight (loaded and initialized as one) that an entry
+/// (a training step) updates in place.
+enum class TensorRole { Input, Weight, Output, State, Parameter };
 
-/// "input", "weight", "output" or "state".
+/// "input", "weight", "output", "state" or "parameter".
 const char *tensorRoleName(TensorRole role);
+
+/// Weights and parameters: the tensors loaded from weight files and
+/// initializers.
+inline bool isWeightRole(TensorRole role) {
+  return role == TensorRole::Weight || role == TensorRole::Parameter;
+}
+
+/// The tensors that entries share rather than own: weights, parameters and
+/// state.
+inline bool isSharedRole(TensorRole role) {
+  return isWeightRole(role) || role == TensorRole::State;
+}
 
 /// A device mesh: an N-D array of ranks.
 struct MeshInfo {
@@ -170,10 +189,14 @@ struct EntryInfo {
   std::vector<RowWriteInfo> rowWrites;
 };
 
+/// The format version a manifest with `tensors` is written as: the oldest
+/// that can describe them.
+int64_t formatVersionFor(const std::vector<TensorInfo> &tensors);
+
 /// The decoded manifest (without format and content hash, which are checked
 /// and computed by the reader and writer).
 struct Manifest {
-  int64_t formatVersion = kArtifactFormatVersion;
+  int64_t formatVersion = kOldestArtifactFormatVersion;
   std::string compilerVersion, target, targetCpu, entry, library,
       referenceLibrary;
   /// Target "cuda": the GPU architecture of the device code ("sm_90"), and

@@ -33,6 +33,15 @@ struct RunTensor {
   size_t bytes() const;
   /// "f32[2x3]".
   std::string typeString() const;
+  /// A weight or a trained parameter: its value comes from --weights or an
+  /// initializer.
+  bool isWeight() const {
+    return role == DTENSOR_WEIGHT || role == DTENSOR_PARAMETER;
+  }
+  /// State or a trained parameter: the steps change it.
+  bool isUpdated() const {
+    return role == DTENSOR_STATE || role == DTENSOR_PARAMETER;
+  }
 };
 
 /// The tensors of the selected entry: its inputs and outputs, and the

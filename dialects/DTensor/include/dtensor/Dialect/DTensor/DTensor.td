@@ -111,12 +111,21 @@ def DTensor_Dialect : Dialect {
     }
     /// Name of the unit argument attribute marking state (a tensor that
     /// lives across steps, e.g. a KV cache), and of the result attribute
-    /// naming the state argument a result is the new value of.
+    /// naming the state argument a result is the new value of. A result
+    /// may also update a weight: the weight is then a parameter that the
+    /// entry trains in place (docs/training.md).
     static constexpr ::llvm::StringLiteral getStateAttrName() {
       return ::llvm::StringLiteral("dtensor.state");
     }
     static constexpr ::llvm::StringLiteral getUpdatesAttrName() {
       return ::llvm::StringLiteral("dtensor.updates");
+    }
+    /// Name of the module attribute holding a training plan (the loss, the
+    /// optimizer and its groups, the schedule, clipping and accumulation:
+    /// docs/training.md), which --dtensor-build-train-step turns into the
+    /// entries `train_step` and `eval_step`.
+    static constexpr ::llvm::StringLiteral getTrainingAttrName() {
+      return ::llvm::StringLiteral("dtensor.training");
     }
     /// Name of the module attribute naming the entry function a program
     /// runs when its caller names none (of several public functions).

@@ -1,0 +1,26 @@
+//===- Gradient.h - Building a gradient function ----------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The gradient function of --dtensor-differentiate, for the stages that
+// build on it (the training step).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_AUTODIFF_GRADIENT_H
+#define DTENSOR_AUTODIFF_GRADIENT_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace dtensor::autodiff {
+
+/// A copy of `function` named `name`, not inserted into any module, that
+/// returns its result `lossIndex` and then the gradient of that loss with
+/// respect to each float argument marked `dtensor.weight` (with `wrtAll`:
+/// each float argument), in argument order, each named `<name>.grad`. Null
+/// after an error, reported at the op without a gradient or at `function`.
+mlir::func::FuncOp buildGradientFunction(mlir::func::FuncOp function,
+                                         llvm::StringRef name,
+                                         unsigned lossIndex, bool wrtAll);
+
+} // namespace dtensor::autodiff
+
+#endif // DTENSOR_AUTODIFF_GRADIENT_H
