@@ -305,6 +305,12 @@ dtensor_program_load_weights(dtensor_program *program, const char *path) {
                     [&] { return loadWeights(*program, path); });
 }
 
+DTENSOR_EXPORT dtensor_status
+dtensor_program_save_weights(dtensor_program *program, const char *path) {
+  return collective("dtensor_program_save_weights", program,
+                    [&] { return saveWeights(*program, path); });
+}
+
 DTENSOR_EXPORT dtensor_status dtensor_program_run(dtensor_program *program) {
   return collective("dtensor_program_run", program,
                     [&] { return runProgram(*program); });

@@ -180,6 +180,9 @@ Status fillTensors(dtensor_program &program, const char *name,
 Status initWeights(dtensor_program &program, uint64_t seed,
                    int32_t *uninitialized);
 Status loadWeights(dtensor_program &program, const char *path);
+/// COLLECTIVE. Writes the global weights and parameters to the safetensors
+/// file `path` from rank 0.
+Status saveWeights(dtensor_program &program, const char *path);
 Status runProgram(dtensor_program &program);
 /// One step without the trace's step event (runProgram adds it).
 Status runStep(dtensor_program &program);

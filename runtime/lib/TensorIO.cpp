@@ -389,6 +389,39 @@ Status loadWeights(dtensor_program &program, const char *path) {
   return agreed;
 }
 
+Status saveWeights(dtensor_program &program, const char *path) {
+  Communicator &world = *program.context->world;
+  if (!path)
+    return invalidArgument("save_weights: path is NULL");
+  bool root = world.rank() == 0;
+  // Each tensor is assembled on rank 0 (its Partial dims reduced), which
+  // alone writes the file.
+  std::vector<const Tensor *> weights;
+  std::vector<std::vector<char>> values;
+  for (const Tensor &tensor : program.tensors) {
+    if (!isWeightRole(tensor.info.role))
+      continue;
+    size_t bytes =
+        static_cast<size_t>(numElements(tensor.info.shape)) * tensor.elemSize();
+    std::vector<char> &value = values.emplace_back(root ? bytes : 0);
+    if (Status s =
+            getTensor(program, tensor.info.name.c_str(), DTENSOR_GLOBAL, 0,
+                      root ? value.data() : nullptr, root ? bytes : 0))
+      return s;
+    weights.push_back(&tensor);
+  }
+  Status local;
+  if (root) {
+    std::vector<SafetensorsTensor> entries;
+    for (size_t i = 0; i < weights.size(); ++i)
+      entries.push_back({weights[i]->info.name, weights[i]->info.dtype,
+                         weights[i]->info.shape, values[i].data()});
+    if (std::string error = writeSafetensors(path, entries); !error.empty())
+      local = Status(DTENSOR_ERR_IO, error);
+  }
+  return world.agree(local);
+}
+
 Status getTensor(dtensor_program &program, const char *name, dtensor_view view,
                  int32_t root, void *data, size_t bytes) {
   Communicator &world = *program.context->world;

@@ -7,6 +7,7 @@
 #include "dtensor/Tooling/RunInputs.h"
 #include "dtensor/Tooling/RunOutputs.h"
 #include "dtensor/Tooling/RunRanks.h"
+#include "dtensor/Tooling/RunSteps.h"
 #include "dtensor/Tooling/RunTensors.h"
 #include "dtensor/Tooling/TimedLoop.h"
 
@@ -78,8 +79,48 @@ int runSession(const RunOptions &options, RunRanks &ranks,
     }
   }
 
-  if (!populateInputs(program, tensors, options, files, ranks))
+  // --per-step: the files hold every step's values; step 0's first.
+  InputFiles firstStep;
+  const InputFiles *initial = &files;
+  int steps = options.warmup + options.iters;
+  if (options.perStep) {
+    std::string error = firstStepInputs(tensors, files, steps, firstStep);
+    if (!error.empty()) {
+      if (rank == 0)
+        ranks.report(error);
+      return finish(1);
+    }
+    initial = &firstStep;
+  }
+  if (!populateInputs(program, tensors, options, *initial, ranks))
     return finish(1);
+  auto saveWeights = [&]() {
+    if (options.saveWeights.empty())
+      return true;
+    if (dtensor_status status = dtensor_program_save_weights(
+            program, options.saveWeights.c_str())) {
+      if (rank == 0)
+        ranks.report(dtensor_last_error(), status);
+      return false;
+    }
+    return true;
+  };
+
+  if (options.perStep) {
+    GlobalValues stacked;
+    std::vector<double> times;
+    if (dtensor_status status =
+            runPerStep(program, tensors, options, files, ranks, stacked, times))
+      return finish(fail(status));
+    if (rank == 0 && !options.quiet)
+      std::printf("%s\n", describeStepTimes(steps, ranks.worldSize(),
+                                            summarizeTimes(times))
+                              .c_str());
+    bool writeFailed = rank == 0 && !writeStackedOutputs(tensors, options,
+                                                         ranks, stacked, steps);
+    writeFailed |= !saveWeights();
+    return finish(ranks.anyFailed(writeFailed) ? 1 : 0);
+  }
 
   if (options.generate)
     return finish(
@@ -113,6 +154,8 @@ int runSession(const RunOptions &options, RunRanks &ranks,
   if (!fetchGlobalValues(program, tensors, options, ranks, globals))
     return finish(1);
   if (rank == 0 && !writeGlobalOutputs(tensors, options, ranks, globals))
+    writeFailed = true;
+  if (!saveWeights())
     writeFailed = true;
 
   bool checkFailed = false;

@@ -193,6 +193,17 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
                  "untimed steps first (default 0)")
       ->type_name("N")
       ->transform(integerAtLeast(0, kIntMax));
+  app.add_flag("--per-step", options.run.perStep,
+               "feed each step its own inputs: every --input\n"
+               "file holds one value per step, stacked on a\n"
+               "leading dim of --warmup + --iters, and every\n"
+               "--output file gets one value per step, stacked\n"
+               "likewise (a training loop's batches and losses)");
+  app.add_option("--save-weights", options.run.saveWeights,
+                 "after the steps, write the weights and the\n"
+                 "parameters the steps trained to a safetensors\n"
+                 "file (--weights loads it, on any mesh)")
+      ->type_name("FILE");
   app.add_option("--threads", options.run.threads,
                  "BLAS threads per rank (default: cores/ranks)")
       ->type_name("N")
@@ -277,6 +288,14 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
        !options.run.outputs.empty() || !options.run.localOutputs.empty())) {
     cli.error("--generate makes its own inputs and prints its tokens: it "
               "takes no --input, --input-local, --output or --output-local");
+    return 2;
+  }
+  if (options.run.perStep &&
+      (options.run.check || *generate || !options.run.localInputs.empty() ||
+       !options.run.localOutputs.empty())) {
+    cli.error("--per-step reads global --input files and writes global "
+              "--output files: it takes no --check, --generate, "
+              "--input-local or --output-local");
     return 2;
   }
   // A bare --comm-trace is the text table.

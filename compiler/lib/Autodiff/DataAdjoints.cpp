@@ -37,6 +37,28 @@ Value zerosLike(OpBuilder &b, Location loc, Type type) {
 /// the indices' batch dims, then the source's dims without g. The adjoint
 /// loops are the source's dims then the indices' batch dims (reduced):
 ///   d_source[s] += (indices[i, 0] == s_g) ? d_result[i, s without g] : 0
+/// `gradient` claimed sharded as `layout` on its Shard mesh dims, the other
+/// mesh dims open; `gradient` itself when `layout` shards over none.
+Value claimShardedDims(OpBuilder &b, Location loc, Value gradient,
+                       LayoutAttr layout) {
+  SmallVector<int64_t> open;
+  SmallVector<PlacementAttr> placements;
+  for (auto [dim, placement] : llvm::enumerate(layout.getPlacements())) {
+    if (isa<ShardAttr>(placement)) {
+      placements.push_back(placement);
+      continue;
+    }
+    open.push_back(dim);
+    placements.push_back(ReplicateAttr::get(b.getContext()));
+  }
+  if (open.size() == placements.size())
+    return gradient;
+  return DistributeOp::create(
+      b, loc, gradient,
+      LayoutAttr::get(b.getContext(), layout.getMesh(), placements),
+      open.empty() ? DenseI64ArrayAttr() : b.getDenseI64ArrayAttr(open));
+}
+
 Value gatherAdjoint(OpBuilder &b, Location loc, tensor::GatherOp gather,
                     Value gradient) {
   MLIRContext *context = b.getContext();
@@ -104,14 +126,24 @@ LogicalResult dtensor::autodiff::differentiateDataOp(Operation *op,
   if (!dy)
     return success();
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<DistributeOp, ToLayoutOp, RedistributeOp>(
-          [&](Operation *constraint) {
-            // A layout claim or change of the forward value, which keeps its
-            // global value; its gradient is free to take the layout
-            // propagation chooses.
-            addTo(constraint->getOperand(0), dy);
-            return success();
-          })
+      .Case<DistributeOp, ToLayoutOp>([&](auto constraint) {
+        // A layout claim or request of the forward value, which keeps its
+        // global value. Its gradient is sharded as the value is (as
+        // DTensor's backward mirrors the forward's placements): a batch
+        // sharded over a data-parallel dim stays sharded in the backward,
+        // so that weight gradients are reduced rather than activations
+        // gathered. The other mesh dims are left open: the dual of
+        // Replicate is Partial, reduced where propagation finds it best.
+        addTo(constraint.getInput(),
+              claimShardedDims(b, loc, dy, constraint.getLayout()));
+        return success();
+      })
+      .Case<RedistributeOp>([&](RedistributeOp redistribute) {
+        // A change of layout: its gradient takes the layout propagation
+        // chooses.
+        addTo(redistribute.getInput(), dy);
+        return success();
+      })
       .Case<tensor::ExpandShapeOp>([&](tensor::ExpandShapeOp expand) {
         addTo(expand.getSrc(), tensor::CollapseShapeOp::create(
                                    b, loc, expand.getSrcType(), dy,

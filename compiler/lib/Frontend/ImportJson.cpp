@@ -14,6 +14,7 @@
 
 #include "FunctionImporter.h"
 #include "ModuleTree.h"
+#include "TrainingSection.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Frontend/ModelPlan.h"
 #include "dtensor/Frontend/PlanEntries.h"
@@ -155,6 +156,11 @@ dtensor::frontend::importModelPlan(llvm::SourceMgr &sourceMgr,
             DTensorDialect::getRotateMethodAttrName(),
             StringAttr::get(context,
                             entryPlan.plan.contextParallel->rotateMethod));
+    // The training plan, of the default entry's forward.
+    if (const JsonNode *training = plans.front().plan.trainingNode)
+      if (failed(
+              addTrainingPlan(*module, plans.front().plan, *training, locator)))
+        return nullptr;
     if (failed(verify(*module)))
       return nullptr;
     return module;

@@ -275,8 +275,10 @@ LogicalResult ModelSectionReader::read(const JsonNode &node, ModelPlan &plan) {
   // `dims` and `entries` are read by readPlanEntries.
   if (failed(checkObject(node, {"name", "dims", "inputs", "state", "parameters",
                                 "custom_ops", "ops", "outputs", "updates",
-                                "entries"})))
+                                "entries", "training"})))
     return failure();
+  // Read once the function exists (TrainingSection.h).
+  plan.trainingNode = node.get("training");
   if (const JsonNode *custom = node.get("custom_ops"))
     if (failed(readCustomOpDecls(*custom, locator, plan.customOps)))
       return failure();

@@ -234,6 +234,15 @@ dtensor_status dtensor_program_has_init(const dtensor_program *program,
 dtensor_status dtensor_program_load_weights(dtensor_program *program,
                                             const char *path);
 
+/* COLLECTIVE. Writes the current global value of every weight and trained
+ * parameter (role DTENSOR_WEIGHT or DTENSOR_PARAMETER) to the safetensors
+ * file `path`, from rank 0, in the order of the program's tensors; a file
+ * that dtensor_program_load_weights reads back, on any mesh. The file is
+ * written under a temporary name and renamed into place: an error leaves
+ * no partial file. Not the optimizer's state (docs/training.md). */
+dtensor_status dtensor_program_save_weights(dtensor_program *program,
+                                            const char *path);
+
 /* COLLECTIVE. Runs one step of the selected entry: outputs from the current
  * inputs, weights and state; the state it updates is updated in place.
  * Before the step the runtime checks the rows the entry writes into state at

@@ -158,6 +158,8 @@ struct ModelPlan {
   std::vector<PlacementDecl> placements;
   std::vector<LocalMapDecl> localMaps;
   const JsonNode *planNode = nullptr;
+  /// `model.training`, if any (read by TrainingSection.h).
+  const JsonNode *trainingNode = nullptr;
 };
 
 /// Reads `root`, which must outlive the result. Errors are emitted through

@@ -47,6 +47,12 @@ struct RunOptions {
   /// --iters, --warmup: timed steps, and untimed steps before them.
   int iters = 1;
   int warmup = 0;
+  /// --per-step: each --input file holds one value per step and each
+  /// --output file gets one (RunSteps.h).
+  bool perStep = false;
+  /// --save-weights: after the steps, write the weights and trained
+  /// parameters to this safetensors file ("": none).
+  std::string saveWeights;
   /// --threads: BLAS threads per rank (0: the runtime's default).
   int threads = 0;
   /// --quiet: print errors only; --verbose: also the CPU kernels in use.
