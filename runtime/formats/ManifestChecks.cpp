@@ -254,6 +254,27 @@ bool checkEntries(ManifestChecker &check, const Manifest &manifest) {
     }
     if (!checkRowWrites(check, manifest, entry, path))
       return false;
+    // Each index bound names an integer input of the entry.
+    for (size_t i = 0; i < entry.indexBounds.size(); ++i) {
+      const IndexBoundInfo &bound = entry.indexBounds[i];
+      std::string at = indexPath(keyPath(path, "index_bounds"), i);
+      bool found = false;
+      for (int64_t index : entry.arguments) {
+        const TensorInfo &tensor = manifest.tensors[index];
+        if (tensor.name == bound.input && tensor.role == TensorRole::Input &&
+            (tensor.dtype == DType::I32 || tensor.dtype == DType::I64))
+          found = true;
+      }
+      if (!found)
+        return check.fail(keyPath(at, "input"),
+                          "\"" + bound.input +
+                              "\" is not an i32 or i64 input of entry \"" +
+                              entry.name + "\"");
+      if (bound.bound < 0)
+        return check.fail(keyPath(at, "bound"),
+                          "expected a non-negative integer, got " +
+                              std::to_string(bound.bound));
+    }
   }
   if (!names.count(manifest.entry))
     return check.fail("entry", "expected the name of one of the entries, got "

@@ -88,6 +88,14 @@ json encodeManifest(const Manifest &manifest) {
                             {"cache_positions", write.cachePositions}});
         object["row_writes"] = std::move(writes);
       }
+      if (!entry.indexBounds.empty()) {
+        json bounds = json::array();
+        for (const IndexBoundInfo &bound : entry.indexBounds)
+          bounds.push_back({{"input", bound.input},
+                            {"bound", bound.bound},
+                            {"table", bound.table}});
+        object["index_bounds"] = std::move(bounds);
+      }
       entries.push_back(std::move(object));
     }
     root["entries"] = std::move(entries);
@@ -329,6 +337,23 @@ public:
         !integersField(value, path, "results", out.results, "a tensor index"))
       return false;
     out.rowWrites.clear();
+    out.indexBounds.clear();
+    if (const json *bounds = member(value, path, "index_bounds", false)) {
+      std::string boundsPath = keyPath(path, "index_bounds");
+      if (!array(*bounds, boundsPath))
+        return false;
+      for (size_t i = 0; i < bounds->size(); ++i) {
+        IndexBoundInfo bound;
+        std::string at = indexPath(boundsPath, i);
+        if (!object((*bounds)[i], at) ||
+            !stringField((*bounds)[i], at, "input", bound.input) ||
+            !integerField((*bounds)[i], at, "bound", bound.bound,
+                          "a non-negative integer") ||
+            !stringField((*bounds)[i], at, "table", bound.table))
+          return false;
+        out.indexBounds.push_back(std::move(bound));
+      }
+    }
     const json *writes = member(value, path, "row_writes", false);
     if (!writes)
       return true;

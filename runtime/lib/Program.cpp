@@ -149,10 +149,13 @@ Status loadLocally(dtensor_program &program, int worldSize,
     return artifactError(std::string("cannot load ") + path + ": " + dlerror());
   for (const EntryInfo &info : entryTable(manifest)) {
     std::string symbol = "dtensor_entry_" + info.name;
-    Entry entry{info.name,
-                reinterpret_cast<EntryFunction>(
-                    dlsym(program.library, symbol.c_str())),
-                info.arguments, info.results, info.rowWrites};
+    Entry entry{
+        info.name,
+        reinterpret_cast<EntryFunction>(dlsym(program.library, symbol.c_str())),
+        info.arguments,
+        info.results,
+        info.rowWrites,
+        info.indexBounds};
     if (!entry.function)
       return artifactError(path + " does not export " + symbol);
     if (info.name == manifest.entry)
@@ -380,6 +383,9 @@ Status runProgram(dtensor_program &program) {
   // so it changes nothing anywhere.
   if (!program.entries[program.activeEntry].rowWrites.empty())
     if (Status s = program.context->world->agree(checkRowWrites(program)))
+      return s;
+  if (!program.entries[program.activeEntry].indexBounds.empty())
+    if (Status s = program.context->world->agree(checkIndexBounds(program)))
       return s;
   if (!program.tracing)
     return runStep(program);

@@ -98,6 +98,8 @@ struct Entry {
   std::vector<int64_t> arguments, results;
   /// The row writes checked before each step (RowBounds.h).
   std::vector<RowWriteInfo> rowWrites;
+  /// The index inputs checked before each step (RowBounds.h).
+  std::vector<IndexBoundInfo> indexBounds;
 };
 
 } // namespace dtensor::rt

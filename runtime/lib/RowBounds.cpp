@@ -1,8 +1,10 @@
-//===- RowBounds.cpp - Checking row writes before a step ------------------===//
+//===- RowBounds.cpp - Checking indices before a step ---------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "RowBounds.h"
 
 #include "Program.h"
+
+#include "dtensor/Formats/Box.h"
 
 #include <cstring>
 
@@ -71,6 +73,45 @@ Status checkRowWrites(const dtensor_program &program) {
             std::to_string(slot) + "; the state \"" + write.state +
             "\" has " + std::to_string(write.cachePositions) +
             " positions; the step was not run");
+    }
+  }
+  return Status::success();
+}
+
+Status checkIndexBounds(const dtensor_program &program) {
+  const Entry &entry = program.entries[program.activeEntry];
+  for (const IndexBoundInfo &bound : entry.indexBounds) {
+    const Tensor *input = nullptr;
+    for (int64_t index : entry.arguments)
+      if (program.tensors[index].info.name == bound.input)
+        input = &program.tensors[index];
+    if (!input || !input->held)
+      continue;
+    int64_t count = numElements(input->localShape);
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t value = indexAt(*input, i);
+      if (value >= 0 && value < bound.bound)
+        continue;
+      // The element's global coordinates (local ones plus the offset).
+      std::string where;
+      int64_t rest = i;
+      std::vector<int64_t> coordinates(input->localShape.size());
+      for (size_t d = input->localShape.size(); d-- > 0;) {
+        int64_t size = input->localShape[d];
+        coordinates[d] =
+            (size ? rest % size : 0) +
+            (d < input->localOffset.size() ? input->localOffset[d] : 0);
+        rest = size ? rest / size : 0;
+      }
+      for (size_t d = 0; d < coordinates.size(); ++d)
+        where += (d ? ", " : "") + std::to_string(coordinates[d]);
+      return invalidArgument(
+          program.artifact + ": entry \"" + entry.name + "\": input \"" +
+          bound.input + "\" holds " + std::to_string(value) + " at [" + where +
+          "], outside [0, " + std::to_string(bound.bound) + ")" +
+          (bound.table.empty() ? std::string()
+                               : ", the rows of \"" + bound.table + "\"") +
+          "; the step was not run");
     }
   }
   return Status::success();

@@ -11,6 +11,7 @@
 
 #include "dtensor/Driver/CompileArtifact.h"
 
+#include "IndexBounds.h"
 #include "RowWrites.h"
 
 #include "CustomOpKernels.h"
@@ -363,10 +364,12 @@ static std::string describePlacements(const rt::TensorInfo &info) {
 /// with them. A result updating state is not an output; it must keep the
 /// state's layout. Its row writes on inputs are recorded for the runtime to
 /// check (RowWrites.h).
-/// Describes entry `function` in `manifest`; the weights its results update
-/// (trained parameters) are added to `trained` as tensor indices.
+/// Describes entry `function` in `manifest`, with the index bounds `bounds`
+/// of its arguments; the weights its results update (trained parameters)
+/// are added to `trained` as tensor indices.
 static LogicalResult describeEntry(func::FuncOp function, bool multiEntry,
                                    rt::Manifest &manifest,
+                                   llvm::ArrayRef<IndexBound> bounds,
                                    llvm::SetVector<int64_t> &trained) {
   rt::EntryInfo entry;
   entry.name = function.getSymName().str();
@@ -441,6 +444,11 @@ static LogicalResult describeEntry(func::FuncOp function, bool multiEntry,
   for (int64_t index : entry.arguments)
     arguments.push_back(&manifest.tensors[index]);
   entry.rowWrites = collectRowWrites(function, arguments);
+  for (const IndexBound &bound : bounds)
+    if (bound.argument < arguments.size() &&
+        arguments[bound.argument]->role == rt::TensorRole::Input)
+      entry.indexBounds.push_back(
+          {arguments[bound.argument]->name, bound.bound, bound.table});
   manifest.entries.push_back(std::move(entry));
   return success();
 }
@@ -619,6 +627,9 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
     if (failed(differentiate.run(module)))
       return failure();
   }
+  // The token ids of the training entries, checked by the runtime before
+  // each step (IndexBounds.h).
+  llvm::StringMap<std::vector<IndexBound>> indexBounds;
   if (training) {
     // The training plan's train_step and eval_step, entries beside the
     // forward that serve from the same (trained) weights.
@@ -628,6 +639,9 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
     train.addPass(createBuildTrainStep());
     if (failed(train.run(module)))
       return failure();
+    for (llvm::StringRef name : {"train_step", "eval_step"})
+      if (auto function = module.lookupSymbol<func::FuncOp>(name))
+        indexBounds[name] = collectIndexBounds(function);
   }
   FailureOr<SmallVector<func::FuncOp>> entries =
       findEntries(module, defaultEntry);
@@ -700,7 +714,8 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   llvm::SetVector<int64_t> trained;
   for (const std::string &name : entryNames)
     if (failed(describeEntry(module.lookupSymbol<func::FuncOp>(name),
-                             entryNames.size() > 1, manifest, trained)))
+                             entryNames.size() > 1, manifest,
+                             indexBounds.lookup(name), trained)))
       return failure();
   for (int64_t index : trained)
     manifest.tensors[index].role = rt::TensorRole::Parameter;

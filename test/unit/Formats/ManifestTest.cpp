@@ -988,3 +988,30 @@ TEST_F(ManifestTest, ParametersNeedVersionTwo) {
   EXPECT_TRUE(isWeightRole(read.tensors[1].role));
   EXPECT_TRUE(isSharedRole(read.tensors[1].role));
 }
+
+TEST_F(ManifestTest, IndexBoundsRoundTripAndChecks) {
+  Manifest m = rowWriteManifest();
+  m.entries[1].indexBounds = {{"slots", 4, "table"}};
+  ASSERT_EQ(writeManifest(m, dir.path()), "");
+  json root = json::parse(readBytes(manifestPath()));
+  EXPECT_EQ(root["entries"][1]["index_bounds"],
+            json::parse(R"([{"input": "slots", "bound": 4,
+                             "table": "table"}])"));
+  EXPECT_FALSE(root["entries"][0].contains("index_bounds"));
+  Manifest read;
+  ASSERT_EQ(readManifest(dir.path(), read), "");
+  ASSERT_EQ(read.entries[1].indexBounds.size(), 1u);
+  EXPECT_EQ(read.entries[1].indexBounds[0],
+            (IndexBoundInfo{"slots", 4, "table"}));
+  EXPECT_TRUE(read.entries[0].indexBounds.empty());
+  // A bound names an integer input of its entry.
+  m.entries[1].indexBounds = {{"cache", 4, ""}};
+  EXPECT_EQ(writeManifest(m, dir.path()),
+            manifestPath() +
+                ": entries[1].index_bounds[0].input: \"cache\" is not an i32 "
+                "or i64 input of entry \"decode\"");
+  m.entries[1].indexBounds = {{"slots", -1, ""}};
+  EXPECT_EQ(writeManifest(m, dir.path()),
+            manifestPath() + ": entries[1].index_bounds[0].bound: expected a "
+                             "non-negative integer, got -1");
+}

@@ -176,6 +176,21 @@ struct RowWriteInfo {
   }
 };
 
+/// An integer input of an entry whose values index the rows of a table
+/// ("index_bounds": {"input", "bound", "table"}; a training step's token
+/// ids): the runtime checks before each step that every value lies in
+/// [0, bound), and refuses the step otherwise.
+struct IndexBoundInfo {
+  std::string input;
+  int64_t bound = 0;
+  /// The weight or parameter whose rows the values index ("" if none).
+  std::string table;
+
+  bool operator==(const IndexBoundInfo &other) const {
+    return input == other.input && bound == other.bound && table == other.table;
+  }
+};
+
 /// One entry point of the program: its tensors (indices into
 /// Manifest::tensors) in the order of the exported function's descriptors.
 struct EntryInfo {
@@ -187,6 +202,9 @@ struct EntryInfo {
   /// The row writes to check before a step ("row_writes"; absent in the
   /// JSON when empty).
   std::vector<RowWriteInfo> rowWrites;
+  /// The index inputs to check before a step ("index_bounds"; absent in the
+  /// JSON when empty).
+  std::vector<IndexBoundInfo> indexBounds;
 };
 
 /// The format version a manifest with `tensors` is written as: the oldest
