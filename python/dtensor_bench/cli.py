@@ -111,6 +111,7 @@ import time
 
 from dtensor_bench import context_parallel as bench_cp
 from dtensor_bench import decode as bench_decode
+from dtensor_bench import training as bench_train
 from dtensor_bench.ceilings import (best_ceilings, blas_env, ceilings_per_rank,
                                     measure_ceilings)
 from dtensor_bench.peers.servers import dtensor_python, self_check
@@ -187,6 +188,11 @@ def parse_args(argv):
     p.add_argument("--context-parallel-only", action="store_true",
                    help="the ceilings and the context-parallel table only")
     bench_cp.add_options(p, "cp-")
+    p.add_argument("--no-training", action="store_true",
+                   help="skip the training table (dtensor_bench.training)")
+    p.add_argument("--training-only", action="store_true",
+                   help="the ceilings and the training table only")
+    bench_train.add_options(p, "train-")
     a = p.parse_args(argv)
     a.bin_dir = os.path.join(a.build_dir, "bin")
     if a.budget is None:
@@ -213,6 +219,17 @@ def parse_args(argv):
         p.error(error)
     error = bench_cp.configure(a, "cp_")
     if error and not a.no_context_parallel:
+        p.error(error)
+    if a.training_only:
+        if a.no_training or a.decode_only or a.context_parallel_only:
+            p.error("--training-only excludes --no-training, --decode-only "
+                    "and --context-parallel-only")
+        a.no_self_check = a.no_compile_time = a.no_decode = True
+        a.no_context_parallel = True
+    if a.decode_only or a.context_parallel_only:
+        a.no_training = True
+    error = bench_train.configure(a, "train_")
+    if error and not a.no_training:
         p.error(error)
     a.blas_env = lambda: blas_env(a)
     for tool in ("dtensor-compile", "dtensor-run", "dtensor-bench-ceilings"):
@@ -284,12 +301,15 @@ def main(argv=None):
     }
     if not a.no_self_check:
         results["self_check"] = self_check(a, work)
-    if not a.decode_only and not a.context_parallel_only:
+    if not a.decode_only and not a.context_parallel_only and \
+            not a.training_only:
         run_cases(a, results, work, tuned, runtime_core)
     if not a.no_decode:
         results["decode"] = bench_decode.measure(a, log)
     if not a.no_context_parallel and not a.decode_only:
         results["context_parallel"] = bench_cp.measure(a, log)
+    if not a.no_training:
+        results["training"] = bench_train.measure(a, log)
     if not a.no_compile_time:
         results["compile_time"] = compile_time(a, work)
     # The ceilings again: other processes only ever lower a measurement, so

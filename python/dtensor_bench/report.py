@@ -6,6 +6,7 @@ import json
 import os
 
 from dtensor_bench import context_parallel as bench_cp
+from dtensor_bench import training as bench_train
 from dtensor_bench import decode as bench_decode
 from dtensor_bench.support import fmt_bytes, fmt_ms, log
 
@@ -506,6 +507,8 @@ def write_outputs(a, results):
         text += "\n" + bench_decode.markdown(results["decode"])
     if "context_parallel" in results:
         text += "\n" + bench_cp.markdown(results["context_parallel"])
+    if "training" in results:
+        text += "\n" + bench_train.markdown(results["training"])
     with open(os.path.join(a.out, "results.md"), "w") as f:
         f.write(text)
     plotted = plot(results, os.path.join(a.out, "results.png"))
