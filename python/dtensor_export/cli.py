@@ -82,6 +82,11 @@ def parser():
     p.add_argument("--next-token", action="store_true",
                    help="add the output next_token, the argmax of logits "
                    "over the vocabulary (what dtensor-server serves)")
+    p.add_argument("--training", metavar="JSON|FILE.json",
+                   help="make the plan a training plan: an input targets, "
+                   "the output loss (mean cross-entropy of logits) and this "
+                   "training section (docs/training.md), e.g. "
+                   "'{\"optimizer\": {\"kind\": \"adamw\", \"lr\": 1e-3}}'")
     p.add_argument("-o", "--output", required=True, metavar="PLAN.json",
                    help="the model plan to write")
     p.add_argument("--weights", required=True, metavar="FILE.safetensors",
@@ -152,12 +157,23 @@ def main(argv=None):
     try:
         from . import export
 
+        training = None
+        if args.training is not None:
+            text = args.training
+            if not text.lstrip().startswith("{"):
+                with open(text) as f:
+                    text = f.read()
+            try:
+                training = json.loads(text)
+            except json.JSONDecodeError as error:
+                raise ExportError(f"--training: not JSON: {error}") from error
         model, example, kwargs, factory_plan = _load(args)
         result = export(model, example, args.mesh,
                         _plan(args, model, factory_plan),
                         example_kwargs=kwargs, mesh_names=names,
                         plan_path=args.output, weights_path=args.weights,
-                        name=args.name, next_token=args.next_token)
+                        name=args.name, next_token=args.next_token,
+                        training=training)
         from .tokenizer_files import copy_tokenizer, has_tokenizer
 
         source = args.tokenizer

@@ -71,7 +71,7 @@ def _check_plan_keys(parallelize_plan, modules):
 def export(module, example_args=(), mesh_shape=(1,), parallelize_plan=None,
            *, example_kwargs=None, mesh_names=None, plan_path=None,
            weights_path=None, name=None, next_token=False,
-           recognize_composites=True, strict=False):
+           training=None, recognize_composites=True, strict=False):
     """Exports `module` called on `example_args` / `example_kwargs` (shapes
     are fixed to theirs) for a mesh of `mesh_shape` (names `mesh_names`,
     default `tp` for 1-D), with `parallelize_plan` (module FQN pattern ->
@@ -81,7 +81,12 @@ def export(module, example_args=(), mesh_shape=(1,), parallelize_plan=None,
     or neither written. Raises ExportError naming the op, the module and the
     source line of anything it cannot translate. `next_token` adds an output
     `next_token`, the argmax of the output `logits` over its last dim (what
-    dtensor-server reads). `recognize_composites` lowers the composites of
+    dtensor-server reads). `training` (a model plan's training section,
+    docs/training.md, without or with its `loss`) makes the plan a training
+    plan: a new input `targets` (token ids, the logits' shape without the
+    vocabulary), the output `loss`, the mean cross-entropy of `logits`
+    against it (PyTorch's causal-LM loss over already shifted targets), and
+    the section. `recognize_composites` lowers the composites of
     composites.py (RMSNorm) as one op each; False lowers every op by itself."""
     example_kwargs = dict(example_kwargs or {})
     parallelize_plan = dict(parallelize_plan or {})
@@ -197,6 +202,13 @@ def export(module, example_args=(), mesh_shape=(1,), parallelize_plan=None,
         outputs.append("next_token")
         output_values["next_token"] = output_values["logits"].argmax(-1)
 
+    training_section = None
+    if training is not None:
+        training_section, example_targets = _add_training_loss(
+            builder, outputs, output_values, output_node, training)
+        user_inputs = dict(user_inputs)
+        user_inputs["targets"] = example_targets
+
     modules = sorted({op.get("module", "") for op in builder.ops})
     holds_embedding = {
         pattern: any(op["op"] == "embedding" and
@@ -213,6 +225,8 @@ def export(module, example_args=(), mesh_shape=(1,), parallelize_plan=None,
 
     model = {"inputs": builder.inputs, "parameters": builder.parameters,
              "ops": builder.ops, "outputs": outputs}
+    if training_section is not None:
+        model["training"] = training_section
     if name:
         model = {"name": name, **model}
     plan = {"format": "dtensor.model_plan", "version": 1,
@@ -225,6 +239,46 @@ def export(module, example_args=(), mesh_shape=(1,), parallelize_plan=None,
     if plan_path or weights_path:
         write(result, plan_path, weights_path)
     return result
+
+
+def _add_training_loss(builder, outputs, output_values, node, training):
+    """The input `targets`, the output `loss` (mean cross-entropy of
+    `logits`) and the training section with that loss; the example
+    targets (seeded random ids)."""
+    if not isinstance(training, dict):
+        raise ExportError("the training section must be a JSON object")
+    if "logits" not in outputs:
+        raise ExportError("a training plan needs an output named 'logits'; "
+                          f"the module's outputs are {outputs}")
+    if "targets" in builder.used or "loss" in builder.used:
+        raise ExportError("the model already has a value named 'targets' or "
+                          "'loss'")
+    shape = builder.shape("logits")
+    vocabulary, tokens = shape[-1], 1
+    for size in shape[:-1]:
+        tokens *= size
+    builder.inputs.append({"name": "targets", "shape": shape[:-1],
+                           "dtype": "i64"})
+    builder.define("targets", shape[:-1], "i64")
+    flat = builder.emit("view", ["logits"], node, [tokens, vocabulary],
+                        builder.dtype("logits"), out_name="loss.logits",
+                        shape=[tokens, vocabulary])
+    flat_targets = builder.emit("view", ["targets"], node, [tokens], "i64",
+                                out_name="loss.targets", shape=[tokens])
+    builder.emit("cross_entropy", [flat, flat_targets], node, [],
+                 builder.dtype("logits"), out_name="loss")
+    outputs.append("loss")
+    generator = torch.Generator().manual_seed(1)
+    targets = torch.randint(0, vocabulary, shape[:-1], generator=generator)
+    logits = output_values["logits"]
+    output_values["loss"] = torch.nn.functional.cross_entropy(
+        logits.reshape(tokens, vocabulary).float(), targets.reshape(-1))
+    section = dict(training)
+    if section.setdefault("loss", "loss") != "loss":
+        raise ExportError(f"the training section's loss is "
+                          f"'{section['loss']}'; an exported plan's loss is "
+                          "'loss' (leave it out)")
+    return section, targets
 
 
 def write(result, plan_path, weights_path):
