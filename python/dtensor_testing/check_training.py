@@ -6,7 +6,7 @@
       [--training JSON] [--lm-loss LOGITS] [--meshes M;M;...]
       [--steps N] [--int-high N] [--seed N] [--weight-scale X]
       [--loss-tolerance X] [--sgd-tolerance X] [--adamw-factor X]
-      [--learn-sequence A,B --below X]
+      [--learn-sequence A,B --below X] [--dtensor-peer D,T]
 
 The plan's `model.training` section (or --training, a JSON object that
 becomes it; with --lm-loss LOGITS the plan first gets a cross-entropy loss
@@ -30,6 +30,14 @@ each parameter's largest magnitude for SGD, or elementwise within
 gradient: an element whose second moment is tiny moves by about lr either
 way). Prints one line per mesh and quantity; exits 1 on the first
 disagreement.
+
+--dtensor-peer D,T (a dtensor_testing.gen_model_plan Llama with --lm-loss,
+whose last mesh is dp=D,tp=T) also trains with PyTorch DTensor itself
+(dtensor_testing.dtensor_training: parallelize_module over tp with loss
+parallelism, DDP over dp, gloo) from the same weights and batches: its
+losses and final parameters must agree with ours as with the one-device
+loop, and the collectives of a step are printed beside ours (the
+compile-time report of train_step; CommDebugMode for PyTorch).
 
 --learn-sequence A,B (with --lm-loss) checks that training learns instead:
 each row of `tokens` follows t[j+1] = (A * t[j] + B) mod V (V = --int-high)
@@ -182,6 +190,7 @@ def main():
     parser.add_argument("--adamw-factor", type=float, default=2e-2)
     parser.add_argument("--learn-sequence")
     parser.add_argument("--below", type=float)
+    parser.add_argument("--dtensor-peer")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     work = lambda name: os.path.join(args.work, name)
@@ -251,6 +260,7 @@ def main():
     adamw = training["optimizer"]["kind"] == "adamw"
     lr = training["optimizer"].get("lr", 1e-3)
 
+    ours = None
     for mesh in [m for m in args.meshes.split(";")] or [""]:
         overrides = [o for o in mesh.split(",") if o]
         shape = mesh_of(plan, overrides)
@@ -270,6 +280,10 @@ def main():
              "--output", f"{training['loss']}={out('loss')}",
              "--output", f"grad_norm={out('grad_norm')}",
              "--output", f"lr={out('lr')}"] + input_flags)
+        if args.dtensor_peer:
+            ours = (np.load(out("loss")).astype(np.float64),
+                    load_file(work(f"trained.{label}.safetensors")),
+                    mesh_flags)
         got_losses = np.load(out("loss")).astype(np.float64)
         got_norms = np.load(out("grad_norm")).astype(np.float64)
         got_lrs = np.load(out("lr")).astype(np.float64)
@@ -305,6 +319,61 @@ def main():
                         np.abs(value - reference).max() /
                         max(np.abs(reference).max(), 1e-30),
                         args.sgd_tolerance)
+    if args.dtensor_peer:
+        check_dtensor_peer(args, plan, training, weights, batches, calls,
+                           ours, work)
+
+
+def check_dtensor_peer(args, plan, training, weights, batches, calls, ours,
+                       work):
+    """--dtensor-peer: PyTorch DTensor's run against ours."""
+    from dtensor_testing import dtensor_training
+    dp, tp = (int(v) for v in args.dtensor_peer.split(","))
+    schedule = training.get("schedule", {})
+    peer = dtensor_training.train(
+        plan, {k: v.numpy() for k, v in weights.items()},
+        {k: v.numpy() for k, v in batches.items()}, dp, tp,
+        lambda t: schedule_factor(schedule, t))
+    our_losses, our_params, artifact_flags = ours
+    label = f"PyTorch DTensor dp{dp} x tp{tp}"
+    error = np.max(np.abs(np.array(peer["losses"]) - our_losses) /
+                   np.abs(our_losses))
+    status = "ok" if error <= args.loss_tolerance else "FAIL"
+    print(f"{label} {calls} losses against ours: error {error:.2e} "
+          f"(bound {args.loss_tolerance:.1e}) {status}")
+    if status != "ok":
+        sys.exit(1)
+    adamw = training["optimizer"]["kind"] == "adamw"
+    lr = training["optimizer"].get("lr", 1e-3)
+    updates = calls // training.get("accumulation_steps", 1)
+    worst = 0.0
+    for name, value in peer["final"].items():
+        theirs = np.array(value, dtype=np.float64)
+        mine = our_params[name].astype(np.float64)
+        worst = max(worst, np.abs(theirs - mine).max() if adamw else
+                    np.abs(theirs - mine).max() / max(np.abs(mine).max(),
+                                                      1e-30))
+    bound = args.adamw_factor * lr * updates if adamw else args.sgd_tolerance
+    status = "ok" if worst <= bound else "FAIL"
+    print(f"{label} final parameters against ours: error {worst:.2e} "
+          f"(bound {bound:.1e}) {status}")
+    if status != "ok":
+        sys.exit(1)
+    # Collectives of one step: ours from the compile-time report.
+    report = run([tool("dtensor-compile"), work("plan.json"), "-o",
+                  work("report.dtc"), "--no-reference",
+                  "--comm-report=json"] + artifact_flags)
+    report = json.loads(report[report.index("{"):])
+    step = next(f for f in report["functions"] if f["name"] == "train_step")
+    kinds = {}
+    for module in step["modules"]:
+        for c in module["collectives"]:
+            kinds[c["kind"]] = kinds.get(c["kind"], 0) + c["calls"]
+    theirs = peer["comms"][-1]
+    short = {k.split(".")[-1]: v for k, v in theirs.items()}
+    print(f"collectives per step: ours {sum(kinds.values())} "
+          f"{dict(sorted(kinds.items()))}; {label} "
+          f"{sum(theirs.values())} {dict(sorted(short.items()))}")
 
 
 if __name__ == "__main__":

@@ -16,8 +16,9 @@ steps after --warmup.
 processes (torch.multiprocessing, gloo) on a (dp, tp) DeviceMesh: the
 standard tensor-parallel plan over tp (dtensor_bench.peers.torch_dtensor's
 parallelize, the output gathered to every rank) and, over dp,
-DistributedDataParallel on the dp mesh dim (with tp, the composable
-`replicate`), each rank a slice of the batch; clip_grad_norm_ is computed
+DistributedDataParallel on the dp mesh dim around a module returning the
+logits (dtensor_testing.dtensor_training.logits_module), each rank a
+slice of the batch; clip_grad_norm_ is computed
 over the DTensor and the plain gradients together (clip()). `compiled` wraps the model in torch.compile. Prints one JSON line:
 {"median_ms", "min_ms", "iters", "peak_rss_bytes" (the largest rank's
 peak resident memory), "ranks", "mode"} or {"error": ...}.
@@ -32,16 +33,6 @@ import tempfile
 import time
 
 from dtensor_testing import llama
-
-
-def logits_of(model, tokens):
-    """The model's logits (its forward stops at the argmax)."""
-    inner = getattr(model, "module", model)
-    inner = getattr(inner, "_orig_mod", inner)
-    h = inner.tok_embeddings(tokens)
-    for layer in inner.layers:
-        h = layer(h, inner.cos, inner.sin)
-    return inner.output(inner.norm(h))
 
 
 def clip(parameters, max_norm):
@@ -69,11 +60,9 @@ def train_steps(plan, model, tokens, targets, task, barrier):
     import torch
     import torch.nn.functional as F
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    def forward(tokens):
-        return logits_of(model, tokens)
-
+    forward = model
     if task["mode"] == "compiled":
-        forward = torch.compile(forward)
+        forward = torch.compile(model)
 
     def step():
         barrier()
@@ -108,6 +97,11 @@ def build(plan, seed):
     return cfg, model, tensors
 
 
+def logits_model(model):
+    from dtensor_testing.dtensor_training import logits_module
+    return logits_module(model)
+
+
 def worker(rank, world, task, store, result_path):
     import torch
     import torch.distributed as dist
@@ -129,14 +123,9 @@ def worker(rank, world, task, store, result_path):
         rows = tensors["tokens"].shape[0] // task["dp"]
         tokens = tensors["tokens"][dp_rank * rows:(dp_rank + 1) * rows]
         targets = tensors["targets"][dp_rank * rows:(dp_rank + 1) * rows]
-        if task["dp"] > 1 and task["tp"] > 1:
-            # DDP over dp composed with TP: the composable replicate
-            # (DistributedDataParallel around the tensor-parallel model
-            # fails in its forward: aten.embedding got mixed torch.Tensor
-            # and DTensor).
-            from torch.distributed._composable.replicate import replicate
-            replicate(model, device_mesh=mesh["dp"])
-        elif task["dp"] > 1:
+        # The module whose forward returns the logits, wrapped by DDP.
+        model = logits_model(model)
+        if task["dp"] > 1:
             from torch.nn.parallel import DistributedDataParallel
             model = DistributedDataParallel(model, device_mesh=mesh["dp"])
         result = train_steps(plan, model, tokens, targets, task, dist.barrier)
@@ -175,6 +164,7 @@ def main(argv=None):
         with open(a.plan) as f:
             plan = json.load(f)
         _, model, tensors = build(plan, a.seed)
+        model = logits_model(model)
         try:
             result = train_steps(plan, model, tensors["tokens"],
                                  tensors["targets"], task, lambda: None)
