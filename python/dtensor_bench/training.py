@@ -18,7 +18,9 @@ Ours: `dtensor-compile --mesh dp=D --mesh tp=T`, then under mpirun each
 rank runs `dtensor-run --entry train_step` (and `eval_step`: the forward
 and the loss) with random inputs, under context_parallel's --peak-rss
 wrapper: the median step time, tokens per second (batch x sequence / step
-time), the peak resident memory of the largest rank, and the backward's
+time), the peak resident memory of the largest rank beside the bytes of
+the parameters and optimizer state the largest rank holds (from the
+manifest's shapes and placements), and the backward's
 share: (train_step - eval_step) / eval_step, which counts the optimizer
 update with the backward.
 
@@ -113,6 +115,34 @@ def run_ours(a, artifact, ranks, entry, iters):
     return float(m.group(3)), max(peaks)
 
 
+DTYPE_BYTES = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "i32": 4, "i64": 8,
+               "i8": 1, "bool": 1}
+
+
+def state_bytes_per_rank(artifact):
+    """The bytes of the trained parameters and the optimizer's state that
+    the largest rank holds, from the artifact's manifest: each dim sharded
+    over a mesh dim rounds up (torch.chunk's split), so this is the first
+    rank's share."""
+    with open(os.path.join(artifact, "manifest.json")) as f:
+        manifest = json.load(f)
+    total = {"parameter": 0, "state": 0}
+    for t in manifest["tensors"]:
+        if t["role"] not in total:
+            continue
+        shape = list(t["shape"])
+        mesh = manifest["meshes"][t["mesh"]]["shape"]
+        for size, placement in zip(mesh, t["placements"]):
+            if placement.startswith("S("):
+                dim = int(placement[2:].split(")")[0].split(",")[0])
+                shape[dim] = -(-shape[dim] // size)
+        count = 1
+        for d in shape:
+            count *= d
+        total[t["role"]] += count * DTYPE_BYTES[t["dtype"]]
+    return total
+
+
 def run_torch(a, python, plan, args, iters):
     cmd = module_command(python, "dtensor_bench.peers.torch_train") + [
         plan, "--warmup", "2", "--iters", str(iters)] + args
@@ -162,6 +192,7 @@ def measure(a, log=default_log):
             run([os.path.join(a.bin_dir, "dtensor-compile"), plan, "-o",
                  artifact, "--mesh", f"dp={dp}", "--mesh", f"tp={tp}",
                  "--no-reference"], timeout=a.case_timeout)
+            accounted = state_bytes_per_rank(artifact)
             train_ms, peak = run_ours(a, artifact, ranks, "train_step", iters)
             eval_ms, _ = run_ours(a, artifact, ranks, "eval_step", iters)
             shutil.rmtree(artifact, ignore_errors=True)
@@ -169,7 +200,9 @@ def measure(a, log=default_log):
                    "tokens": tokens, "train_ms": train_ms, "eval_ms": eval_ms,
                    "tokens_per_s": tokens / (train_ms / 1e3),
                    "backward_ratio": (train_ms - eval_ms) / eval_ms,
-                   "peak_bytes_per_rank": peak}
+                   "peak_bytes_per_rank": peak,
+                   "parameter_bytes_per_rank": accounted["parameter"],
+                   "optimizer_state_bytes_per_rank": accounted["state"]}
             if python:
                 threads = max(1, cores // ranks)
                 row["torch_dtensor"] = run_torch(
@@ -201,9 +234,10 @@ def markdown(results):
              f"{results['cores']} cores. Ratio: PyTorch's time over ours.",
              "",
              "| Case | Mesh | train_step | tokens/s | backward + update / "
-             "forward | peak RSS / rank | PyTorch DTensor | ratio | PyTorch "
+             "forward | peak RSS / rank | parameters + optimizer state / rank "
+             "| PyTorch DTensor | ratio | PyTorch "
              "eager (1 process) | ratio | torch.compile (1 process) | ratio |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     errors = []
     for row in results["rows"]:
         ms = row["train_ms"]
@@ -217,7 +251,9 @@ def markdown(results):
         lines.append(
             f"| {row['case']} | {row['mesh']} | {ms:.2f} ms | "
             f"{row['tokens_per_s']:.0f} | {row['backward_ratio']:.2f} | "
-            f"{row['peak_bytes_per_rank'] / 2**20:.0f} MiB | " +
+            f"{row['peak_bytes_per_rank'] / 2**20:.0f} MiB | "
+            f"{row['parameter_bytes_per_rank'] / 2**20:.2f} + "
+            f"{row['optimizer_state_bytes_per_rank'] / 2**20:.2f} MiB | " +
             " | ".join(cells) + " |")
     lines.append("")
     lines.extend(f"- {e}" for e in errors)
