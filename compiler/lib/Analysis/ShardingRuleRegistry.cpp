@@ -4,6 +4,7 @@
 
 #include "AttentionRule.h"
 #include "LinalgRules.h"
+#include "ScatterAddRule.h"
 #include "ShapeOpRules.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -19,6 +20,8 @@ std::optional<ShardingRule> dtensor::getShardingRule(Operation *op) {
     return rule;
   if (auto attention = dyn_cast<AttentionOp>(op))
     return detail::getAttentionRule(attention);
+  if (auto scatter = dyn_cast<ScatterAddOp>(op))
+    return detail::getScatterAddRule(scatter);
   if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() > 0)
     return detail::getElementwiseRule(op);
   return std::nullopt;

@@ -10,6 +10,7 @@
 #define DTENSOR_COMPILER_AUTODIFF_ADJOINTS_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseMap.h"
@@ -50,6 +51,13 @@ mlir::LogicalResult differentiateGeneric(mlir::linalg::GenericOp op,
 /// error at `op` when it has none.
 mlir::LogicalResult differentiateDataOp(mlir::Operation *op,
                                         Adjoints &adjoints);
+
+/// The gradient of the table of `gather`, a lookup of rows (one gathered
+/// dim, dim 0, i32 or i64 indices), from its result's `gradient`: zeros and
+/// a dtensor.scatter_add (EmbeddingAdjoint.cpp). Null for any other gather.
+mlir::Value createRowGatherAdjoint(mlir::OpBuilder &b, mlir::Location loc,
+                                   mlir::tensor::GatherOp gather,
+                                   mlir::Value gradient);
 
 /// In the block `builder` builds: the adjoint of `wrt` (a block argument of
 /// `body`), given the adjoints `seeds` of values of `body`, after the ops

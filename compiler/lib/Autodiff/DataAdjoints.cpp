@@ -4,7 +4,8 @@
 // inverse: reshapes through the opposite reshape, a transpose through the
 // inverse permutation, a slice into zeros, a concatenation through slices.
 // A gather of rows (the embedding) adds each row's gradient to the row it
-// read: a one-hot contraction, over the gathered rows, whose sharding rule
+// read: a dtensor.scatter_add (EmbeddingAdjoint.cpp); a gather along another
+// dim, a one-hot contraction over the gathered rows, whose sharding rule
 // follows from its maps like any other generic's.
 //
 //===----------------------------------------------------------------------===//
@@ -222,7 +223,9 @@ LogicalResult dtensor::autodiff::differentiateDataOp(Operation *op,
           return gather.emitOpError()
                  << "has no gradient rule: only a rank-reduced gather (the "
                     "frontend's) is handled";
-        addTo(gather.getSource(), gatherAdjoint(b, loc, gather, dy));
+        Value table = createRowGatherAdjoint(b, loc, gather, dy);
+        addTo(gather.getSource(),
+              table ? table : gatherAdjoint(b, loc, gather, dy));
         return success();
       })
       .Default([&](Operation *other) {

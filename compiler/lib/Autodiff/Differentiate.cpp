@@ -100,9 +100,13 @@ func::FuncOp buildGradient(func::FuncOp function, StringRef name,
 
   // Active values: float tensors that vary with an argument of `wrt` and
   // that the loss depends on.
+  // The result of an op marked dtensor.shift does not change the function
+  // (a softmax's row max): it is not active, so no gradient flows through
+  // it, where the reverse sweep would otherwise compute one that is zero.
   llvm::DenseSet<Value> varied(wrt.begin(), wrt.end());
   for (Operation &op : block.without_terminator())
-    if (llvm::any_of(op.getOperands(),
+    if (!op.hasAttr(DTensorDialect::getShiftAttrName()) &&
+        llvm::any_of(op.getOperands(),
                      [&](Value operand) { return varied.contains(operand); }))
       for (Value result : op.getResults())
         if (isFloatTensor(result))

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/Builders/LinalgBuilders.h"
+#include "dtensor/Dialect/DTensor/DTensorDialect.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -18,13 +19,21 @@ using namespace dtensor::builders;
 
 Value builders::createRowMax(OpBuilder &b, Location loc, Value x, int64_t dim) {
   auto type = cast<RankedTensorType>(x.getType());
-  return createReduction(
-             b, loc, {type.getShape(), {dim}, {b.getF32Type()}, Combiner::Max},
-             x, identityMap(b.getContext(), type.getRank()),
-             [](OpBuilder &nested, Location bodyLoc, ValueRange args) {
-               return SmallVector<Value>{extend(nested, bodyLoc, args[0])};
-             })
-      .front();
+  Value max =
+      createReduction(
+          b, loc, {type.getShape(), {dim}, {b.getF32Type()}, Combiner::Max}, x,
+          identityMap(b.getContext(), type.getRank()),
+          [](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+            return SmallVector<Value>{extend(nested, bodyLoc, args[0])};
+          })
+          .front();
+  // softmax(x) = softmax(x - c) and logsumexp(x) = log(sum(exp(x - c))) + c
+  // for any c: the max only keeps exp from overflowing, and the gradient
+  // through it is zero (computing it would reduce over the normalised dim
+  // once more, across ranks when that dim is sharded).
+  max.getDefiningOp()->setAttr(DTensorDialect::getShiftAttrName(),
+                               b.getUnitAttr());
+  return max;
 }
 
 Value builders::createSoftmax(OpBuilder &b, Location loc, Value x, int64_t dim,

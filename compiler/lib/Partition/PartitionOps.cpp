@@ -491,6 +491,8 @@ LogicalResult dtensor::partitionOp(Operation *op, PartitionState &state) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case<LocalMapOp>(
           [&](LocalMapOp op) { return partitionLocalMap(op, state); })
+      .Case<ScatterAddOp>(
+          [&](ScatterAddOp op) { return partitionScatterAdd(op, state); })
       .Case<DistributeOp, RedistributeOp, tensor::EmptyOp, arith::ConstantOp,
             tensor::ExpandShapeOp, tensor::ReshapeOp, tensor::ExtractSliceOp,
             tensor::InsertSliceOp, tensor::DimOp, tensor::GatherOp,

@@ -83,6 +83,11 @@ mlir::LogicalResult partitionOp(mlir::Operation *op, PartitionState &state);
 /// pieces of its inputs (InlineLocalMap.cpp).
 mlir::LogicalResult partitionLocalMap(LocalMapOp op, PartitionState &state);
 
+/// Gives `op` its per-rank types; a table sharded along its rows gets the
+/// indices shifted by the rank's first row (PartitionScatterAdd.cpp).
+mlir::LogicalResult partitionScatterAdd(ScatterAddOp op,
+                                        PartitionState &state);
+
 } // namespace dtensor
 
 #endif // DTENSOR_COMPILER_PARTITION_PARTITIONSTATE_H

@@ -56,6 +56,12 @@ double getArithmeticPerPoint(Operation *op) {
     // The payload minus its terminator.
     return static_cast<double>(linalgOp.getBlock()->getOperations().size() - 1);
   }
+  // One addition per update element; its rule's points also count the
+  // table's rows, which no loop runs over.
+  if (auto scatter = dyn_cast<ScatterAddOp>(op)) {
+    int64_t rows = scatter.getInit().getType().getDimSize(0);
+    return ShapedType::isDynamic(rows) || rows == 0 ? 1.0 : 1.0 / rows;
+  }
   return 1.0;
 }
 

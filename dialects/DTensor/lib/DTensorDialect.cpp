@@ -328,6 +328,12 @@ LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
                                << "' must be a dictionary on a module";
     return success();
   }
+  if (attr.getName() == getShiftAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError() << "'" << attr.getName().getValue()
+                               << "' must be a unit attribute";
+    return success();
+  }
   if (attr.getName() == getRotateMethodAttrName()) {
     auto method = dyn_cast<StringAttr>(attr.getValue());
     if (!isa<ModuleOp>(op) || !method ||

@@ -38,7 +38,9 @@ def Differentiate : Pass<"dtensor-differentiate", "::mlir::ModuleOp"> {
     gradient. Reshapes, transposes, slices, concatenation, casts and layout
     constraints (`dtensor.distribute`, `dtensor.to_layout`) pass the
     gradient back through their inverse; a `tensor.gather` of rows (the
-    embedding) gives a one-hot contraction with the rows' gradients.
+    embedding) gives zeros and a `dtensor.scatter_add` of the rows'
+    gradients. A softmax's row max (marked `dtensor.shift`) passes no
+    gradient: the function does not depend on it.
     `dtensor.attention` is decomposed into linalg first
     (`--dtensor-decompose-attention`'s form), so its gradient stores the
     `[L, S]` weights; a fused backward is not done yet.

@@ -140,7 +140,10 @@ mlir::Value createTranspose(mlir::OpBuilder &b, mlir::Location loc,
 // Softmax and attention pieces
 //===----------------------------------------------------------------------===//
 
-/// The max of `x` over `dim`, in f32 (a reduction from -inf).
+/// The max of `x` over `dim`, in f32 (a reduction from -inf), to shift the
+/// row by in a softmax or log-sum-exp: the generic is marked dtensor.shift,
+/// so that differentiation passes no gradient through it. Callers use it
+/// for nothing else.
 mlir::Value createRowMax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                          int64_t dim);
 

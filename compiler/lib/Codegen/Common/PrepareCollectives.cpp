@@ -204,7 +204,7 @@ LogicalResult lowerChunks(func::FuncOp func) {
 struct PrepareCollectives
     : dtensor::codegen::impl::PrepareCollectivesBase<PrepareCollectives> {
   /// The bufferization that follows needs the models of the dtensor
-  /// collectives, of dtensor.write_rows and dtensor.attention, and of the
+  /// collectives, of dtensor.write_rows, scatter_add and attention, and of the
   /// upstream ops; registering
   /// them here spares every driver of the pipeline from doing it.
   void getDependentDialects(DialectRegistry &registry) const override {
@@ -213,6 +213,7 @@ struct PrepareCollectives
                     scf::SCFDialect>();
     registerCollectiveBufferizationModels(registry);
     registerWriteRowsBufferizationModel(registry);
+    registerScatterAddBufferizationModel(registry);
     registerAttentionBufferizationModel(registry);
     registerCustomCallBufferizationModel(registry);
     arith::registerBufferizableOpInterfaceExternalModels(registry);

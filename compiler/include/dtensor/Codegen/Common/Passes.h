@@ -31,6 +31,10 @@ void registerCollectiveBufferizationModels(mlir::DialectRegistry &registry);
 /// its cache's buffer in place (when one-shot analysis allows) with loops.
 void registerWriteRowsBufferizationModel(mlir::DialectRegistry &registry);
 
+/// Attaches the bufferization model of dtensor.scatter_add, which adds into
+/// its init's buffer in place (when one-shot analysis allows) with loops.
+void registerScatterAddBufferizationModel(mlir::DialectRegistry &registry);
+
 /// Attaches the bufferization model of dtensor.attention: a call of the
 /// runtime's fused attention (dtensor_rt_attention) on views of the
 /// operands' buffers, for f32 and f64; an op of another element type gets

@@ -164,6 +164,13 @@ def DTensor_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getRotateMethodAttrName() {
       return ::llvm::StringLiteral("dtensor.rotate_method");
     }
+    /// Unit attribute of an op whose result only shifts the values it is
+    /// used with, leaving the function unchanged (the row max of a softmax
+    /// or log-sum-exp): its gradient is zero, so --dtensor-differentiate
+    /// passes none through it.
+    static constexpr ::llvm::StringLiteral getShiftAttrName() {
+      return ::llvm::StringLiteral("dtensor.shift");
+    }
 
   private:
     /// Registers the attributes; lives with their storage in DTensorAttrs.cpp.

@@ -278,6 +278,61 @@ def DTensor_WriteRowsOp : DTensor_Op<"write_rows", [Pure,
   }];
 }
 
+def DTensor_ScatterAddOp : DTensor_Op<"scatter_add", [Pure,
+    AllTypesMatch<["init", "result"]>,
+    DestinationStyleOpInterface]> {
+  let summary = "add rows of updates into a table at per-row indices";
+  let description = [{
+    The result is `init` with row `indices[n]` increased by row `n` of
+    `updates`, for each `n < N`: `updates` is `[N, rest...]`, `init`
+    `[V, rest...]` (same trailing dims and element type, a float), and
+    `indices` a 1-D `i32` or `i64` tensor of `N` elements:
+
+    ```
+    result = init
+    for n in 0..N:
+      if 0 <= indices[n] < V:
+        result[indices[n], ...] += updates[n, ...]
+    ```
+
+    This is the gradient of an embedding lookup (a `tensor.gather` of rows):
+    each looked-up row's gradient is added to the row of the table it read,
+    with `N * rest` additions rather than the `N * V * rest` of a one-hot
+    contraction. An index outside `[0, V)` adds nothing, as the lookup of
+    such an id reads zeros (tensor.gather is lowered with that bounds
+    check); rows that share an index add up.
+
+    Sharding: the trailing dims may be sharded (each rank adds its piece of
+    every row); `N` may be sharded, leaving each rank with a partial sum
+    (`init` then is a partial sum too, e.g. zeros); `V` may be sharded (the
+    vocabulary-parallel embedding's gradient): each rank adds only the
+    indices in its range of rows, the others fall outside its piece and are
+    skipped.
+
+    The op is in destination-passing style: `init` is its init, and the
+    result bufferizes into init's buffer, updated in place unless the old
+    contents are read afterwards.
+
+    ```mlir
+    %grad = dtensor.scatter_add %rows into %zeros at %ids
+        : tensor<32x64xf32> into tensor<256x64xf32>, tensor<32xi64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$updates, AnyRankedTensor:$init,
+                       AnyRankedTensor:$indices);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $updates `into` $init `at` $indices attr-dict
+    `:` type($updates) `into` type($init) `,` type($indices)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getInitMutable();
+    }
+  }];
+}
+
 def DTensor_CustomCallOp : DTensor_Op<"custom_call", [Pure,
     AllTypesMatch<["init", "result"]>,
     DestinationStyleOpInterface]> {
