@@ -8,7 +8,7 @@ scripts/torch-env.sh (run with its python).
   oracle.py redistribute --tools DIR --work DIR --mesh 2x2 [--pairs N]
       [--seed S] [--shapes 8x6,5x7]
 
-models: every stateless plan of examples/*.json and plans from
+models: every stateless plan of examples/*.json (training plans aside) and plans from
 dtensor_testing.gen_model_plan (MLP, decoder block, Llama; tp, sequence
 parallel, loss parallel, dp x tp), each on several mesh shapes (1 to 4
 ranks). Both sides get the same weights and inputs (seeded); DTensor's
@@ -142,8 +142,11 @@ def model_cases():
             with open(os.path.join(ROOT, "examples", name)) as f:
                 plan = json.load(f)
             # Stateful plans (a KV cache, entries): kv-generate.test checks
-            # their generation against PyTorch's recomputation.
-            if "entries" not in plan["model"]:
+            # their generation against PyTorch's recomputation. Training
+            # plans: test/E2E/training.test trains them against PyTorch
+            # (DTensor itself included).
+            if "entries" not in plan["model"] and \
+                    "training" not in plan["model"]:
                 plans.append((name[:-5], plan))
     for label, args in [
             ("gen_mlp_tp", ["--model", "mlp", "--plan", "tp"]),
