@@ -9,9 +9,9 @@ scripts/torch-env.sh (run with its python).
       [--seed S] [--shapes 8x6,5x7]
 
 models: every stateless plan of examples/*.json (training plans aside)
-and plans from dtensor_testing.gen_model_plan (MLP, decoder block, Llama; tp, sequence
-parallel, loss parallel, dp x tp), each on several mesh shapes (1 to 4
-ranks). Both sides get the same weights and inputs (seeded); DTensor's
+and plans from dtensor_testing.gen_model_plan (MLP, decoder block, Llama;
+tp, sequence parallel, loss parallel, dp x tp), each on several mesh
+shapes (1 to 4 ranks). Both sides get the same weights and inputs (seeded); DTensor's
 outputs (full_tensor()) must equal the gathered outputs of `dtensor-run`
 (f32: largest error relative to the largest magnitude <= 1e-5; integers
 exactly). Prints one line per case and output:
