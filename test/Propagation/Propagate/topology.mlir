@@ -9,6 +9,7 @@
 // RUN: dtensor-opt %s --dtensor-propagate="compute-gflops=1 topology=%S/Inputs/topology-one-class.json" | FileCheck %s --check-prefix=UNIFORM
 // RUN: dtensor-opt %s --dtensor-propagate="compute-gflops=1 topology=%S/Inputs/topology-slow-dp.json" | FileCheck %s --check-prefix=SLOW
 // RUN: dtensor-opt %s --dtensor-propagate="compute-gflops=1 topology=%S/Inputs/topology-slow-dp.json explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: dtensor-opt %s "--dtensor-distribute=topology=%S/Inputs/topology-slow-dp.json explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // RUN: not dtensor-opt %s --dtensor-propagate="topology=%t.missing.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: echo '{"links": {"ib": {"latency_us": 1, "bandwidth_gbps": 1}}, "mesh_dims": {"pp": "ib"}}' > %t.pp.json
 // RUN: not dtensor-opt %s --dtensor-propagate="topology=%t.pp.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NODIM
@@ -32,6 +33,13 @@ dtensor.mesh @m shape [2, 2] names ["dp", "tp"]
 // EXPLAIN: remark: explain: operand #0 is redistributed from [S(1), S(1)] to [R, S(1)] ({{[0-9.e+]+}} us, mesh dim 0 on ethernet) for this op (linalg.matmul)
 // EXPLAIN: remark: explain: operand #1 is redistributed from [S(0), S(0)] to [R, S(0)] ({{[0-9.e+]+}} us, mesh dim 0 on ethernet) for this op (linalg.matmul)
 // EXPLAIN: remark: explain: operand #0 is redistributed from [R, P(sum)] to [R, R] ({{[0-9.e+]+}} us, mesh dim 1 on nvlink) for the function's result #0
+
+// The pipeline's option reaches propagation and partitioning: at the
+// default compute speed both operands are gathered, inside the host first.
+// PIPELINE: remark: explain: topology {{.*}}topology-slow-dp.json: dp: ethernet (50 us, 0.1 GB/s), tp: nvlink (5 us, 10 GB/s)
+// PIPELINE: remark: explain: redistribute of tensor<64x8xf32> from [S(1), S(1)] to [R, R] lowered to 2 steps:
+// PIPELINE-NEXT: all_gather(mesh_dims=[1], dim=1) -> [S(1), R]  {{[0-9.]+}} us over nvlink
+// PIPELINE-NEXT: all_gather(mesh_dims=[0], dim=1) -> [R, R]  {{[0-9.]+}} us over ethernet
 
 // MISSING: error: dtensor-propagate: cannot open topology file {{.*}}missing.json
 
