@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dtensor-bench-ceilings [--quick] [--gemm-size N] [--gemm-reps N]
 //     [--stream-mib N] [--stream-reps N] [-o FILE]
+// dtensor-bench-ceilings --calibrate-topology FILE [--quick]
+//     [--tcp-peer HOST:PORT] [-o FILE]
+// dtensor-bench-ceilings --tcp-echo PORT
 //
 // Measures the two ceilings the benchmarks (scripts/bench.sh) compare the
 // compiled programs with, and prints them as JSON:
@@ -26,6 +29,12 @@
 //   the read-for-ownership traffic of plain stores (write-allocate) is not
 //   counted.
 //
+// With --calibrate-topology it instead measures the latency and bandwidth
+// of this machine's links between two processes (shared memory, and TCP
+// over the loopback interface or to a --tcp-echo peer in another network
+// namespace) by ping-pong, and writes them as a topology file
+// (LinkCalibration.h, docs/topology.md).
+//
 // With --gemm-list it instead times a given list of products (a model
 // step's matrix products alone, for python/dtensor_bench) as the runtime
 // computes them: through its matrix-product library (runtime/lib/Blas.h,
@@ -43,8 +52,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blas.h"
+#include "LinkCalibration.h"
 #include "OpenBlasLoader.h"
 
+#include "dtensor/Formats/Topology.h"
 #include "dtensor/Tooling/CommandLine.h"
 #include "dtensor/Tooling/FlagValues.h"
 
@@ -520,6 +531,11 @@ struct Options {
   // --child-gemm CORETYPE THREADS N REPS MIN_SECONDS: one family's product,
   // in a child process this program starts.
   std::vector<std::string> childGemm;
+  // --calibrate-topology FILE: measure the links, write a topology file.
+  std::string calibrateTopology;
+  std::string tcpPeer;
+  // --tcp-echo PORT: the peer of --tcp-peer.
+  int tcpEcho = 0;
   // Testing aids: stand in for what CPUID says.
   std::optional<std::string> testCpuModel;
   std::optional<std::string> testCpuFeatures;
@@ -535,7 +551,10 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options) {
       "usage: dtensor-bench-ceilings [--quick] [--gemm-size N] "
       "[--gemm-reps N]\n"
       "           [--stream-mib N] [--stream-reps N] [-o FILE]\n"
-      "       dtensor-bench-ceilings --gemm-list CORETYPE THREADS LIST REPS",
+      "       dtensor-bench-ceilings --gemm-list CORETYPE THREADS LIST REPS\n"
+      "       dtensor-bench-ceilings --calibrate-topology FILE [--quick] "
+      "[--tcp-peer HOST:PORT]\n"
+      "       dtensor-bench-ceilings --tcp-echo PORT",
       "Measures the single-precision GEMM peak of OpenBLAS (each kernel "
       "family\n"
       "the CPU supports, 1 thread; the best one with all cores) and the\n"
@@ -593,6 +612,28 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options) {
           ->expected(4)
           ->transform(integerAtLeast(1, kIntMax).application_index(1))
           ->transform(integerAtLeast(1, kIntMax).application_index(3));
+  CLI::Option *calibrate =
+      app.add_option("--calibrate-topology", options.calibrateTopology,
+                     "instead measure the latency and bandwidth of\n"
+                     "shared memory and TCP between two processes\n"
+                     "(ping-pong, 8 B to 8 MiB; --quick: to 32 KiB)\n"
+                     "and write them to FILE as a topology file\n"
+                     "(docs/topology.md); prints the measurements as\n"
+                     "JSON")
+          ->type_name("FILE");
+  CLI::Option *tcpPeer =
+      app.add_option("--tcp-peer", options.tcpPeer,
+                     "with --calibrate-topology: measure TCP against\n"
+                     "the --tcp-echo server at HOST:PORT (another\n"
+                     "host or network namespace) rather than a child\n"
+                     "on 127.0.0.1")
+          ->type_name("HOST:PORT");
+  CLI::Option *tcpEcho =
+      app.add_option("--tcp-echo", options.tcpEcho,
+                     "serve one --tcp-peer connection on PORT: echo\n"
+                     "each message until it closes")
+          ->type_name("PORT")
+          ->transform(integerAtLeast(1, 65535));
   // How the program runs one family's product in a child of its own.
   CLI::Option *childGemm =
       app.add_option("--child-gemm", options.childGemm,
@@ -624,6 +665,15 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options) {
     for (CLI::Option *mode : {gemmList, childGemm})
       mode->excludes(other);
   gemmList->excludes(childGemm);
+  for (CLI::Option *other :
+       {gemmSize, gemmReps, streamMiB, streamReps, familiesOption, testModel,
+        testFeatures, gemmList, childGemm})
+    calibrate->excludes(other);
+  for (CLI::Option *other : {quick, gemmSize, gemmReps, streamMiB, streamReps,
+                             familiesOption, output, testModel, testFeatures,
+                             gemmList, childGemm, calibrate, tcpPeer})
+    tcpEcho->excludes(other);
+  tcpPeer->needs(calibrate);
 
   if (std::optional<int> status = cli.parse(argc, argv, 1))
     return status;
@@ -707,12 +757,78 @@ bool writeJson(const Json &json, const std::string &path) {
   return true;
 }
 
+/// --calibrate-topology: measures the links, writes the topology file and
+/// prints the measurements.
+int calibrateTopology(const Options &options) {
+  dtensor::bench::CalibrationOptions calibration;
+  if (options.quick) {
+    calibration.maxBytes = 32 << 10;
+    calibration.reps = 50;
+  }
+  calibration.tcpPeer = options.tcpPeer;
+  dtensor::bench::LinkMeasurement shm, tcp;
+  std::fprintf(stderr, "calibrate: shared memory ...\n");
+  std::string error = dtensor::bench::measureSharedMemory(calibration, shm);
+  if (error.empty()) {
+    std::fprintf(stderr, "calibrate: TCP ...\n");
+    error = dtensor::bench::measureTcp(calibration, tcp);
+  }
+  if (!error.empty()) {
+    std::fprintf(stderr, "dtensor-bench-ceilings: %s\n", error.c_str());
+    return 1;
+  }
+  dtensor::rt::Topology topology;
+  topology.links = {
+      {"shared_memory", rounded(shm.latencyUs), rounded(shm.bandwidthGBps)},
+      {"tcp", rounded(tcp.latencyUs), rounded(tcp.bandwidthGBps)}};
+  topology.intraHost = "shared_memory";
+  topology.interHost = "tcp";
+  topology.comment = "measured by dtensor-bench-ceilings --calibrate-topology"
+                     " (ping-pong, " +
+                     std::to_string(shm.points.front().bytes) + " B to " +
+                     std::to_string(shm.points.back().bytes) +
+                     " B): shared_memory is " + shm.how + ", tcp is " + tcp.how;
+  std::string text = dtensor::rt::encodeTopology(topology);
+  FILE *file = std::fopen(options.calibrateTopology.c_str(), "w");
+  if (!file || std::fputs(text.c_str(), file) < 0 || std::fclose(file) != 0) {
+    std::perror(
+        ("dtensor-bench-ceilings: " + options.calibrateTopology).c_str());
+    return 1;
+  }
+  Json json;
+  json["tool"] = "dtensor-bench-ceilings";
+  json["mode"] = "calibrate-topology";
+  json["quick"] = options.quick;
+  json["topology_file"] = options.calibrateTopology;
+  Json &links = json["links"];
+  for (const auto &[name, measured] :
+       {std::pair<const char *, const dtensor::bench::LinkMeasurement *>{
+            "shared_memory", &shm},
+        {"tcp", &tcp}}) {
+    Json link;
+    link["how"] = measured->how;
+    link["latency_us"] = rounded(measured->latencyUs);
+    link["bandwidth_gbps"] = rounded(measured->bandwidthGBps);
+    Json points = Json::array();
+    for (const dtensor::bench::PingPongPoint &point : measured->points)
+      points.push_back(
+          {{"bytes", point.bytes}, {"one_way_us", rounded(point.oneWayUs)}});
+    link["one_way"] = std::move(points);
+    links[name] = std::move(link);
+  }
+  return writeJson(json, options.output) ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   Options options;
   if (std::optional<int> status = parseArgs(argc, argv, options))
     return *status;
+  if (options.tcpEcho)
+    return dtensor::bench::serveTcpEcho(options.tcpEcho);
+  if (!options.calibrateTopology.empty())
+    return calibrateTopology(options);
   if (!options.childGemm.empty()) {
     const std::vector<std::string> &a = options.childGemm;
     return childGemm(a[0], std::stoi(a[1]), std::stoi(a[2]), std::stoi(a[3]),

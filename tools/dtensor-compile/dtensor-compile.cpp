@@ -13,6 +13,7 @@
 #include "dtensor/Codegen/GPU/GpuCodegen.h"
 #include "dtensor/Driver/CompileArtifact.h"
 #include "dtensor/Driver/DebugOutput.h"
+#include "dtensor/Formats/Topology.h"
 #include "dtensor/Frontend/ImportJson.h"
 #include "dtensor/InitAllDialects.h"
 #include "dtensor/InitAllPasses.h"
@@ -131,6 +132,14 @@ static cl::opt<std::string> explain(
              "strength-reduces or buckets)"),
     cl::value_desc("propagate,partition,fuse"), cl::ValueOptional,
     cl::cat(category));
+static cl::opt<std::string> topology(
+    "topology",
+    cl::desc("Topology file (docs/topology.md): link classes with their "
+             "latency and bandwidth, and which mesh dims cross which; "
+             "propagation and the redistribute planner price each "
+             "collective by the slowest class its group crosses (default: "
+             "every mesh dim alike)"),
+    cl::value_desc("FILE"), cl::cat(category));
 static cl::list<std::string> customOpLibraries(
     "custom-op-library",
     cl::desc("Shared library with the kernels of the program's custom ops "
@@ -245,6 +254,17 @@ int main(int argc, char **argv) {
     return 1;
   }
   options.visualize.assign(visualize.begin(), visualize.end());
+  options.topology = topology;
+  // A file that does not read is reported before anything is compiled (the
+  // passes read it again, against each mesh).
+  if (!topology.empty()) {
+    dtensor::rt::Topology file;
+    if (std::string error = dtensor::rt::readTopologyFile(topology, file);
+        !error.empty()) {
+      llvm::errs() << "dtensor-compile: --topology: " << error << "\n";
+      return 1;
+    }
+  }
   options.visualizeSvgDir = visualizeSvg;
   // DTENSOR_LOG and --explain add up; a bare --explain is every stage.
   const char *log = std::getenv("DTENSOR_LOG");

@@ -696,6 +696,7 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   distributeOptions.visualize = options.visualize;
   distributeOptions.visualizeSvgDir = options.visualizeSvgDir;
   distributeOptions.explain = options.explain;
+  distributeOptions.topology = options.topology;
   distributeOptions.statistics = options.statistics;
   distributeOptions.target =
       getTargetCapabilities(options.target, options.fusedAttention,

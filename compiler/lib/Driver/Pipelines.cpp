@@ -49,6 +49,7 @@ void dtensor::driver::buildDistributePipeline(
   PropagateOptions propagate;
   propagate.statistics = options.statistics;
   propagate.explain = options.explain.propagate;
+  propagate.topology = options.topology;
   pm.addPass(createPropagate(propagate));
   if (!options.visualize.empty()) {
     VisualizeShardingOptions visualize;
@@ -58,6 +59,7 @@ void dtensor::driver::buildDistributePipeline(
   }
   PartitionOptions partition;
   partition.explain = options.explain.partition;
+  partition.topology = options.topology;
   pm.addPass(createPartition(partition));
   if (options.target.attentionKernel) {
     pm.addNestedPass<func::FuncOp>(createFoldAttentionViews());
@@ -114,6 +116,12 @@ struct DistributePipelineOptions
       llvm::cl::desc("Propagation and collective fusion report what they "
                      "did as remarks"),
       llvm::cl::init(false)};
+  Option<std::string> topology{
+      *this, "topology",
+      llvm::cl::desc("Topology file (docs/topology.md): propagation and "
+                     "partitioning price each collective with the slowest "
+                     "link class its group crosses"),
+      llvm::cl::init("")};
   Option<bool> attentionKernel{
       *this, "attention-kernel",
       llvm::cl::desc("The target has a fused attention kernel: keep "
@@ -141,6 +149,7 @@ void dtensor::driver::registerDistributePipeline() {
                                     options.visualize.end());
         distribute.visualizeSvgDir = options.visualizeSvgDir;
         distribute.statistics = options.statistics;
+        distribute.topology = options.topology;
         distribute.target.attentionKernel = options.attentionKernel;
         if (options.explain)
           distribute.explain = ExplainCategories::all();

@@ -14,6 +14,7 @@
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 #include "dtensor/Partition/Passes.h"
+#include "dtensor/Planner/TopologyCosts.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -22,6 +23,10 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
+
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace dtensor {
 #define GEN_PASS_DEF_PARTITION
@@ -241,6 +246,16 @@ struct PartitionPass : dtensor::impl::PartitionBase<PartitionPass> {
     params.callUs = callUs;
     params.latencyUs = latencyUs;
     params.bandwidthGBps = bandwidthGBps;
+    std::optional<rt::Topology> topologyFile;
+    if (!topology.empty()) {
+      rt::Topology file;
+      if (std::string error = rt::readTopologyFile(topology, file);
+          !error.empty()) {
+        getOperation().emitError() << "dtensor-partition: " << error;
+        return signalPassFailure();
+      }
+      topologyFile = std::move(file);
+    }
 
     // The functions to partition, and their meshes.
     llvm::MapVector<Operation *, MeshOp> targets;
@@ -289,9 +304,26 @@ struct PartitionPass : dtensor::impl::PartitionBase<PartitionPass> {
                                        : "partitioning ")
                  << "@" << func.getSymName() << " on mesh @"
                  << mesh.getSymName() << "\n");
+      // With a topology, each mesh has its links.
+      layout::CostParams meshParams = params;
+      if (topologyFile) {
+        std::vector<std::string> dimNames;
+        if (std::optional<ArrayAttr> names = mesh.getDimNames())
+          for (Attribute name : *names)
+            dimNames.push_back(cast<StringAttr>(name).str());
+        std::vector<int64_t> shape(mesh.getShape().begin(),
+                                   mesh.getShape().end());
+        if (std::string error = layout::setMeshDimLinks(
+                *topologyFile, topology, shape, dimNames, meshParams);
+            !error.empty()) {
+          mesh.emitError() << error;
+          return signalPassFailure();
+        }
+      }
       if (func.isExternal())
         rewriteSignature(func, mesh.getLayoutMesh());
-      else if (failed(FunctionPartitioner(func, mesh, params, explain).run()))
+      else if (failed(
+                   FunctionPartitioner(func, mesh, meshParams, explain).run()))
         return signalPassFailure();
       LLVM_DEBUG(llvm::dbgs() << "@" << func.getSymName() << " now has type "
                               << func.getFunctionType() << "\n");

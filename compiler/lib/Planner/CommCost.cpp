@@ -46,12 +46,49 @@ double collectiveTimeUs(Collective collective, int64_t groupSize,
   return 0.0;
 }
 
+const LinkCost *slowestLink(Collective collective,
+                            const std::vector<int64_t> &meshDims,
+                            int64_t groupSize, double bytesPerRank,
+                            const CostParams &params) {
+  if (params.meshDimLinks.empty())
+    return nullptr;
+  const LinkCost *slowest = nullptr;
+  double slowestUs = 0.0;
+  for (int64_t meshDim : meshDims) {
+    assert(meshDim >= 0 &&
+           meshDim < static_cast<int64_t>(params.meshDimLinks.size()) &&
+           "a link per mesh dim");
+    const LinkCost &link = params.meshDimLinks[meshDim];
+    CostParams over = params;
+    over.latencyUs = link.latencyUs;
+    over.bandwidthGBps = link.bandwidthGBps;
+    double us = collectiveTimeUs(collective, groupSize, bytesPerRank, over);
+    if (!slowest || us > slowestUs) {
+      slowest = &link;
+      slowestUs = us;
+    }
+  }
+  return slowest;
+}
+
+double collectiveTimeUs(Collective collective,
+                        const std::vector<int64_t> &meshDims, int64_t groupSize,
+                        double bytesPerRank, const CostParams &params) {
+  const LinkCost *link =
+      slowestLink(collective, meshDims, groupSize, bytesPerRank, params);
+  if (!link)
+    return collectiveTimeUs(collective, groupSize, bytesPerRank, params);
+  CostParams over = params;
+  over.latencyUs = link->latencyUs;
+  over.bandwidthGBps = link->bandwidthGBps;
+  return collectiveTimeUs(collective, groupSize, bytesPerRank, over);
+}
+
 double localTimeUs(double bytes, const CostParams &params) {
   return bytes / bytesPerUs(params.memoryGBps);
 }
 
-double localBytes(const std::vector<int64_t> &globalShape,
-                  int64_t elementBytes,
+double localBytes(const std::vector<int64_t> &globalShape, int64_t elementBytes,
                   const std::vector<Placement> &placements, const Mesh &mesh,
                   const CostParams &params) {
   double bytes = static_cast<double>(elementBytes);
@@ -92,26 +129,28 @@ double redistributeTimeUs(const std::vector<int64_t> &globalShape,
       if (from == to)
         continue;
       int64_t n = mesh.dimSize(static_cast<int64_t>(meshDim));
+      std::vector<int64_t> dims = {static_cast<int64_t>(meshDim)};
       bool toShard = to.isShard();
       if (phase == 0 && toShard && !from.isShard()) {
         if (from.isPartial())
-          time += collectiveTimeUs(Collective::ReduceScatter, n, bytesNow(),
-                                   params);
+          time += collectiveTimeUs(Collective::ReduceScatter, dims, n,
+                                   bytesNow(), params);
         else
           time += localTimeUs(bytesNow() / static_cast<double>(n), params);
         current[meshDim] = to;
       } else if (phase == 1 && toShard && from.isShard()) {
-        time += collectiveTimeUs(Collective::AllToAll, n, bytesNow(), params);
+        time +=
+            collectiveTimeUs(Collective::AllToAll, dims, n, bytesNow(), params);
         current[meshDim] = to;
       } else if (phase == 2 && from.isPartial() && !toShard) {
-        time +=
-            collectiveTimeUs(Collective::AllReduce, n, bytesNow(), params);
+        time += collectiveTimeUs(Collective::AllReduce, dims, n, bytesNow(),
+                                 params);
         current[meshDim] = to;
         if (to.isPartial())
           time += localTimeUs(bytesNow(), params);
       } else if (phase == 3 && from.isShard() && !toShard) {
-        time +=
-            collectiveTimeUs(Collective::AllGather, n, bytesNow(), params);
+        time += collectiveTimeUs(Collective::AllGather, dims, n, bytesNow(),
+                                 params);
         current[meshDim] = to;
         if (to.isPartial())
           time += localTimeUs(bytesNow(), params);

@@ -307,14 +307,17 @@ double stepTimeUs(const std::vector<int64_t> &globalShape, int64_t elementBytes,
   double bytes = localBytes(globalShape, elementBytes, layout, mesh, params);
   switch (step.kind) {
   case Kind::AllGather:
-    return collectiveTimeUs(Collective::AllGather, groupSize, bytes, params);
+    return collectiveTimeUs(Collective::AllGather, step.meshDims, groupSize,
+                            bytes, params);
   case Kind::AllReduce:
-    return collectiveTimeUs(Collective::AllReduce, groupSize, bytes, params);
+    return collectiveTimeUs(Collective::AllReduce, step.meshDims, groupSize,
+                            bytes, params);
   case Kind::ReduceScatter:
-    return collectiveTimeUs(Collective::ReduceScatter, groupSize, bytes,
-                            params);
+    return collectiveTimeUs(Collective::ReduceScatter, step.meshDims, groupSize,
+                            bytes, params);
   case Kind::AllToAll:
-    return collectiveTimeUs(Collective::AllToAll, groupSize, bytes, params);
+    return collectiveTimeUs(Collective::AllToAll, step.meshDims, groupSize,
+                            bytes, params);
   case Kind::Chunk: {
     // Copying out the kept piece; its largest instance bounds the time.
     std::vector<Placement> after = applyStep(layout, step, mesh, tensorRank);
@@ -332,6 +335,33 @@ double stepTimeUs(const std::vector<int64_t> &globalShape, int64_t elementBytes,
   }
   }
   return 0.0; // Unreachable.
+}
+
+std::string stepLinkName(const std::vector<int64_t> &globalShape,
+                         int64_t elementBytes,
+                         const std::vector<Placement> &layout,
+                         const RedistributeStep &step, const Mesh &mesh,
+                         const CostParams &params) {
+  if (step.isLocal() || params.meshDimLinks.empty())
+    return "";
+  Collective collective = Collective::AllGather;
+  switch (step.kind) {
+  case Kind::AllReduce:
+    collective = Collective::AllReduce;
+    break;
+  case Kind::ReduceScatter:
+    collective = Collective::ReduceScatter;
+    break;
+  case Kind::AllToAll:
+    collective = Collective::AllToAll;
+    break;
+  default:
+    break;
+  }
+  const LinkCost *link = slowestLink(
+      collective, step.meshDims, mesh.groupSize(step.meshDims),
+      localBytes(globalShape, elementBytes, layout, mesh, params), params);
+  return link ? link->name : "";
 }
 
 //===----------------------------------------------------------------------===//
@@ -408,8 +438,7 @@ std::vector<RedistributeStep> validSteps(const std::vector<Placement> &layout,
         consider(RedistributeStep::allGatherHeadTail(dims[0], first.dim));
     } else if (first.isShard()) {
       consider(RedistributeStep::allGather(dims, first.dim));
-      if (std::find(kinds.begin(), kinds.end(), ReduceKind::Sum) !=
-          kinds.end())
+      if (std::find(kinds.begin(), kinds.end(), ReduceKind::Sum) != kinds.end())
         consider(RedistributeStep::padPartial(dims, first.dim));
       for (int64_t to = 0; to < tensorRank; ++to)
         if (to != first.dim)
@@ -539,6 +568,10 @@ RedistributePlan planRedistribute(const std::vector<int64_t> &globalShape,
   std::reverse(plan.stepUs.begin(), plan.stepUs.end());
   for (double us : plan.stepUs)
     plan.totalUs += us;
+  for (size_t i = 0; i < plan.steps.size(); ++i)
+    plan.stepLinks.push_back(stepLinkName(globalShape, elementBytes,
+                                          i ? plan.layouts[i - 1] : source,
+                                          plan.steps[i], mesh, params));
   return plan;
 }
 
@@ -547,8 +580,10 @@ std::string str(const RedistributePlan &plan) {
   char buffer[64];
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     std::snprintf(buffer, sizeof(buffer), "%.4g us", plan.stepUs[i]);
-    out += str(plan.steps[i]) + " -> " + str(plan.layouts[i]) + "  " + buffer +
-           "\n";
+    out += str(plan.steps[i]) + " -> " + str(plan.layouts[i]) + "  " + buffer;
+    if (i < plan.stepLinks.size() && !plan.stepLinks[i].empty())
+      out += " over " + plan.stepLinks[i];
+    out += "\n";
   }
   std::snprintf(buffer, sizeof(buffer), "%.4g us", plan.totalUs);
   return out + "total " + buffer + "\n";

@@ -93,7 +93,14 @@ void FunctionPropagation::explainRedistribute(
   if (info.op)
     what += ")";
   std::string cost;
-  llvm::raw_string_ostream(cost) << llvm::format(" (%.3g us)", moveUs);
+  llvm::raw_string_ostream costStream(cost);
+  costStream << llvm::format(" (%.3g us", moveUs);
+  // With a topology: the link of each mesh dim the move changes.
+  const std::vector<layout::LinkCost> &links = problem.getParams().meshDimLinks;
+  for (size_t dim = 0; dim < links.size() && dim < from.size(); ++dim)
+    if (from[dim] != to[dim])
+      costStream << ", mesh dim " << dim << " on " << links[dim].name;
+  costStream << ")";
   emitRemark(loc) << "explain: operand #" << slot << " is redistributed from "
                   << layout::str(from) << " to " << layout::str(to) << cost
                   << " for " << what << ", whose chosen strategy #" << chosen

@@ -13,10 +13,12 @@
 
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
+#include "dtensor/Planner/TopologyCosts.h"
 #include "dtensor/Propagation/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Debug.h"
 
 #include <functional>
@@ -170,6 +172,10 @@ private:
   LogicalResult propagate(func::FuncOp func);
 
   PropagationCounts total;
+  /// The `topology` file, once read.
+  std::optional<rt::Topology> topologyFile;
+  /// The meshes whose links `explain` has shown.
+  llvm::DenseSet<Operation *> explainedMeshes;
 };
 
 } // namespace
@@ -245,6 +251,21 @@ LogicalResult Propagate::propagate(func::FuncOp func) {
   costs.callUs = callUs;
   costs.latencyUs = latencyUs;
   costs.bandwidthGBps = bandwidthGBps;
+  if (topologyFile) {
+    std::vector<std::string> dimNames;
+    if (std::optional<ArrayAttr> names = mesh.getDimNames())
+      for (Attribute name : *names)
+        dimNames.push_back(cast<StringAttr>(name).str());
+    std::vector<int64_t> shape(mesh.getShape().begin(), mesh.getShape().end());
+    if (std::string error = layout::setMeshDimLinks(*topologyFile, topology,
+                                                    shape, dimNames, costs);
+        !error.empty())
+      return mesh.emitError() << error;
+    if (explain && explainedMeshes.insert(mesh.getOperation()).second)
+      emitRemark(mesh.getLoc())
+          << "explain: topology " << topology << ": "
+          << layout::describeMeshDimLinks(costs, dimNames);
+  }
   ComputeParams compute;
   compute.usPerPoint = 1.0 / (computeGflops * 1e3);
   compute.headTailMeshDims = getHeadTailMeshDims(func, mesh.getRank());
@@ -266,6 +287,17 @@ void Propagate::runOnOperation() {
         << "dtensor-propagate: call-us and latency-us must be >= 0, "
            "bandwidth-gbps and compute-gflops > 0";
     return signalPassFailure();
+  }
+  topologyFile.reset();
+  explainedMeshes.clear();
+  if (!topology.empty()) {
+    rt::Topology file;
+    if (std::string error = rt::readTopologyFile(topology, file);
+        !error.empty()) {
+      getOperation().emitError() << "dtensor-propagate: " << error;
+      return signalPassFailure();
+    }
+    topologyFile = std::move(file);
   }
   SmallVector<func::FuncOp> order;
   if (failed(orderFunctions(order)))

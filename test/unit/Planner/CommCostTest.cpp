@@ -33,9 +33,8 @@ TEST(CommCostTest, RingFormulas) {
   // all_reduce over 4: 2*log2(4) rounds, 2*(3/4) of the buffer sent.
   EXPECT_DOUBLE_EQ(collectiveTimeUs(Collective::AllReduce, 4, 8000, params),
                    1.0 + 20.0 + 2 * 0.75 * 8000 / 1e4);
-  EXPECT_DOUBLE_EQ(
-      collectiveTimeUs(Collective::ReduceScatter, 4, 8000, params),
-      1.0 + 10.0 + 0.75 * 8000 / 1e4);
+  EXPECT_DOUBLE_EQ(collectiveTimeUs(Collective::ReduceScatter, 4, 8000, params),
+                   1.0 + 10.0 + 0.75 * 8000 / 1e4);
   // all_to_all over 4: a personalised exchange takes 3 rounds.
   EXPECT_DOUBLE_EQ(collectiveTimeUs(Collective::AllToAll, 4, 8000, params),
                    1.0 + 15.0 + 0.75 * 8000 / 1e4);
@@ -109,6 +108,63 @@ TEST(CommCostTest, ParametersScaleTheTerms) {
   Mesh mesh({2});
   EXPECT_DOUBLE_EQ(redistributeTimeUs({1000}, 1, {P}, {R}, mesh, params),
                    2 * 0.5 * 1000 / 1e3);
+}
+
+/// A topology of a 2 x 2 mesh: mesh dim 0 crosses a slow link (50 us,
+/// 1 GB/s = 1e3 bytes/us), mesh dim 1 a fast one (1 us, 100 GB/s).
+CostParams slowDimZero() {
+  CostParams params;
+  params.meshDimLinks = {{"slow", 50.0, 1.0}, {"fast", 1.0, 100.0}};
+  return params;
+}
+
+TEST(CommCostTest, WithoutLinksMeshDimsChangeNothing) {
+  CostParams params;
+  for (Collective c : {Collective::AllGather, Collective::AllReduce,
+                       Collective::ReduceScatter, Collective::AllToAll}) {
+    EXPECT_DOUBLE_EQ(collectiveTimeUs(c, {0, 1}, 4, 8000, params),
+                     collectiveTimeUs(c, 4, 8000, params));
+    EXPECT_EQ(slowestLink(c, {0}, 2, 8000, params), nullptr);
+  }
+}
+
+TEST(CommCostTest, ACollectiveIsPricedByItsSlowestLink) {
+  CostParams params = slowDimZero();
+  EXPECT_DOUBLE_EQ(
+      collectiveTimeUs(Collective::AllReduce, {1}, 2, 8000, params),
+      1.0 + 2 * 1.0 + 2 * 0.5 * 8000 / 1e5);
+  EXPECT_DOUBLE_EQ(
+      collectiveTimeUs(Collective::AllReduce, {0}, 2, 8000, params),
+      1.0 + 2 * 50.0 + 2 * 0.5 * 8000 / 1e3);
+  // A group over both dims waits for the slow one.
+  EXPECT_DOUBLE_EQ(
+      collectiveTimeUs(Collective::AllGather, {0, 1}, 4, 8000, params),
+      1.0 + 2 * 50.0 + 3 * 8000 / 1e3);
+  EXPECT_EQ(slowestLink(Collective::AllGather, {0, 1}, 4, 8000, params)->name,
+            "slow");
+  EXPECT_EQ(slowestLink(Collective::AllGather, {1}, 2, 8000, params)->name,
+            "fast");
+}
+
+TEST(CommCostTest, SlowestLinkWeighsLatencyAgainstBandwidth) {
+  // A high-latency wide link and a low-latency narrow one: small messages
+  // wait for the latency, large ones for the bandwidth.
+  CostParams params;
+  params.meshDimLinks = {{"far", 100.0, 100.0}, {"thin", 1.0, 1.0}};
+  EXPECT_EQ(slowestLink(Collective::AllReduce, {0, 1}, 4, 8, params)->name,
+            "far");
+  EXPECT_EQ(slowestLink(Collective::AllReduce, {0, 1}, 4, 1e6, params)->name,
+            "thin");
+}
+
+TEST(CommCostTest, RedistributePricesEachMeshDimWithItsLink) {
+  CostParams params = slowDimZero();
+  Mesh mesh({2, 2});
+  std::vector<int64_t> shape{8, 64}; // 2048 bytes of f32
+  EXPECT_DOUBLE_EQ(redistributeTimeUs(shape, 4, {P, R}, {R, R}, mesh, params),
+                   1.0 + 2 * 50.0 + 2048 / 1e3);
+  EXPECT_DOUBLE_EQ(redistributeTimeUs(shape, 4, {R, P}, {R, R}, mesh, params),
+                   1.0 + 2 * 1.0 + 2048 / 1e5);
 }
 
 } // namespace

@@ -485,9 +485,13 @@ void checkAllPairs(const std::vector<int64_t> &meshShape,
       << failures.front();
 }
 
-const std::vector<Placement> kAllChoices = {
-    R, P(ReduceKind::Sum), P(ReduceKind::Avg), P(ReduceKind::Max),
-    P(ReduceKind::Min), S(0), S(1)};
+const std::vector<Placement> kAllChoices = {R,
+                                            P(ReduceKind::Sum),
+                                            P(ReduceKind::Avg),
+                                            P(ReduceKind::Max),
+                                            P(ReduceKind::Min),
+                                            S(0),
+                                            S(1)};
 
 const std::vector<std::vector<int64_t>> kShapes = {
     {12, 24}, // even on every mesh below, nested or not
@@ -688,10 +692,9 @@ TEST(RedistributePlan, ShardToPartialSumIsOneLocalPad) {
   EXPECT_EQ(plan.steps[0], Step::padPartial({1}, 0));
   // Only sum: other kinds of Partial still gather first.
   plan = planRedistribute({10, 6}, 4, {S(0)}, {P(ReduceKind::Max)}, mesh);
-  EXPECT_TRUE(std::none_of(plan.steps.begin(), plan.steps.end(),
-                           [](const Step &s) {
-                             return s.kind == Step::Kind::PadPartial;
-                           }))
+  EXPECT_TRUE(std::none_of(
+      plan.steps.begin(), plan.steps.end(),
+      [](const Step &s) { return s.kind == Step::Kind::PadPartial; }))
       << str(plan);
 }
 
@@ -813,6 +816,34 @@ TEST(RedistributePlan, StepRendering) {
   EXPECT_EQ(str(Step::markPartial({0}, ReduceKind::Max)),
             "mark_partial(max, mesh_dims=[0])");
   EXPECT_EQ(str(Step::padPartial({1}, 0)), "pad_partial(mesh_dims=[1], dim=0)");
+}
+
+TEST(RedistributePlanTest, ASlowMeshDimReducesAShard) {
+  // A sum over a 2 x 2 mesh of 4 MiB. With every dim alike, one all_reduce
+  // over both dims is cheapest. When mesh dim 0 crosses a slow link, the
+  // plan reduces only a half over it: reduce_scatter inside the fast dim,
+  // all_reduce of the half over the slow dim, all_gather back.
+  Mesh mesh({2, 2});
+  std::vector<int64_t> shape{1 << 20};
+  RedistributePlan uniform =
+      planRedistribute(shape, 4, {P(), P()}, {R, R}, mesh, CostParams());
+  ASSERT_EQ(uniform.steps.size(), 1u) << str(uniform);
+  EXPECT_EQ(str(uniform.steps[0]), "all_reduce(sum, mesh_dims=[0,1])");
+  EXPECT_EQ(uniform.stepLinks, std::vector<std::string>{""});
+
+  CostParams params;
+  params.meshDimLinks = {{"slow", 50.0, 1.0}, {"fast", 5.0, 10.0}};
+  RedistributePlan plan =
+      planRedistribute(shape, 4, {P(), P()}, {R, R}, mesh, params);
+  ASSERT_EQ(plan.steps.size(), 3u) << str(plan);
+  EXPECT_EQ(str(plan.steps[0]), "reduce_scatter(sum, mesh_dims=[1], dim=0)");
+  EXPECT_EQ(str(plan.steps[1]), "all_reduce(sum, mesh_dims=[0])");
+  EXPECT_EQ(str(plan.steps[2]), "all_gather(mesh_dims=[1], dim=0)");
+  EXPECT_EQ(plan.stepLinks, (std::vector<std::string>{"fast", "slow", "fast"}));
+  EXPECT_NE(str(plan).find("over slow"), std::string::npos) << str(plan);
+  // The single all_reduce, priced over the slow link, costs more.
+  EXPECT_LT(plan.totalUs,
+            stepTimeUs(shape, 4, {P(), P()}, uniform.steps[0], mesh, params));
 }
 
 } // namespace

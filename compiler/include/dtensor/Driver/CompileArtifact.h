@@ -63,6 +63,9 @@ struct CompileOptions {
   std::string visualizeSvgDir;
   /// Which stages explain their decisions (remarks).
   ExplainCategories explain;
+  /// The topology file (docs/topology.md) the cost model of propagation
+  /// and partitioning reads; "" = every mesh dim priced alike.
+  std::string topology;
   /// Collective fusion (see --dtensor-fuse-collectives).
   uint64_t bucketBytes = 25 * 1024 * 1024;
   bool overlap = true;

@@ -60,6 +60,9 @@ struct DistributeOptions {
   /// Propagation and collective fusion report what they did as remarks
   /// (their `statistics` option).
   bool statistics = false;
+  /// The topology file of the cost model of propagation and partitioning
+  /// (their `topology` option, docs/topology.md); "" for none.
+  std::string topology;
   /// What the target computes as one op. Without `attentionKernel`,
   /// dtensor.attention is decomposed into linalg before propagation
   /// (--dtensor-decompose-attention). With it, the kernel's ops stay whole;

@@ -46,6 +46,10 @@ def Partition : Pass<"dtensor-partition", "mlir::ModuleOp"> {
       total 11.41 us
     ```
 
+    With `topology`, each collective step is priced over the slowest link
+    class its group crosses, which the step's line names ("11.41 us over
+    ib").
+
     Function arguments and results keep their `dtensor.layout` and gain
     `dtensor.global_shape`; declarations with layouts get the same per-rank
     signature. Functions without layouts are left alone, and so are
@@ -59,6 +63,11 @@ def Partition : Pass<"dtensor-partition", "mlir::ModuleOp"> {
            "Cost of one step of a collective, in microseconds">,
     Option<"bandwidthGBps", "bandwidth-gbps", "double", /*default=*/"10.0",
            "Bytes per second each rank sends, in GB/s">,
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "Topology file (docs/topology.md): the link class each mesh dim "
+           "crosses; each collective is priced with the latency and "
+           "bandwidth of the slowest class its group crosses instead of "
+           "latency-us and bandwidth-gbps">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Explain each lowered redistribute (a remark naming its steps "
            "and their costs)">,

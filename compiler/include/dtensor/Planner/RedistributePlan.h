@@ -28,8 +28,8 @@
 #ifndef DTENSOR_PLANNER_REDISTRIBUTEPLAN_H
 #define DTENSOR_PLANNER_REDISTRIBUTEPLAN_H
 
-#include "dtensor/Planner/CommCost.h"
 #include "dtensor/Layout/LayoutMath.h"
+#include "dtensor/Planner/CommCost.h"
 
 #include <cstdint>
 #include <string>
@@ -72,8 +72,8 @@ struct RedistributeStep {
   Kind kind = Kind::AllGather;
   /// The mesh dims the step acts over, ascending.
   std::vector<int64_t> meshDims;
-  /// The tensor dim gathered, scattered, chunked or padded; for AllToAll the dim
-  /// sharded before the step (the concat dim). Unused otherwise.
+  /// The tensor dim gathered, scattered, chunked or padded; for AllToAll the
+  /// dim sharded before the step (the concat dim). Unused otherwise.
   int64_t dim = 0;
   /// AllToAll only: the dim sharded after the step (the split dim).
   int64_t toDim = 0;
@@ -163,6 +163,15 @@ double stepTimeUs(const std::vector<int64_t> &globalShape, int64_t elementBytes,
                   const RedistributeStep &step, const Mesh &mesh,
                   const CostParams &params);
 
+/// The link stepTimeUs prices `step` with (the slowest of its mesh dims,
+/// see collectiveTimeUs), or "" for a local step or without
+/// params.meshDimLinks.
+std::string stepLinkName(const std::vector<int64_t> &globalShape,
+                         int64_t elementBytes,
+                         const std::vector<Placement> &layout,
+                         const RedistributeStep &step, const Mesh &mesh,
+                         const CostParams &params);
+
 /// A planned redistribute.
 struct RedistributePlan {
   /// The steps, in execution order; empty when source equals target.
@@ -173,6 +182,9 @@ struct RedistributePlan {
   std::vector<double> stepUs;
   /// Sum of stepUs.
   double totalUs = 0.0;
+  /// stepLinks[i] is stepLinkName of steps[i]: the link class it was
+  /// priced with, "" when none (no topology, or a local step).
+  std::vector<std::string> stepLinks;
 };
 
 /// The cheapest sequence of steps turning `source` into `target` (both
@@ -188,8 +200,8 @@ RedistributePlan planRedistribute(const std::vector<int64_t> &globalShape,
                                   const Mesh &mesh,
                                   const CostParams &params = CostParams());
 
-/// Multi-line rendering: one line per step with the layout after it and its
-/// time, then the total.
+/// Multi-line rendering: one line per step with the layout after it, its
+/// time and, with a topology, "over <link>", then the total.
 std::string str(const RedistributePlan &plan);
 
 } // namespace dtensor::layout

@@ -49,6 +49,13 @@ def Propagate : Pass<"dtensor-propagate", "mlir::ModuleOp"> {
     The strategies are listed cheapest first (at most 8); a strategy's
     total can exceed the chosen one's when the chosen one saves work
     elsewhere (its results' users).
+
+    With `topology` (a file, docs/topology.md), each mesh dim's collectives
+    are priced with the latency and bandwidth of its link class, a group
+    over several dims with the slowest of theirs. With `explain`, the mesh
+    gets a remark naming each dim's class, and each redistribute's remark
+    names the classes of the mesh dims it changes
+    ("(6.2e+03 us, mesh dim 0 on ib)").
   }];
   let options = [
     Option<"callUs", "call-us", "double", /*default=*/"1.0",
@@ -57,6 +64,11 @@ def Propagate : Pass<"dtensor-propagate", "mlir::ModuleOp"> {
            "Cost of one step of a collective, in microseconds">,
     Option<"bandwidthGBps", "bandwidth-gbps", "double", /*default=*/"10.0",
            "Bytes per second each rank sends, in GB/s">,
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "Topology file (docs/topology.md): the link class each mesh dim "
+           "crosses; each collective is priced with the latency and "
+           "bandwidth of the slowest class its group crosses instead of "
+           "latency-us and bandwidth-gbps">,
     Option<"computeGflops", "compute-gflops", "double", /*default=*/"100.0",
            "Per-rank compute throughput in GFLOP/s: arithmetic ops of an "
            "op's body per loop point, per nanosecond">,

@@ -64,6 +64,9 @@ class Problem {
 public:
   Problem(layout::Mesh mesh, layout::CostParams params);
 
+  /// The cost model's parameters (with a topology: each mesh dim's link).
+  const layout::CostParams &getParams() const { return params; }
+
   /// Adds a value; returns its id.
   int addValue(ValueInfo info);
   /// Adds a node reading `operands` and producing `results` (value ids; a
