@@ -19,6 +19,8 @@ std::optional<ShardingRule> dtensor::getShardingRule(Operation *op) {
     return rule;
   if (auto attention = dyn_cast<AttentionOp>(op))
     return detail::getAttentionRule(attention);
+  if (auto backward = dyn_cast<AttentionBackwardOp>(op))
+    return detail::getAttentionBackwardRule(backward);
   if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() > 0)
     return detail::getElementwiseRule(op);
   return std::nullopt;
