@@ -466,8 +466,10 @@ def DTensor_AttentionBackwardOp : DTensor_Op<"attention_backward", [Pure,
     computes the gradients of its own batch rows and heads (uneven heads
     included; under grouped-query attention the heads are blocked, as the
     forward's). The gradients of key and value sum over the queries, so a
-    rank holding a piece of the queries would hold a partial sum; the rule
-    has the queries gathered instead.
+    rank holding a piece of the queries would hold a partial sum: the
+    queries are blocked, and propagation redistributes sharded queries
+    (to a batch sharding, or replicated). `d_out` may be a Partial sum (the
+    gradients are linear in it); the results are then Partial sums.
 
     ```mlir
     %dq, %dk, %dv = dtensor.attention_backward %q, %k, %v, %out, %dout, %lse
