@@ -10,7 +10,12 @@
 //   out     = contraction weights[B,H,l,s] v[B,H,s,ev], rounded
 //
 // Key/value heads read by several query heads are repeated first; operands
-// or a result read through a permutation are transposed.
+// or a result read through a permutation are transposed. An op that gives
+// its log-sum-exp gets it from the logits too:
+//
+//   lse     = max_s logits + log(sum_s exp(logits - max_s logits))
+//
+// dtensor.attention_backward's form is DecomposeAttentionBackward.cpp's.
 //
 //===----------------------------------------------------------------------===//
 

@@ -449,7 +449,8 @@ def DTensor_AttentionBackwardOp : DTensor_Op<"attention_backward", [Pure,
     `dtensor_rt_attention_backward` call (f32 or f64; FlashAttention-2's
     backward, recomputing `P` over blocks of keys and queries), and
     `--dtensor-decompose-attention` writes it as linalg ops where no kernel
-    runs it (the reference program; other element types, computed in f32).
+    runs it (the CUDA target, `--no-fused-attention`, f16 and bf16; computed
+    in f32, f64 for f64).
 
     The operands and attributes mean what the forward's do (`causal`,
     `scale`, the `*_dims` permutations, `mask` `[B, H, L, S]` with
