@@ -34,6 +34,11 @@ namespace dtensor::detail {
 /// Partial.
 ShardingRule getAttentionRule(AttentionOp op);
 
+/// The rule of `op`, the forward's with L, E and Ev blocked (dK and dV sum
+/// over the queries, the probabilities' gradient over Ev) and d_out
+/// allowed to be a Partial sum (the gradients are linear in it).
+ShardingRule getAttentionBackwardRule(AttentionBackwardOp op);
+
 } // namespace dtensor::detail
 
 #endif // DTENSOR_COMPILER_ANALYSIS_ATTENTIONRULE_H

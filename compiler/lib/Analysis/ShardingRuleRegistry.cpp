@@ -22,6 +22,8 @@ std::optional<ShardingRule> dtensor::getShardingRule(Operation *op) {
     return detail::getAttentionRule(attention);
   if (auto scatter = dyn_cast<ScatterAddOp>(op))
     return detail::getScatterAddRule(scatter);
+  if (auto backward = dyn_cast<AttentionBackwardOp>(op))
+    return detail::getAttentionBackwardRule(backward);
   if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() > 0)
     return detail::getElementwiseRule(op);
   return std::nullopt;

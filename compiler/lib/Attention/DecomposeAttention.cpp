@@ -10,9 +10,16 @@
 //   out     = contraction weights[B,H,l,s] v[B,H,s,ev], rounded
 //
 // Key/value heads read by several query heads are repeated first; operands
-// or a result read through a permutation are transposed.
+// or a result read through a permutation are transposed. An op that gives
+// its log-sum-exp gets it from the logits too:
+//
+//   lse     = max_s logits + log(sum_s exp(logits - max_s logits))
+//
+// dtensor.attention_backward's form is DecomposeAttentionBackward.cpp's.
 //
 //===----------------------------------------------------------------------===//
+
+#include "AttentionLogits.h"
 
 #include "dtensor/Attention/Decompose.h"
 #include "dtensor/Attention/Passes.h"
@@ -33,35 +40,24 @@ namespace dtensor {
 using namespace mlir;
 using namespace dtensor;
 using namespace dtensor::builders;
+using dtensor::detail::batchedMap;
 
 namespace {
-
 constexpr int64_t kRank = 4;
-
-/// The map over `numLoops` loops reading the two leading (batch, head) loops
-/// and then the loops `dims`.
-AffineMap batchedMap(MLIRContext *context, unsigned numLoops,
-                     ArrayRef<unsigned> dims) {
-  SmallVector<AffineExpr> results{getAffineDimExpr(0, context),
-                                  getAffineDimExpr(1, context)};
-  for (unsigned dim : dims)
-    results.push_back(getAffineDimExpr(dim, context));
-  return AffineMap::get(numLoops, 0, results, context);
-}
-
 } // namespace
 
 bool dtensor::hasAttentionKernelForm(AttentionOp op) {
   return op.getQuery().getType().getElementType().isF32();
 }
 
-FailureOr<Value> dtensor::decomposeAttention(OpBuilder &b, AttentionOp op) {
+FailureOr<SmallVector<Value>> dtensor::decomposeAttention(OpBuilder &b,
+                                                          AttentionOp op) {
   if (op.getRows())
     return op.emitOpError("reads key/value rows by slot (a KV cache read in "
                           "place); only an attention kernel computes that "
                           "form, which has no linalg decomposition");
-  if (op.getLogSumExpInit())
-    return op.emitOpError("gives its log-sum-exp (a step of ring "
+  if (op.getAccumulate())
+    return op.emitOpError("accumulates into its inits (a step of ring "
                           "attention); only an attention kernel computes "
                           "that form, which has no linalg decomposition");
   for (Value operand : op->getOperands())
@@ -106,61 +102,9 @@ FailureOr<Value> dtensor::decomposeAttention(OpBuilder &b, AttentionOp op) {
 
   // Scaled, then masked: by the additive mask, or -inf above the diagonal
   // (shifted by each row's query position).
-  AffineMap identity = identityMap(context, kRank);
-  SmallVector<Value> inputs{scores};
-  SmallVector<AffineMap> maps{identity};
-  Value mask = op.getMask(), positions = op.getPositions();
-  if (mask) {
-    inputs.push_back(mask);
-    maps.push_back(getBroadcastMap(
-        context, cast<RankedTensorType>(mask.getType()).getShape(),
-        scoresShape));
-  }
-  if (positions) {
-    inputs.push_back(positions);
-    maps.push_back(AffineMap::get(kRank, 0, getAffineDimExpr(0, context)));
-  }
-  double scale = op.getScale().convertToDouble();
-  bool causal = op.getCausal();
-  bool hasMask = mask != nullptr, hasPositions = positions != nullptr;
-  Value logits = createMap(
-      b, loc, scoresShape, f32, inputs, maps,
-      [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
-        Value result =
-            arith::MulFOp::create(nested, bodyLoc, args[0],
-                                  floatConstant(nested, bodyLoc, f32, scale));
-        if (hasMask)
-          result = arith::AddFOp::create(nested, bodyLoc, result,
-                                         extend(nested, bodyLoc, args[1]));
-        if (causal) {
-          Value row = linalg::IndexOp::create(nested, bodyLoc, l);
-          Value column = linalg::IndexOp::create(nested, bodyLoc, s);
-          Value above;
-          if (hasPositions) {
-            // Key j is masked iff j > positions[b] + i, in i64: a negative
-            // position masks the query's whole row.
-            Type i64 = nested.getI64Type();
-            Value start = args[hasMask ? 2 : 1];
-            if (start.getType() != i64)
-              start = arith::ExtSIOp::create(nested, bodyLoc, i64, start);
-            Value position = arith::AddIOp::create(
-                nested, bodyLoc, start,
-                arith::IndexCastOp::create(nested, bodyLoc, i64, row));
-            above = arith::CmpIOp::create(
-                nested, bodyLoc, arith::CmpIPredicate::sgt,
-                arith::IndexCastOp::create(nested, bodyLoc, i64, column),
-                position);
-          } else {
-            above = arith::CmpIOp::create(
-                nested, bodyLoc, arith::CmpIPredicate::ugt, column, row);
-          }
-          Value minusInf = arith::ConstantOp::create(
-              nested, bodyLoc, getNeutral(f32, Combiner::Max));
-          result =
-              arith::SelectOp::create(nested, bodyLoc, above, minusInf, result);
-        }
-        return SmallVector<Value>{result};
-      });
+  Value logits = detail::createAttentionLogits(
+      b, loc, scores, op.getMask(), op.getPositions(),
+      op.getScale().convertToDouble(), op.getCausal(), f32);
 
   // Softmax over s as reductions, in f32; a query whose keys are all masked
   // gets weights 0 and so an output of 0, as in PyTorch.
@@ -181,10 +125,62 @@ FailureOr<Value> dtensor::decomposeAttention(OpBuilder &b, AttentionOp op) {
   SmallVector<int64_t> toPhysical(kRank);
   for (auto [logical, dim] : llvm::enumerate(resultDims))
     toPhysical[dim] = logical;
-  return createTranspose(b, loc, out, toPhysical);
+  SmallVector<Value> results{createTranspose(b, loc, out, toPhysical)};
+  if (!op.getLogSumExp())
+    return results;
+
+  // lse[B, H, l] = max + log(sum_s exp(logits - max)), -inf for a query
+  // that sees no key (its max is -inf: the shift is 0 and the sum 0).
+  Value max = createRowMax(b, loc, logits, s);
+  AffineMap identity = identityMap(context, kRank);
+  AffineMap rowMap = dropDims(context, kRank, {s});
+  SmallVector<int64_t> rowShape(scoresShape.begin(), scoresShape.end() - 1);
+  auto shiftOf = [](OpBuilder &nested, Location bodyLoc, Value rowMax) {
+    Value minusInf = arith::ConstantOp::create(
+        nested, bodyLoc, getNeutral(rowMax.getType(), Combiner::Max));
+    Value none = arith::CmpFOp::create(
+        nested, bodyLoc, arith::CmpFPredicate::OEQ, rowMax, minusInf);
+    return arith::SelectOp::create(
+        nested, bodyLoc, none,
+        floatConstant(nested, bodyLoc, rowMax.getType(), 0), rowMax);
+  };
+  Value sum =
+      createReduction(
+          b, loc, {scoresShape, {s}, {f32}, Combiner::Sum}, {logits, max},
+          {identity, rowMap},
+          [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+            Value shifted = arith::SubFOp::create(
+                nested, bodyLoc, args[0], shiftOf(nested, bodyLoc, args[1]));
+            return SmallVector<Value>{
+                math::ExpOp::create(nested, bodyLoc, shifted)};
+          })
+          .front();
+  AffineMap rows = identityMap(context, kRank - 1);
+  Value lse = createMap(
+      b, loc, rowShape, element, {max, sum}, {rows, rows},
+      [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+        Value log = math::LogOp::create(nested, bodyLoc, args[1]);
+        Value total = arith::AddFOp::create(
+            nested, bodyLoc, shiftOf(nested, bodyLoc, args[0]), log);
+        return SmallVector<Value>{round(nested, bodyLoc, total, element)};
+      });
+  results.push_back(lse);
+  return results;
 }
 
 namespace {
+
+/// Replaces the results of `op` by `results` and erases it, and the empty
+/// tensors that were its inits.
+void replaceAndErase(Operation *op, ValueRange results) {
+  op->replaceAllUsesWith(results);
+  SmallVector<Value> inits(cast<DestinationStyleOpInterface>(op).getDpsInits());
+  op->erase();
+  for (Value init : inits)
+    if (Operation *producer = init.getDefiningOp())
+      if (producer->use_empty() && isa<tensor::EmptyOp>(producer))
+        producer->erase();
+}
 
 struct DecomposeAttention
     : dtensor::impl::DecomposeAttentionBase<DecomposeAttention> {
@@ -201,19 +197,35 @@ struct DecomposeAttention
         continue;
       }
       OpBuilder b(op);
-      FailureOr<Value> result = decomposeAttention(b, op);
-      if (failed(result)) {
+      FailureOr<SmallVector<Value>> results = decomposeAttention(b, op);
+      if (failed(results)) {
         failedAny = true;
         continue;
       }
       LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": decomposed " << op.getLoc()
                               << " into linalg ops\n");
-      op.getResult().replaceAllUsesWith(*result);
-      Value init = op.getInit();
-      op->erase();
-      if (Operation *producer = init.getDefiningOp())
-        if (producer->use_empty() && isa<tensor::EmptyOp>(producer))
-          producer->erase();
+      replaceAndErase(op, *results);
+    }
+    // The gradients of attention: kept for the kernel in f32 or f64 (the
+    // runtime's backward kernel takes both), decomposed otherwise.
+    SmallVector<AttentionBackwardOp> backwards;
+    getOperation().walk(
+        [&](AttentionBackwardOp op) { backwards.push_back(op); });
+    for (AttentionBackwardOp op : backwards) {
+      if (kernel && hasAttentionBackwardKernelForm(op)) {
+        LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": kept " << op.getLoc()
+                                << " for the target's attention kernel\n");
+        continue;
+      }
+      OpBuilder b(op);
+      FailureOr<SmallVector<Value>> results = decomposeAttentionBackward(b, op);
+      if (failed(results)) {
+        failedAny = true;
+        continue;
+      }
+      LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": decomposed " << op.getLoc()
+                              << " into linalg ops\n");
+      replaceAndErase(op, *results);
     }
     if (failedAny)
       signalPassFailure();

@@ -9,6 +9,9 @@
 #ifndef DTENSOR_COMPILER_AUTODIFF_ADJOINTS_H
 #define DTENSOR_COMPILER_AUTODIFF_ADJOINTS_H
 
+#include "dtensor/Dialect/DTensor/DTensorOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -58,6 +61,20 @@ mlir::LogicalResult differentiateDataOp(mlir::Operation *op,
 mlir::Value createRowGatherAdjoint(mlir::OpBuilder &b, mlir::Location loc,
                                    mlir::tensor::GatherOp gather,
                                    mlir::Value gradient);
+
+/// Readies the attentions of the gradient function `function` before the
+/// sweep (AttentionAdjoint.cpp): each gives its log-sum-exp, which its
+/// adjoint reads, except one whose mask varies with the arguments
+/// (`varied`), which is written as linalg. Fails with an error at an op
+/// that cannot be.
+mlir::LogicalResult
+prepareAttentions(mlir::func::FuncOp function,
+                  const llvm::DenseSet<mlir::Value> &varied);
+
+/// The gradients of the query, key and value of `op` as one
+/// dtensor.attention_backward. Fails with an error at `op` for the
+/// inference forms (rows, accumulate).
+mlir::LogicalResult differentiateAttention(AttentionOp op, Adjoints &adjoints);
 
 /// In the block `builder` builds: the adjoint of `wrt` (a block argument of
 /// `body`), given the adjoints `seeds` of values of `body`, after the ops

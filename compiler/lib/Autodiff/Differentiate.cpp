@@ -9,7 +9,6 @@
 
 #include "Adjoints.h"
 
-#include "dtensor/Attention/Decompose.h"
 #include "dtensor/Autodiff/Gradient.h"
 #include "dtensor/Autodiff/Passes.h"
 #include "dtensor/Builders/LinalgBuilders.h"
@@ -78,18 +77,6 @@ func::FuncOp buildGradient(func::FuncOp function, StringRef name,
     return fail();
   }
 
-  // Attention is differentiated through its linalg form.
-  SmallVector<AttentionOp> attentions;
-  gradient.walk([&](AttentionOp op) { attentions.push_back(op); });
-  for (AttentionOp op : attentions) {
-    OpBuilder b(op);
-    FailureOr<Value> decomposed = decomposeAttention(b, op);
-    if (failed(decomposed))
-      return fail();
-    op.getResult().replaceAllUsesWith(*decomposed);
-    op->erase();
-  }
-
   // The arguments to differentiate.
   SmallVector<BlockArgument> wrt;
   for (BlockArgument arg : block.getArguments())
@@ -103,14 +90,23 @@ func::FuncOp buildGradient(func::FuncOp function, StringRef name,
   // The result of an op marked dtensor.shift does not change the function
   // (a softmax's row max): it is not active, so no gradient flows through
   // it, where the reverse sweep would otherwise compute one that is zero.
-  llvm::DenseSet<Value> varied(wrt.begin(), wrt.end());
-  for (Operation &op : block.without_terminator())
-    if (!op.hasAttr(DTensorDialect::getShiftAttrName()) &&
-        llvm::any_of(op.getOperands(),
-                     [&](Value operand) { return varied.contains(operand); }))
-      for (Value result : op.getResults())
-        if (isFloatTensor(result))
-          varied.insert(result);
+  auto variedValues = [&]() {
+    llvm::DenseSet<Value> varied(wrt.begin(), wrt.end());
+    for (Operation &op : block.without_terminator())
+      if (!op.hasAttr(DTensorDialect::getShiftAttrName()) &&
+          llvm::any_of(op.getOperands(),
+                       [&](Value operand) { return varied.contains(operand); }))
+        for (Value result : op.getResults())
+          if (isFloatTensor(result))
+            varied.insert(result);
+    return varied;
+  };
+  // Attention is differentiated whole (AttentionAdjoint.cpp): its forward
+  // gives the log-sum-exp that its backward reads.
+  if (failed(prepareAttentions(gradient, variedValues())))
+    return fail();
+  loss = ret.getOperand(lossIndex);
+  llvm::DenseSet<Value> varied = variedValues();
   llvm::DenseSet<Value> useful{loss};
   for (Operation &op : llvm::reverse(block.without_terminator()))
     if (llvm::any_of(op.getResults(),
@@ -140,10 +136,13 @@ func::FuncOp buildGradient(func::FuncOp function, StringRef name,
       continue;
     LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": adjoint of '" << op->getName()
                             << "' at " << op->getLoc() << "\n");
-    LogicalResult status =
-        isa<linalg::GenericOp>(op)
-            ? differentiateGeneric(cast<linalg::GenericOp>(op), adjoints)
-            : differentiateDataOp(op, adjoints);
+    LogicalResult status = failure();
+    if (auto generic = dyn_cast<linalg::GenericOp>(op))
+      status = differentiateGeneric(generic, adjoints);
+    else if (auto attention = dyn_cast<AttentionOp>(op))
+      status = differentiateAttention(attention, adjoints);
+    else
+      status = differentiateDataOp(op, adjoints);
     if (failed(status))
       return fail();
   }

@@ -13,11 +13,11 @@ func.func @rows(%q: tensor<2x2x1x4xf32>, %k: tensor<8x2x16x4xf32>, %v: tensor<8x
 // -----
 
 #d = array<i64: 0, 1, 2, 3>
-func.func @log_sum_exp(%q: tensor<2x2x3x4xf32>, %k: tensor<2x2x3x4xf32>, %v: tensor<2x2x3x4xf32>) -> tensor<2x2x3x4xf32> {
-  %i = tensor.empty() : tensor<2x2x3x4xf32>
-  %l = tensor.empty() : tensor<2x2x3xf32>
-  // expected-error @+1 {{'dtensor.attention' op gives its log-sum-exp (a step of ring attention); only an attention kernel computes that form, which has no linalg decomposition}}
-  %o, %lse = dtensor.attention %q, %k, %v into %i log_sum_exp(%l : tensor<2x2x3xf32>) {scale = 0.5 : f64, query_dims = #d, key_dims = #d, value_dims = #d, result_dims = #d} : tensor<2x2x3x4xf32>, tensor<2x2x3x4xf32>, tensor<2x2x3x4xf32> into tensor<2x2x3x4xf32> -> tensor<2x2x3x4xf32>, tensor<2x2x3xf32>
+// A step of ring attention (accumulate); a log-sum-exp alone is decomposed
+// (decompose-attention-backward.mlir).
+func.func @accumulate(%q: tensor<2x2x3x4xf32>, %k: tensor<2x2x3x4xf32>, %v: tensor<2x2x3x4xf32>, %i: tensor<2x2x3x4xf32>, %l: tensor<2x2x3xf32>) -> tensor<2x2x3x4xf32> {
+  // expected-error @+1 {{'dtensor.attention' op accumulates into its inits (a step of ring attention); only an attention kernel computes that form, which has no linalg decomposition}}
+  %o, %lse = dtensor.attention %q, %k, %v into %i log_sum_exp(%l : tensor<2x2x3xf32>) {accumulate, scale = 0.5 : f64, query_dims = #d, key_dims = #d, value_dims = #d, result_dims = #d} : tensor<2x2x3x4xf32>, tensor<2x2x3x4xf32>, tensor<2x2x3x4xf32> into tensor<2x2x3x4xf32> -> tensor<2x2x3x4xf32>, tensor<2x2x3xf32>
   return %o : tensor<2x2x3x4xf32>
 }
 

@@ -12,32 +12,39 @@ def DecomposeAttention
     The frontend imports `scaled_dot_product_attention` as one
     `dtensor.attention`, so that the stages that need attention whole see
     it: its sharding rule in propagation and partitioning, the ring of key
-    blocks (`--dtensor-ring-attention`), a target's fused kernel, and (to
-    come) a closed-form gradient that stores no `[L, S]` scores. This pass
-    is the one place where attention becomes linalg ops, for what no kernel
-    runs: the scores as a contraction of query and key, the scale, the
+    blocks (`--dtensor-ring-attention`), a target's fused kernel, and the
+    closed-form gradient (`dtensor.attention_backward`, written by
+    `--dtensor-differentiate`) that stores no `[L, S]` scores. This pass
+    is the one place where attention and its gradients become linalg ops,
+    for what no kernel runs: the scores as a contraction of query and key, the scale, the
     additive mask or the causal rule (from the loop indices, shifted by the
     op's per-row `positions`), the softmax in f32 that gives a query seeing
     no key weights 0, and the contraction with the value, rounded to the
-    element type. Key/value heads read by several query heads are repeated;
-    operands and a result read through a permutation are transposed.
+    element type; and, for an attention that gives its log-sum-exp, each
+    query's max logit plus the log of its sum of exponentials. Key/value
+    heads read by several query heads are repeated; operands and a result
+    read through a permutation are transposed. A `dtensor.attention_backward`
+    becomes the same logits, the probabilities `exp(logits - lse)`, and the
+    contractions of its gradients (in f32, f64 for f64), the key/value
+    gradients summed over the query heads of each group.
 
     Without `kernel`, every op is decomposed (the CUDA target, the CPU target
     with `--no-fused-attention` or `--emulate-gpu-kernels`). With `kernel`,
-    the ops the CPU kernel runs (f32 operands) are kept and the others
-    (f16, bf16, f64) decomposed. `--dtensor-distribute` runs the pass first,
+    the ops the CPU kernels run are kept and the others decomposed: an
+    attention of f32 operands (f16, bf16 and f64 are decomposed), a
+    backward of f32 or f64 ones (`dtensor_rt_attention_backward` takes both). `--dtensor-distribute` runs the pass first,
     on the global program before propagation, with `kernel` set from its
     `attention-kernel` option; `dtensor-compile` runs it on the single-device
     reference program before that program's CPU lowering.
 
     The decomposition needs static shapes and refuses, with an error at the
     op, the forms only a kernel computes: key/value rows read by slot (a KV
-    cache read in place) and the log-sum-exp of a ring attention step.
+    cache read in place) and the accumulation of a ring attention step.
   }];
   let options = [
     Option<"kernel", "kernel", "bool", /*default=*/"false",
-           "The target has an attention kernel: keep the ops it runs (f32) "
-           "and decompose only the others">
+           "The target has an attention kernel: keep the ops it runs (f32 "
+           "attention, f32 or f64 backward) and decompose only the others">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",

@@ -41,9 +41,17 @@ def Differentiate : Pass<"dtensor-differentiate", "::mlir::ModuleOp"> {
     embedding) gives zeros and a `dtensor.scatter_add` of the rows'
     gradients. A softmax's row max (marked `dtensor.shift`) passes no
     gradient: the function does not depend on it.
-    `dtensor.attention` is decomposed into linalg first
-    (`--dtensor-decompose-attention`'s form), so its gradient stores the
-    `[L, S]` weights; a fused backward is not done yet.
+    `dtensor.attention` is differentiated whole: the gradient function's
+    forward attention gives its log-sum-exp, and its adjoint is one
+    `dtensor.attention_backward` (the gradients of query, key and value,
+    recomputing the probabilities from the log-sum-exp), so no `[L, S]`
+    weights are stored between forward and backward; on the CPU target it
+    runs the runtime's fused backward kernel, elsewhere
+    `--dtensor-decompose-attention` writes it as linalg. An attention whose
+    mask is differentiated (its gradient is itself `[L, S]`) is decomposed
+    into linalg first and differentiated through that form; one that reads
+    a KV cache by slot (`rows`) or accumulates a ring step is inference only
+    and gets an error at the op.
 
     An op on the path from a differentiated argument to the loss that has
     no gradient rule gets an error at the op naming it, and the pass fails:

@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AttentionLogicalView.h"
+
 #include "dtensor/Codegen/Common/Passes.h"
 #include "dtensor/Codegen/Common/RuntimeCalls.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
@@ -27,17 +29,17 @@ using namespace mlir::bufferization;
 using namespace dtensor;
 using namespace dtensor::codegen;
 
-namespace {
-
-/// `buffer` with its dims in logical order: logical dim i is dim dims[i].
-Value logicalView(OpBuilder &b, Location loc, Value buffer,
-                  ArrayRef<int64_t> dims) {
+Value dtensor::codegen::detail::attentionLogicalView(OpBuilder &b, Location loc,
+                                                     Value buffer,
+                                                     ArrayRef<int64_t> dims) {
   if (llvm::equal(dims, llvm::seq<int64_t>(0, dims.size())))
     return buffer;
   SmallVector<unsigned> permutation(dims.begin(), dims.end());
   AffineMap map = AffineMap::getPermutationMap(permutation, b.getContext());
   return memref::TransposeOp::create(b, loc, buffer, AffineMapAttr::get(map));
 }
+
+namespace {
 
 struct AttentionModel
     : DstBufferizableOpInterfaceExternalModel<AttentionModel, AttentionOp> {
@@ -78,7 +80,8 @@ struct AttentionModel
         return failure();
       if (operand.value == attention.getInit())
         out = *buffer;
-      views.push_back(logicalView(rewriter, loc, *buffer, operand.dims));
+      views.push_back(codegen::detail::attentionLogicalView(
+          rewriter, loc, *buffer, operand.dims));
     }
     int32_t flags = 0;
     if (attention.getCausal())

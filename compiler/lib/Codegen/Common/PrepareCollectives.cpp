@@ -12,9 +12,9 @@
 
 #include "dtensor/Codegen/Common/CustomCalls.h"
 
-#include "dtensor/Partition/ShardIndex.h"
 #include "DynamicChunk.h"
 #include "dtensor/Codegen/Common/RuntimeCalls.h"
+#include "dtensor/Partition/ShardIndex.h"
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 
@@ -88,8 +88,10 @@ LogicalResult assignCommIds(ModuleOp module) {
     return failure();
   LLVM_DEBUG(llvm::dbgs() << "ids for " << meshes.size() << " meshes and "
                           << groups.size() << " communication groups\n");
-  module->setAttr(DTensorDialect::getCommMeshesAttrName(), builder.getArrayAttr(meshes));
-  module->setAttr(DTensorDialect::getCommGroupsAttrName(), builder.getArrayAttr(groups));
+  module->setAttr(DTensorDialect::getCommMeshesAttrName(),
+                  builder.getArrayAttr(meshes));
+  module->setAttr(DTensorDialect::getCommGroupsAttrName(),
+                  builder.getArrayAttr(groups));
   return success();
 }
 
@@ -156,14 +158,14 @@ LogicalResult lowerChunks(func::FuncOp func) {
       auto mesh = SymbolTable::lookupNearestSymbolFrom<MeshOp>(
           chunk, chunk.getMeshAttr());
       DynamicChunk piece = buildDynamicChunk(
-          builder, loc, mesh, tensor::DimOp::create(builder, loc,
-                                                    chunk.getInput(), dim),
+          builder, loc, mesh,
+          tensor::DimOp::create(builder, loc, chunk.getInput(), dim),
           getMeshDims(chunk));
       offsets[dim] = piece.offset;
       sizes[dim] = piece.size;
-      auto slice = tensor::ExtractSliceOp::create(
-          builder, loc, chunk.getType(), chunk.getInput(), offsets, sizes,
-          strides);
+      auto slice = tensor::ExtractSliceOp::create(builder, loc, chunk.getType(),
+                                                  chunk.getInput(), offsets,
+                                                  sizes, strides);
       chunk.replaceAllUsesWith(slice.getResult());
       chunk.erase();
       continue;
@@ -215,6 +217,7 @@ struct PrepareCollectives
     registerWriteRowsBufferizationModel(registry);
     registerScatterAddBufferizationModel(registry);
     registerAttentionBufferizationModel(registry);
+    registerAttentionBackwardBufferizationModel(registry);
     registerCustomCallBufferizationModel(registry);
     arith::registerBufferizableOpInterfaceExternalModels(registry);
     arith::registerBufferDeallocationOpInterfaceExternalModels(registry);

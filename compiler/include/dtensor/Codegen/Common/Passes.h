@@ -41,6 +41,13 @@ void registerScatterAddBufferizationModel(mlir::DialectRegistry &registry);
 /// an error (--dtensor-decompose-attention writes it as linalg first).
 void registerAttentionBufferizationModel(mlir::DialectRegistry &registry);
 
+/// Attaches the bufferization model of dtensor.attention_backward: a call of
+/// the runtime's fused backward (dtensor_rt_attention_backward) on views of
+/// the operands' buffers, for f32 and f64; an op of another element type
+/// gets an error (--dtensor-decompose-attention writes it as linalg first).
+void registerAttentionBackwardBufferizationModel(
+    mlir::DialectRegistry &registry);
+
 } // namespace dtensor::codegen
 
 #endif // DTENSOR_CODEGEN_COMMON_PASSES_H

@@ -483,6 +483,97 @@ def DTensor_AttentionOp : DTensor_Op<"attention", [Pure,
   }];
 }
 
+def DTensor_AttentionBackwardOp : DTensor_Op<"attention_backward", [Pure,
+    AttrSizedOperandSegments, DestinationStyleOpInterface]> {
+  let summary = "the gradients of a dtensor.attention, without its weights";
+  let description = [{
+    The gradients of `dtensor.attention` with respect to its query, key and
+    value, given the forward's result `out`, its log-sum-exp `lse` and the
+    gradient `d_out` of the loss with respect to `out`:
+
+    ```
+    P  = exp(query x key^T * scale + mask - lse)   (0 where lse is -inf)
+    dV = P^T x d_out
+    dS = P * (d_out x value^T - rowsum(d_out * out))
+    dQ = dS x key * scale,   dK = dS^T x query * scale
+    ```
+
+    `--dtensor-differentiate` writes the adjoint of each attention as this
+    op (the forward then gives its `log_sum_exp`), so that the `[L, S]`
+    weights are never stored: on the CPU target it bufferizes into a
+    `dtensor_rt_attention_backward` call (f32 or f64; FlashAttention-2's
+    backward, recomputing `P` over blocks of keys and queries), and
+    `--dtensor-decompose-attention` writes it as linalg ops where no kernel
+    runs it (the CUDA target, `--no-fused-attention`, f16 and bf16; computed
+    in f32, f64 for f64).
+
+    The operands and attributes mean what the forward's do (`causal`,
+    `scale`, the `*_dims` permutations, `mask` `[B, H, L, S]` with
+    broadcast dims of size 1, `positions` `[B]` of `i64` with `causal`); there
+    is no `rows` and no `accumulate` (those forms are inference only). `out`
+    and `d_out` are read through `result_dims`, `lse` is `[B, H, L]` in
+    logical order. The three inits, `d_query`, `d_key` and `d_value`, are
+    read through the dims of the query, the key and the value, and written
+    whole. Under grouped-query attention (`H` a multiple of `Hkv`) `d_key`
+    and `d_value` sum over the query heads that read each key/value head.
+    The mask gets no gradient.
+
+    Its sharding rule is the forward's with the queries blocked: each rank
+    computes the gradients of its own batch rows and heads (uneven heads
+    included; under grouped-query attention the heads are blocked, as the
+    forward's). The gradients of key and value sum over the queries, so a
+    rank holding a piece of the queries would hold a partial sum: the
+    queries are blocked, and propagation redistributes sharded queries
+    (to a batch sharding, or replicated). `d_out` may be a Partial sum (the
+    gradients are linear in it); the results are then Partial sums.
+
+    ```mlir
+    %dq, %dk, %dv = dtensor.attention_backward %q, %k, %v, %out, %dout, %lse
+        into %eq, %ek, %ev {causal, scale = 0.35355339059327379 : f64,
+        query_dims = array<i64: 0, 1, 2, 3>, key_dims = array<i64: 0, 1, 2, 3>,
+        value_dims = array<i64: 0, 1, 2, 3>, result_dims = array<i64: 0, 1, 2, 3>}
+        : tensor<2x4x16x8xf32>, tensor<2x2x16x8xf32>, tensor<2x2x16x8xf32>,
+          tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16xf32>
+          into tensor<2x4x16x8xf32>, tensor<2x2x16x8xf32>, tensor<2x2x16x8xf32>
+          -> tensor<2x4x16x8xf32>, tensor<2x2x16x8xf32>, tensor<2x2x16x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$query, AnyRankedTensor:$key,
+                       AnyRankedTensor:$value, AnyRankedTensor:$out,
+                       AnyRankedTensor:$d_out, AnyRankedTensor:$lse,
+                       Optional<AnyRankedTensor>:$mask,
+                       Optional<AnyRankedTensor>:$positions,
+                       AnyRankedTensor:$d_query_init,
+                       AnyRankedTensor:$d_key_init,
+                       AnyRankedTensor:$d_value_init,
+                       F64Attr:$scale, UnitAttr:$causal,
+                       DenseI64ArrayAttr:$query_dims,
+                       DenseI64ArrayAttr:$key_dims,
+                       DenseI64ArrayAttr:$value_dims,
+                       DenseI64ArrayAttr:$result_dims);
+  let results = (outs AnyRankedTensor:$d_query, AnyRankedTensor:$d_key,
+                      AnyRankedTensor:$d_value);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $out `,` $d_out `,` $lse
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`positions` `(` $positions^ `:` type($positions) `)`)?
+    `into` $d_query_init `,` $d_key_init `,` $d_value_init
+    attr-dict
+    `:` type($query) `,` type($key) `,` type($value) `,` type($out) `,`
+        type($d_out) `,` type($lse)
+    `into` type($d_query_init) `,` type($d_key_init) `,` type($d_value_init)
+    `->` type(results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The three inits (adjacent, last).
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      unsigned begin = getDQueryInitMutable().getOperandNumber();
+      return ::mlir::MutableOperandRange(getOperation(), begin, 3);
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Local-level ops
 //===----------------------------------------------------------------------===//
