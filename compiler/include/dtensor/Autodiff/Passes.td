@@ -35,9 +35,11 @@ def Differentiate : Pass<"dtensor-differentiate", "::mlir::ModuleOp"> {
     result. The scalar adjoints are those of `arith` and `math` (add, sub,
     mul, div, neg, max, min, select, exp, log, sqrt, rsqrt, tanh, erf, pow,
     sin, cos, abs, extf, truncf); integer and comparison ops carry no
-    gradient. Reshapes, transposes, slices, concatenation, casts and layout
-    constraints (`dtensor.distribute`, `dtensor.to_layout`) pass the
-    gradient back through their inverse; a `tensor.gather` of rows (the
+    gradient. Reshapes, transposes, slices, concatenation and casts pass
+    the gradient back through their inverse; a layout claim
+    (`dtensor.distribute`, `dtensor.to_layout`) claims the gradient sharded
+    on the same Shard mesh dims, its other mesh dims left to propagation
+    (the dual of Replicate is Partial); a `tensor.gather` of rows (the
     embedding) gives zeros and a `dtensor.scatter_add` of the rows'
     gradients. A softmax's row max (marked `dtensor.shift`) passes no
     gradient: the function does not depend on it.
