@@ -60,7 +60,9 @@ def _optimizer(training, model, factor):
     return optimizer, scheduler
 
 
-def _clip(parameters, max_norm):
+def clip_gradients(parameters, max_norm):
+    """clip_grad_norm_'s scaling over gradients that may mix DTensors and
+    plain tensors (one norm over both kinds, each scaled by one float)."""
     import torch
     grads = [p.grad for p in parameters if p.grad is not None]
     total = 0.0
@@ -180,7 +182,8 @@ def _worker(rank, world, task, store, result_path):
         if (call + 1) % accumulation:
             continue
         if training.get("clip_grad_norm") is not None:
-            _clip(list(model.parameters()), training["clip_grad_norm"])
+            clip_gradients(list(model.parameters()),
+                           training["clip_grad_norm"])
         optimizer.step()
         scheduler.step()
     final = {}

@@ -38,22 +38,9 @@ from dtensor_testing import llama
 def clip(parameters, max_norm):
     """clip_grad_norm_ over parameters that may mix DTensors (the
     tensor-parallel ones) and plain tensors (the replicated norms, which
-    parallelize_module leaves alone and clip_grad_norm_ refuses to mix):
-    one norm over both kinds, each grad scaled by the same float."""
-    import torch
-    grads = [p.grad for p in parameters if p.grad is not None]
-    total = 0.0
-    for kind in (True, False):
-        group = [g for g in grads if hasattr(g, "full_tensor") == kind]
-        if not group:
-            continue
-        norm = torch.nn.utils.get_total_norm(group)
-        if hasattr(norm, "full_tensor"):
-            norm = norm.full_tensor()
-        total += float(norm) ** 2
-    coefficient = min(1.0, max_norm / (total ** 0.5 + 1e-6))
-    for g in grads:
-        g.mul_(coefficient)
+    parallelize_module leaves alone and clip_grad_norm_ refuses to mix)."""
+    from dtensor_testing.dtensor_training import clip_gradients
+    clip_gradients(parameters, max_norm)
 
 
 def train_steps(plan, model, tokens, targets, task, barrier):
