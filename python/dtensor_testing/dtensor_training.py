@@ -27,34 +27,18 @@ Each step runs under CommDebugMode; rank 0 returns every step's loss, the
 collectives of each step by kind, and the final parameters (whole).
 """
 
-import fnmatch
 import json
 import os
 import tempfile
 
 
 def _optimizer(training, model, factor):
+    """The one-device loop's optimizer (check_training.torch_optimizer:
+    the same groups by plan name) and a LambdaLR with the schedule."""
     import torch
-    spec = dict(training["optimizer"])
-    kind = spec.pop("kind")
-    groups = training.get("groups", [])
-    members = [[] for _ in groups] + [[]]
-    for name, parameter in model.named_parameters():
-        name = _name(name)
-        index = next((i for i, g in enumerate(groups)
-                      if any(fnmatch.fnmatchcase(name, p) for p in
-                             ([g["params"]] if isinstance(g["params"], str)
-                              else g["params"]))), len(groups))
-        members[index].append(parameter)
-    param_groups = [{"params": tensors,
-                     **{k: v for k, v in group.items() if k != "params"}}
-                    for group, tensors in zip(groups + [{}], members)
-                    if tensors]
-    if "betas" in spec:
-        spec["betas"] = tuple(spec["betas"])
-    spec.setdefault("lr", 1e-3)
-    optimizer = (torch.optim.SGD if kind == "sgd" else torch.optim.AdamW)(
-        param_groups, **spec)
+    from dtensor_testing.check_training import torch_optimizer
+    optimizer = torch_optimizer(
+        training, {_name(n): p for n, p in model.named_parameters()})
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda k: factor(k + 1))
     return optimizer, scheduler

@@ -12,8 +12,8 @@ namespace dtensor::rt {
 
 namespace {
 
-/// Element `index` of a 1-D i32 or i64 tensor's host copy (inputs are
-/// written on the host only).
+/// Element `index` (row-major) of an i32 or i64 tensor's host copy
+/// (inputs are written on the host only).
 int64_t indexAt(const Tensor &tensor, int64_t index) {
   const char *data = tensor.buffer.data();
   if (tensor.info.dtype == DType::I32) {

@@ -39,6 +39,20 @@ ShardingRule getAttentionRule(AttentionOp op);
 /// allowed to be a Partial sum (the gradients are linear in it).
 ShardingRule getAttentionBackwardRule(AttentionBackwardOp op);
 
+// Shared by the two rules.
+
+/// The factors of a rank-4 operand read through `dims` (logical dim i is the
+/// operand's dim dims[i]), given the factors of its logical dims.
+TensorFactors permutedFactors(llvm::ArrayRef<int64_t> dims,
+                              llvm::ArrayRef<unsigned> logical);
+
+/// The size of logical dim `index` of `value`, read through `dims`.
+int64_t logicalDimSize(mlir::Value value, llvm::ArrayRef<int64_t> dims,
+                       unsigned index);
+
+/// The operand number of the first operand of `range`.
+unsigned firstOperandNumber(mlir::MutableOperandRange range);
+
 } // namespace dtensor::detail
 
 #endif // DTENSOR_COMPILER_ANALYSIS_ATTENTIONRULE_H

@@ -26,17 +26,6 @@ namespace {
 using ValuesBody =
     llvm::function_ref<Value(OpBuilder &, Location, ValueRange, ValueRange)>;
 
-/// `value` converted between float types.
-Value toFloat(OpBuilder &b, Location loc, Value value, Type type) {
-  unsigned from = value.getType().getIntOrFloatBitWidth();
-  unsigned to = type.getIntOrFloatBitWidth();
-  if (value.getType() == type)
-    return value;
-  if (from < to)
-    return arith::ExtFOp::create(b, loc, type, value);
-  return arith::TruncFOp::create(b, loc, type, value);
-}
-
 /// An elementwise generic over `like`'s shape producing its element type:
 /// `body` gets the elements of `tensors` (same shape as `like`) in their
 /// compute type and the rank-0 f64 `scalars` as f64, and returns one value
@@ -59,7 +48,7 @@ Value createElementwise(OpBuilder &b, Location loc, Value like,
       [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
         SmallVector<Value> elements;
         for (Value arg : args.take_front(numTensors))
-          elements.push_back(toFloat(nested, bodyLoc, arg, compute));
+          elements.push_back(convertElement(nested, bodyLoc, arg, compute));
         Value result =
             body(nested, bodyLoc, elements, args.drop_front(numTensors));
         return SmallVector<Value>{round(nested, bodyLoc, result, element)};
@@ -111,8 +100,8 @@ Value clipped(OpBuilder &b, Location loc, Value gradient, ValueRange scalars,
   Value clip = scalarAt(scalars, inputs.clip);
   if (!clip)
     return gradient;
-  return arith::MulFOp::create(b, loc, gradient,
-                               toFloat(b, loc, clip, gradient.getType()));
+  return arith::MulFOp::create(
+      b, loc, gradient, convertElement(b, loc, clip, gradient.getType()));
 }
 
 } // namespace
@@ -127,7 +116,8 @@ Value dtensor::training::createScalar(
                    [&](OpBuilder &nested, Location bodyLoc, ValueRange args) {
                      SmallVector<Value> wide;
                      for (Value arg : args)
-                       wide.push_back(toFloat(nested, bodyLoc, arg, f64));
+                       wide.push_back(
+                           convertElement(nested, bodyLoc, arg, f64));
                      return SmallVector<Value>{body(nested, bodyLoc, wide)};
                    });
 }
@@ -190,7 +180,7 @@ Value dtensor::training::createSquaredNorm(OpBuilder &b, Location loc,
   return createReduction(
              b, loc, reduction, {gradient}, {identityMap(b.getContext(), rank)},
              [&](OpBuilder &nb, Location l, ValueRange args) {
-               Value wide = toFloat(nb, l, args[0], nb.getF64Type());
+               Value wide = convertElement(nb, l, args[0], nb.getF64Type());
                return SmallVector<Value>{
                    arith::MulFOp::create(nb, l, wide, wide)};
              })
@@ -274,7 +264,7 @@ static SmallVector<Value> createSgdUpdate(OpBuilder &b, Location loc,
                   : e[2];
         // p = p - lr * d, lr = group lr * factor (a Python float in
         // PyTorch, rounded to the parameter's type).
-        Value lr = toFloat(
+        Value lr = convertElement(
             nb, l,
             arith::MulFOp::create(nb, l, s[factor],
                                   constant(nb, l, nb.getF64Type(), update.lr)),
@@ -348,17 +338,17 @@ static SmallVector<Value> createAdamWUpdate(OpBuilder &b, Location loc,
             nb, l, constant(nb, l, f64, 1.0),
             arith::MulFOp::create(nb, l, lr,
                                   constant(nb, l, f64, update.weightDecay)));
-        Value decayed =
-            arith::MulFOp::create(nb, l, e[0], toFloat(nb, l, decay, type));
+        Value decayed = arith::MulFOp::create(
+            nb, l, e[0], convertElement(nb, l, decay, type));
         // denom = sqrt(v) / sqrt(1 - beta2^t) + eps;
         // param.addcdiv_(m, denom, value=-lr / (1 - beta1^t)).
         Value denom = arith::AddFOp::create(
             nb, l,
             arith::DivFOp::create(nb, l, math::SqrtOp::create(nb, l, e[2]),
-                                  toFloat(nb, l, s[bc2], type)),
+                                  convertElement(nb, l, s[bc2], type)),
             constant(nb, l, type, opt.eps));
-        Value stepSize =
-            toFloat(nb, l, arith::DivFOp::create(nb, l, lr, s[bc1]), type);
+        Value stepSize = convertElement(
+            nb, l, arith::DivFOp::create(nb, l, lr, s[bc1]), type);
         Value next = arith::SubFOp::create(
             nb, l, decayed,
             arith::MulFOp::create(nb, l, stepSize,
