@@ -616,7 +616,7 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options) {
       app.add_option("--calibrate-topology", options.calibrateTopology,
                      "instead measure the latency and bandwidth of\n"
                      "shared memory and TCP between two processes\n"
-                     "(ping-pong, 8 B to 8 MiB; --quick: to 32 KiB)\n"
+                     "(ping-pong, 8 B to 8 MiB; --quick: to 2 MiB)\n"
                      "and write them to FILE as a topology file\n"
                      "(docs/topology.md); prints the measurements as\n"
                      "JSON")
@@ -762,7 +762,7 @@ bool writeJson(const Json &json, const std::string &path) {
 int calibrateTopology(const Options &options) {
   dtensor::bench::CalibrationOptions calibration;
   if (options.quick) {
-    calibration.maxBytes = 32 << 10;
+    calibration.maxBytes = 2 << 20;
     calibration.reps = 50;
   }
   calibration.tcpPeer = options.tcpPeer;
