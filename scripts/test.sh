@@ -20,9 +20,21 @@ fi
 passed=0
 failed=0
 summary() {
+  failure_digest
   echo "$passed passed, $failed failed"
   ((failed == 0 && passed > 0))
   exit
+}
+
+# The last lines of each failed lit test's output again, just before the
+# summary: a log cut to its head and tail still shows why a test failed.
+failure_digest() {
+  [[ -f ${log:-}/lit.txt ]] || return 0
+  awk '/^\*+ TEST .* FAILED \*+$/ { name = $0; n = 0; inside = 1; next }
+       inside && /^\*+$/ { inside = 0; print "== failed: " name;
+         for (i = (n > 30 ? n - 30 : 0); i < n; i++) print lines[i];
+         next }
+       inside { lines[n++] = $0 }' "$log/lit.txt"
 }
 
 if ! "$root/scripts/setup.sh" || ! cmake --build "$build" --target dtensor-unit-tests; then
