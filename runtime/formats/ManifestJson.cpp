@@ -90,10 +90,14 @@ json encodeManifest(const Manifest &manifest) {
       }
       if (!entry.indexBounds.empty()) {
         json bounds = json::array();
-        for (const IndexBoundInfo &bound : entry.indexBounds)
-          bounds.push_back({{"input", bound.input},
-                            {"bound", bound.bound},
-                            {"table", bound.table}});
+        for (const IndexBoundInfo &bound : entry.indexBounds) {
+          json object = {{"input", bound.input},
+                         {"bound", bound.bound},
+                         {"table", bound.table}};
+          if (bound.ignoreIndex)
+            object["ignore_index"] = *bound.ignoreIndex;
+          bounds.push_back(std::move(object));
+        }
         object["index_bounds"] = std::move(bounds);
       }
       entries.push_back(std::move(object));
@@ -351,6 +355,13 @@ public:
                           "a non-negative integer") ||
             !stringField((*bounds)[i], at, "table", bound.table))
           return false;
+        if (member((*bounds)[i], at, "ignore_index", false)) {
+          int64_t ignoreIndex = 0;
+          if (!integerField((*bounds)[i], at, "ignore_index", ignoreIndex,
+                            "an integer"))
+            return false;
+          bound.ignoreIndex = ignoreIndex;
+        }
         out.indexBounds.push_back(std::move(bound));
       }
     }

@@ -90,7 +90,7 @@ Status checkIndexBounds(const dtensor_program &program) {
     int64_t count = numElements(input->localShape);
     for (int64_t i = 0; i < count; ++i) {
       int64_t value = indexAt(*input, i);
-      if (value >= 0 && value < bound.bound)
+      if ((value >= 0 && value < bound.bound) || value == bound.ignoreIndex)
         continue;
       // The element's global coordinates (local ones plus the offset).
       std::string where;
@@ -111,6 +111,9 @@ Status checkIndexBounds(const dtensor_program &program) {
           "], outside [0, " + std::to_string(bound.bound) + ")" +
           (bound.table.empty() ? std::string()
                                : ", the rows of \"" + bound.table + "\"") +
+          (bound.ignoreIndex ? " and not the ignore_index " +
+                                   std::to_string(*bound.ignoreIndex)
+                             : std::string()) +
           "; the step was not run");
     }
   }

@@ -447,8 +447,8 @@ static LogicalResult describeEntry(func::FuncOp function, bool multiEntry,
   for (const IndexBound &bound : bounds)
     if (bound.argument < arguments.size() &&
         arguments[bound.argument]->role == rt::TensorRole::Input)
-      entry.indexBounds.push_back(
-          {arguments[bound.argument]->name, bound.bound, bound.table});
+      entry.indexBounds.push_back({arguments[bound.argument]->name, bound.bound,
+                                   bound.table, bound.ignoreIndex});
   manifest.entries.push_back(std::move(entry));
   return success();
 }

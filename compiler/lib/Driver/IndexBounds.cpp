@@ -55,6 +55,22 @@ BlockArgument tracedArgument(func::FuncOp function, Value value) {
 
 std::vector<IndexBound> collectIndexBounds(func::FuncOp function) {
   std::vector<IndexBound> bounds;
+  // One bound per argument: the smallest range, and an ignore_index only
+  // where every use allows the same one.
+  auto add = [&](const IndexBound &bound) {
+    auto it = llvm::find_if(bounds, [&](const IndexBound &known) {
+      return known.argument == bound.argument;
+    });
+    if (it == bounds.end()) {
+      bounds.push_back(bound);
+      return;
+    }
+    std::optional<int64_t> ignoreIndex =
+        it->ignoreIndex == bound.ignoreIndex ? bound.ignoreIndex : std::nullopt;
+    if (bound.bound < it->bound)
+      *it = bound;
+    it->ignoreIndex = ignoreIndex;
+  };
   function.walk([&](tensor::GatherOp gather) {
     ArrayRef<int64_t> dims = gather.getGatherDims();
     if (dims.size() != 1)
@@ -68,13 +84,23 @@ std::vector<IndexBound> collectIndexBounds(func::FuncOp function) {
       if (auto name = function.getArgAttrOfType<StringAttr>(
               source.getArgNumber(), DTensorDialect::getNameAttrName()))
         table = name.str();
-    auto it = llvm::find_if(bounds, [&](const IndexBound &bound) {
-      return bound.argument == ids.getArgNumber();
-    });
-    if (it == bounds.end())
-      bounds.push_back({ids.getArgNumber(), rows, table});
-    else if (rows < it->bound)
-      *it = {ids.getArgNumber(), rows, table};
+    add({ids.getArgNumber(), rows, table, std::nullopt});
+  });
+  function.walk([&](Operation *op) {
+    auto classIndex = op->getAttrOfType<DictionaryAttr>(
+        DTensorDialect::getClassIndexAttrName());
+    if (!classIndex)
+      return;
+    // The dialect verified the dictionary's fields.
+    int64_t operand = classIndex.getAs<IntegerAttr>("operand").getInt();
+    BlockArgument targets = tracedArgument(function, op->getOperand(operand));
+    if (!targets)
+      return;
+    std::optional<int64_t> ignoreIndex;
+    if (auto ignore = classIndex.getAs<IntegerAttr>("ignore_index"))
+      ignoreIndex = ignore.getInt();
+    add({targets.getArgNumber(),
+         classIndex.getAs<IntegerAttr>("classes").getInt(), "", ignoreIndex});
   });
   return bounds;
 }

@@ -303,6 +303,38 @@ static LogicalResult verifySiteAttr(Operation *op, NamedAttribute attr) {
   return success();
 }
 
+/// `dtensor.class_index`: {operand = i, classes = C[, ignore_index = v]},
+/// operand i an integer tensor of the op.
+static LogicalResult verifyClassIndexAttr(Operation *op, NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+  auto operand = dict ? dict.getAs<IntegerAttr>("operand") : IntegerAttr();
+  auto classes = dict ? dict.getAs<IntegerAttr>("classes") : IntegerAttr();
+  if (!operand || !classes || llvm::any_of(dict, [](NamedAttribute entry) {
+        return !isa<IntegerAttr>(entry.getValue()) ||
+               !llvm::is_contained(
+                   ArrayRef<StringRef>{"operand", "classes", "ignore_index"},
+                   entry.getName().getValue());
+      }))
+    return op->emitOpError()
+           << "'" << name
+           << "' must be a dictionary of integers 'operand', 'classes' and "
+              "optionally 'ignore_index'";
+  int64_t index = operand.getInt();
+  if (index < 0 || index >= static_cast<int64_t>(op->getNumOperands()))
+    return op->emitOpError()
+           << "'" << name << "' names operand " << index << " of an op with "
+           << op->getNumOperands() << " operand(s)";
+  auto type = dyn_cast<ShapedType>(op->getOperand(index).getType());
+  if (!type || !type.getElementType().isSignlessInteger())
+    return op->emitOpError() << "'" << name << "' names operand " << index
+                             << ", which is not a tensor of integers";
+  if (classes.getInt() < 0)
+    return op->emitOpError() << "'" << name << "' has " << classes.getInt()
+                             << " classes; expected at least 0";
+  return success();
+}
+
 LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
                                                        NamedAttribute attr) {
   if (attr.getName() == getResultLayoutsAttrName())
@@ -334,6 +366,8 @@ LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
                                << "' must be a unit attribute";
     return success();
   }
+  if (attr.getName() == getClassIndexAttrName())
+    return verifyClassIndexAttr(op, attr);
   if (attr.getName() == getRotateMethodAttrName()) {
     auto method = dyn_cast<StringAttr>(attr.getValue());
     if (!isa<ModuleOp>(op) || !method ||

@@ -1004,6 +1004,17 @@ TEST_F(ManifestTest, IndexBoundsRoundTripAndChecks) {
   EXPECT_EQ(read.entries[1].indexBounds[0],
             (IndexBoundInfo{"slots", 4, "table"}));
   EXPECT_TRUE(read.entries[0].indexBounds.empty());
+  // A cross-entropy's targets: the ignore_index is written and read back.
+  m.entries[1].indexBounds = {{"slots", 4, "", -100}};
+  ASSERT_EQ(writeManifest(m, dir.path()), "");
+  root = json::parse(readBytes(manifestPath()));
+  EXPECT_EQ(root["entries"][1]["index_bounds"],
+            json::parse(R"([{"input": "slots", "bound": 4, "table": "",
+                             "ignore_index": -100}])"));
+  ASSERT_EQ(readManifest(dir.path(), read), "");
+  ASSERT_EQ(read.entries[1].indexBounds.size(), 1u);
+  EXPECT_EQ(read.entries[1].indexBounds[0],
+            (IndexBoundInfo{"slots", 4, "", -100}));
   // A bound names an integer input of its entry.
   m.entries[1].indexBounds = {{"cache", 4, ""}};
   EXPECT_EQ(writeManifest(m, dir.path()),

@@ -12,6 +12,8 @@
 
 #include "OpKinds.h"
 
+#include "dtensor/Dialect/DTensor/DTensorDialect.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
@@ -161,6 +163,15 @@ EmitResult ops::emitCrossEntropy(OpEmitter &emitter) {
                 nested, bodyLoc, hit, extend(nested, bodyLoc, args[0]), zero)};
           })
           .front();
+  // The targets are class indices: the runtime refuses one outside the
+  // classes (other than ignore_index), as PyTorch does, instead of a loss
+  // whose picked logit is 0.
+  picked.getDefiningOp()->setAttr(
+      DTensorDialect::getClassIndexAttrName(),
+      b.getDictionaryAttr(
+          {b.getNamedAttr("operand", b.getI64IntegerAttr(1)),
+           b.getNamedAttr("classes", b.getI64IntegerAttr(logits.getDimSize(1))),
+           b.getNamedAttr("ignore_index", b.getI64IntegerAttr(*ignoreIndex))}));
 
   // loss = log(sum) + max - picked, or 0 for an ignored row.
   AffineMap rows1 = identityMap(context, 1);

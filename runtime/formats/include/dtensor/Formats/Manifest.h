@@ -176,18 +176,23 @@ struct RowWriteInfo {
   }
 };
 
-/// An integer input of an entry whose values index the rows of a table
-/// ("index_bounds": {"input", "bound", "table"}; a training step's token
-/// ids): the runtime checks before each step that every value lies in
-/// [0, bound), and refuses the step otherwise.
+/// An integer input of an entry whose values index the rows of a table or
+/// name classes ("index_bounds": {"input", "bound", "table"[,
+/// "ignore_index"]}; a training step's token ids and a cross-entropy's
+/// targets): the runtime checks before each step that every value lies in
+/// [0, bound) or equals ignore_index, and refuses the step otherwise.
 struct IndexBoundInfo {
   std::string input;
   int64_t bound = 0;
   /// The weight or parameter whose rows the values index ("" if none).
   std::string table;
+  /// A value that stands for no row or class (a cross-entropy's
+  /// ignore_index), allowed beside [0, bound).
+  std::optional<int64_t> ignoreIndex;
 
   bool operator==(const IndexBoundInfo &other) const {
-    return input == other.input && bound == other.bound && table == other.table;
+    return input == other.input && bound == other.bound &&
+           table == other.table && ignoreIndex == other.ignoreIndex;
   }
 };
 

@@ -171,6 +171,15 @@ def DTensor_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getShiftAttrName() {
       return ::llvm::StringLiteral("dtensor.shift");
     }
+    /// Dictionary attribute of an op that reads an integer operand as class
+    /// indices (a cross-entropy's targets): `operand` (its position),
+    /// `classes` (the class count) and optionally `ignore_index` (a value
+    /// standing for no class). A value outside [0, classes) other than
+    /// ignore_index is a wrong input that PyTorch refuses; the driver lists
+    /// such operands for the runtime to check (index_bounds).
+    static constexpr ::llvm::StringLiteral getClassIndexAttrName() {
+      return ::llvm::StringLiteral("dtensor.class_index");
+    }
 
   private:
     /// Registers the attributes; lives with their storage in DTensorAttrs.cpp.
