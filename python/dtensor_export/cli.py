@@ -71,6 +71,12 @@ def parser():
                    "dtensor-compile --mesh may reshape it)")
     p.add_argument("--mesh-names", metavar="A,B",
                    help="mesh dim names (default tp for one dim)")
+    p.add_argument("--data-parallel", metavar="DIM",
+                   help="a mesh dim name for data parallelism (the plan's "
+                   "data_parallel): the inputs' first dim is sharded over "
+                   "it and, in a training plan, the gradients are reduced "
+                   "over it (DDP); the tensor-parallel styles apply to the "
+                   "other dims")
     p.add_argument("--tp-plan", default="hf", metavar="hf|none|FILE.json",
                    help="hf: the model's own tensor-parallel plan "
                    "(dtensor_export.hf.tp_plan) or the factory's; none: "
@@ -173,7 +179,8 @@ def main(argv=None):
                         example_kwargs=kwargs, mesh_names=names,
                         plan_path=args.output, weights_path=args.weights,
                         name=args.name, next_token=args.next_token,
-                        training=training)
+                        training=training,
+                        data_parallel=args.data_parallel)
         from .tokenizer_files import copy_tokenizer, has_tokenizer
 
         source = args.tokenizer

@@ -71,7 +71,8 @@ def _check_plan_keys(parallelize_plan, modules):
 def export(module, example_args=(), mesh_shape=(1,), parallelize_plan=None,
            *, example_kwargs=None, mesh_names=None, plan_path=None,
            weights_path=None, name=None, next_token=False,
-           training=None, recognize_composites=True, strict=False):
+           training=None, data_parallel=None, recognize_composites=True,
+           strict=False):
     """Exports `module` called on `example_args` / `example_kwargs` (shapes
     are fixed to theirs) for a mesh of `mesh_shape` (names `mesh_names`,
     default `tp` for 1-D), with `parallelize_plan` (module FQN pattern ->
@@ -86,7 +87,9 @@ def export(module, example_args=(), mesh_shape=(1,), parallelize_plan=None,
     plan: a new input `targets` (token ids, the logits' shape without the
     vocabulary), the output `loss`, the mean cross-entropy of `logits`
     against it (PyTorch's causal-LM loss over already shifted targets), and
-    the section. `recognize_composites` lowers the composites of
+    the section. `data_parallel` (a mesh dim name) is the plan's
+    data_parallel dim: inputs sharded on their first dim over it, the
+    styles on the other dims. `recognize_composites` lowers the composites of
     composites.py (RMSNorm) as one op each; False lowers every op by itself."""
     example_kwargs = dict(example_kwargs or {})
     parallelize_plan = dict(parallelize_plan or {})
@@ -94,6 +97,9 @@ def export(module, example_args=(), mesh_shape=(1,), parallelize_plan=None,
     if mesh_names is None:
         mesh_names = ["tp"] if len(mesh_shape) == 1 else [
             f"d{i}" for i in range(len(mesh_shape))]
+    if data_parallel is not None and data_parallel not in mesh_names:
+        raise ExportError(f"--data-parallel {data_parallel!r} is not a mesh "
+                          f"dim name (the mesh's names are {list(mesh_names)})")
     was_training = module.training
     module.eval()
     try:
@@ -232,8 +238,10 @@ def export(module, example_args=(), mesh_shape=(1,), parallelize_plan=None,
     plan = {"format": "dtensor.model_plan", "version": 1,
             "mesh": {"shape": mesh_shape, "names": list(mesh_names)},
             "model": model}
+    if data_parallel is not None:
+        plan["plan"] = {"data_parallel": data_parallel}
     if styles:
-        plan["plan"] = {"styles": styles}
+        plan.setdefault("plan", {})["styles"] = styles
     result = ExportResult(plan=plan, weights=builder.weights,
                           inputs=user_inputs, outputs=output_values)
     if plan_path or weights_path:
