@@ -286,7 +286,21 @@ def _add_training_loss(builder, outputs, output_values, node, training):
         raise ExportError(f"the training section's loss is "
                           f"'{section['loss']}'; an exported plan's loss is "
                           "'loss' (leave it out)")
+    # Buffers and constant tables (rotary cos/sin) are parameters of the
+    # plan but not of the module: PyTorch does not train them.
+    buffers = sorted(set(builder.constant_parameters.values()))
+    if buffers:
+        given = section.get("frozen", [])
+        given = [given] if isinstance(given, str) else list(given)
+        section["frozen"] = given + [glob_escape(name) for name in buffers
+                                     if glob_escape(name) not in given]
     return section, targets
+
+
+def glob_escape(name):
+    """`name` as a glob that matches only itself ([ and the wildcards in
+    brackets)."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
 
 
 def write(result, plan_path, weights_path):

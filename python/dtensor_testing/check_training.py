@@ -104,11 +104,22 @@ def torch_optimizer(training, parameters):
     return torch.optim.AdamW(param_groups, **spec)
 
 
+def is_frozen(training, name):
+    """Whether the section's `frozen` globs name the weight `name`."""
+    frozen = training.get("frozen", [])
+    patterns = [frozen] if isinstance(frozen, str) else frozen
+    return any(fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
 def reference_run(plan, training, weights, batches, calls):
     """The PyTorch loop: per call its loss; per update its gradient norm and
-    learning rate; the final parameters."""
+    learning rate; the final parameters. A frozen weight has
+    requires_grad=False and is left out of the optimizer and the norm."""
+    constants = {name: value.clone() for name, value in weights.items()
+                 if is_frozen(training, name)}
     parameters = {name: value.clone().requires_grad_(True)
-                  for name, value in weights.items()}
+                  for name, value in weights.items()
+                  if not is_frozen(training, name)}
     optimizer = torch_optimizer(training, parameters)
     schedule = training.get("schedule", {})
     scheduler = torch.optim.lr_scheduler.LambdaLR(
@@ -121,6 +132,7 @@ def reference_run(plan, training, weights, batches, calls):
         if call % accumulation == 0:
             optimizer.zero_grad()
         tensors = dict(parameters)
+        tensors.update(constants)
         tensors.update({name: batch[call] for name, batch in batches.items()})
         loss = torch_model.run_plan(plan, tensors, grad=True)[loss_name]
         (loss / accumulation).backward()
@@ -140,7 +152,8 @@ def reference_run(plan, training, weights, batches, calls):
         lrs.append(training["optimizer"].get("lr", 1e-3) * factor)
         optimizer.step()
         scheduler.step()
-    final = {name: p.detach().numpy() for name, p in parameters.items()}
+    final = {name: p.detach().numpy()
+             for name, p in {**parameters, **constants}.items()}
     return np.array(losses), np.array(norms), np.array(lrs), final
 
 

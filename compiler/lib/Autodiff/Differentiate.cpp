@@ -54,10 +54,11 @@ bool isFloatTensor(Value value) {
 }
 
 /// The gradient of `function`'s result `lossIndex` with respect to its
-/// arguments `wrt`, as a new function named `name` (not inserted); null
-/// after an error.
+/// float arguments that `differentiates` selects (by argument number), as a
+/// new function named `name` (not inserted); null after an error.
 func::FuncOp buildGradient(func::FuncOp function, StringRef name,
-                           unsigned lossIndex, bool wrtAll) {
+                           unsigned lossIndex,
+                           llvm::function_ref<bool(unsigned)> differentiates) {
   func::FuncOp gradient = function.clone();
   gradient.setName(name);
   auto fail = [&]() {
@@ -80,9 +81,7 @@ func::FuncOp buildGradient(func::FuncOp function, StringRef name,
   // The arguments to differentiate.
   SmallVector<BlockArgument> wrt;
   for (BlockArgument arg : block.getArguments())
-    if (isFloatTensor(arg) &&
-        (wrtAll || gradient.getArgAttr(arg.getArgNumber(),
-                                       DTensorDialect::getWeightAttrName())))
+    if (isFloatTensor(arg) && differentiates(arg.getArgNumber()))
       wrt.push_back(arg);
 
   // Active values: float tensors that vary with an argument of `wrt` and
@@ -206,7 +205,12 @@ struct Differentiate : dtensor::impl::DifferentiateBase<Differentiate> {
         gradientFunction.empty() ? function + "_grad" : gradientFunction;
     if (module.lookupSymbol(name))
       return fail("a symbol named '" + name + "' exists already");
-    func::FuncOp gradient = buildGradient(forward, name, result, wrt == "all");
+    bool all = wrt == "all";
+    func::FuncOp gradient =
+        buildGradient(forward, name, result, [&](unsigned arg) {
+          return all ||
+                 forward.getArgAttr(arg, DTensorDialect::getWeightAttrName());
+        });
     if (!gradient)
       return signalPassFailure();
     SymbolTable(module).insert(gradient, std::next(forward->getIterator()));
@@ -215,9 +219,8 @@ struct Differentiate : dtensor::impl::DifferentiateBase<Differentiate> {
 
 } // namespace
 
-func::FuncOp dtensor::autodiff::buildGradientFunction(func::FuncOp function,
-                                                      StringRef name,
-                                                      unsigned lossIndex,
-                                                      bool wrtAll) {
-  return buildGradient(function, name, lossIndex, wrtAll);
+func::FuncOp dtensor::autodiff::buildGradientFunction(
+    func::FuncOp function, StringRef name, unsigned lossIndex,
+    llvm::function_ref<bool(unsigned)> differentiates) {
+  return buildGradient(function, name, lossIndex, differentiates);
 }

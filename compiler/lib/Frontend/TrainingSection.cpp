@@ -79,6 +79,9 @@ private:
   LogicalResult readLoss(const JsonNode &node, TrainingPlan &out);
   LogicalResult readOptimizer(const JsonNode &node, OptimizerConfig &out);
   LogicalResult readGroups(const JsonNode &node, TrainingPlan &out);
+  LogicalResult readPatterns(const JsonNode &node, const std::string &at,
+                             llvm::StringRef whose,
+                             std::vector<std::string> &out);
   LogicalResult readSchedule(const JsonNode &node, Schedule &out);
 
   const ModelPlan &plan;
@@ -176,38 +179,48 @@ LogicalResult TrainingSectionReader::readGroups(const JsonNode &node,
     const JsonNode *params = require(entry, "params");
     if (!params)
       return failure();
-    nodes[at + ".params"] = params;
-    // One pattern, or a list of them.
-    std::vector<const JsonNode *> patterns;
-    if (params->isString()) {
-      patterns.push_back(params);
-    } else {
-      if (failed(expectKind(*params, JsonNode::Kind::Array)))
-        return failure();
-      for (const JsonNode &pattern : params->elements)
-        patterns.push_back(&pattern);
-    }
-    for (auto [patternIndex, pattern] : llvm::enumerate(patterns)) {
-      nodes[at + ".params[" + std::to_string(patternIndex) + "]"] = pattern;
-      FailureOr<std::string> text = readString(*pattern);
-      if (failed(text))
-        return failure();
-      if (!text->empty() &&
-          llvm::none_of(plan.parameters, [&](const TensorDecl &parameter) {
-            return matchesPattern(*text, parameter.name);
-          }))
-        return error(*pattern)
-               << "the pattern '" << *text
-               << "' matches no parameter of the model; a group's patterns "
-                  "are globs over parameter names (e.g. \"*.bias\", "
-                  "\"*norm.weight\")";
-      group.patterns.push_back(*text);
-    }
+    if (failed(readPatterns(*params, at + ".params", "a group's patterns",
+                            group.patterns)))
+      return failure();
     if (failed(optionalNumber(entry, "lr", at + ".lr", group.lr)) ||
         failed(optionalNumber(entry, "weight_decay", at + ".weight_decay",
                               group.weightDecay)))
       return failure();
     out.groups.push_back(std::move(group));
+  }
+  return success();
+}
+
+/// One glob, or a list of them, each matching a parameter of the model.
+LogicalResult
+TrainingSectionReader::readPatterns(const JsonNode &node, const std::string &at,
+                                    llvm::StringRef whose,
+                                    std::vector<std::string> &out) {
+  nodes[at] = &node;
+  std::vector<const JsonNode *> patterns;
+  if (node.isString()) {
+    patterns.push_back(&node);
+  } else {
+    if (failed(expectKind(node, JsonNode::Kind::Array)))
+      return failure();
+    for (const JsonNode &pattern : node.elements)
+      patterns.push_back(&pattern);
+  }
+  for (auto [index, pattern] : llvm::enumerate(patterns)) {
+    nodes[at + "[" + std::to_string(index) + "]"] = pattern;
+    FailureOr<std::string> text = readString(*pattern);
+    if (failed(text))
+      return failure();
+    if (!text->empty() &&
+        llvm::none_of(plan.parameters, [&](const TensorDecl &parameter) {
+          return matchesPattern(*text, parameter.name);
+        }))
+      return error(*pattern)
+             << "the pattern '" << *text << "' matches no parameter of the "
+             << "model; " << whose
+             << " are globs over parameter names (e.g. \"*.bias\", "
+                "\"*norm.weight\")";
+    out.push_back(*text);
   }
   return success();
 }
@@ -241,8 +254,9 @@ FailureOr<TrainingPlan> TrainingSectionReader::read(const JsonNode &node) {
   TrainingPlan out;
   out.function = plan.name;
   if (failed(expectKind(node, JsonNode::Kind::Object)) ||
-      failed(checkObject(node, {"loss", "optimizer", "groups", "schedule",
-                                "clip_grad_norm", "accumulation_steps"})))
+      failed(checkObject(node,
+                         {"loss", "optimizer", "groups", "frozen", "schedule",
+                          "clip_grad_norm", "accumulation_steps"})))
     return failure();
   const JsonNode *loss = require(node, "loss");
   if (!loss || failed(readLoss(*loss, out)))
@@ -253,6 +267,10 @@ FailureOr<TrainingPlan> TrainingSectionReader::read(const JsonNode &node) {
     return failure();
   if (const JsonNode *groups = node.get("groups"))
     if (failed(readGroups(*groups, out)))
+      return failure();
+  if (const JsonNode *frozen = node.get("frozen"))
+    if (failed(
+            readPatterns(*frozen, "frozen", "the frozen patterns", out.frozen)))
       return failure();
   if (const JsonNode *schedule = node.get("schedule"))
     if (failed(readSchedule(*schedule, out.schedule)))

@@ -108,6 +108,7 @@ private:
 };
 
 LogicalResult TrainStepBuilder::collectTrained(func::FuncOp forward) {
+  SmallVector<std::string> weights;
   for (unsigned arg = 0; arg < forward.getNumArguments(); ++arg) {
     auto name = forward.getArgAttrOfType<StringAttr>(
         arg, DTensorDialect::getNameAttrName());
@@ -120,15 +121,27 @@ LogicalResult TrainStepBuilder::collectTrained(func::FuncOp forward) {
     if (!forward.getArgAttr(arg, DTensorDialect::getWeightAttrName()) ||
         !type || !isa<FloatType>(type.getElementType()))
       continue;
+    weights.push_back(text);
+    if (llvm::any_of(plan.frozen, [&](const std::string &pattern) {
+          return matchesPattern(pattern, text);
+        }))
+      continue;
     if (!type.hasStaticShape())
       return planError(module)
              << "the weight '" << text << "' has a dynamic shape";
     trained.push_back(
         {arg, text, plan.optimizer.lr, plan.optimizer.weightDecay});
   }
+  for (auto [index, pattern] : llvm::enumerate(plan.frozen))
+    if (llvm::none_of(weights, [&](const std::string &weight) {
+          return matchesPattern(pattern, weight);
+        }))
+      return planError(module) << "frozen[" << index << "]: the pattern '"
+                               << pattern << "' matches no weight";
   if (trained.empty())
     return planError(module) << "the forward function '" << forward.getName()
-                             << "' has no float weight to train";
+                             << "' has no float weight to train"
+                             << (weights.empty() ? "" : " (all are frozen)");
   // Groups: the first that matches a weight gives its settings; a pattern
   // that matches no weight is a mistake.
   SmallVector<bool> grouped(trained.size(), false);
@@ -175,9 +188,12 @@ LogicalResult TrainStepBuilder::run() {
   if (failed(collectTrained(forward)))
     return failure();
 
+  // Only the trained weights: a frozen one gets no gradient.
   func::FuncOp train = autodiff::buildGradientFunction(
-      forward, kTrainStep, static_cast<unsigned>(plan.loss),
-      /*wrtAll=*/false);
+      forward, kTrainStep, static_cast<unsigned>(plan.loss), [&](unsigned arg) {
+        return llvm::any_of(trained,
+                            [&](const Trained &w) { return w.arg == arg; });
+      });
   if (!train)
     return failure();
   if (failed(addUpdate(train))) {

@@ -52,6 +52,9 @@ DictionaryAttr dtensor::training::encodeTrainingPlan(MLIRContext *context,
       b.getNamedAttr("decay", b.getStringAttr(decayName(schedule.decay))),
       b.getNamedAttr("total_steps", i64(schedule.totalSteps)),
       b.getNamedAttr("min_lr_ratio", f64(schedule.minLrRatio))};
+  SmallVector<Attribute> frozen;
+  for (const std::string &pattern : plan.frozen)
+    frozen.push_back(b.getStringAttr(pattern));
   SmallVector<NamedAttribute> entries{
       b.getNamedAttr("function", b.getStringAttr(plan.function)),
       b.getNamedAttr("loss", i64(plan.loss)),
@@ -62,6 +65,8 @@ DictionaryAttr dtensor::training::encodeTrainingPlan(MLIRContext *context,
   if (plan.clipGradNorm)
     entries.push_back(
         b.getNamedAttr("clip_grad_norm", f64(*plan.clipGradNorm)));
+  if (!frozen.empty())
+    entries.push_back(b.getNamedAttr("frozen", b.getArrayAttr(frozen)));
   return b.getDictionaryAttr(entries);
 }
 
@@ -134,6 +139,19 @@ public:
     out = s.str();
     return success();
   }
+  /// A list of strings (absent: empty, or an error when `required`).
+  LogicalResult strings(StringRef key, std::vector<std::string> &out,
+                        bool required) {
+    Attribute value = dict.get(key);
+    if (!value)
+      return required ? LogicalResult(error(key) << "is required") : success();
+    auto list = dyn_cast<ArrayAttr>(value);
+    if (!list || !llvm::all_of(list, llvm::IsaPred<StringAttr>))
+      return error(key) << "expected strings";
+    for (Attribute text : list)
+      out.push_back(cast<StringAttr>(text).str());
+    return success();
+  }
   template <typename T> FailureOr<T> get(StringRef key) {
     Attribute value = dict.get(key);
     if (!value)
@@ -159,9 +177,9 @@ FailureOr<TrainingPlan>
 dtensor::training::decodeTrainingPlan(Operation *op, DictionaryAttr attr) {
   TrainingPlan plan;
   DictReader top(op, attr, "");
-  if (failed(
-          top.allowOnly({"function", "loss", "optimizer", "groups", "schedule",
-                         "clip_grad_norm", "accumulation_steps"})) ||
+  if (failed(top.allowOnly({"function", "loss", "optimizer", "groups", "frozen",
+                            "schedule", "clip_grad_norm",
+                            "accumulation_steps"})) ||
       failed(top.string("function", plan.function, /*required=*/true)) ||
       failed(top.integer("loss", plan.loss)) ||
       failed(top.optionalNumber("clip_grad_norm", plan.clipGradNorm)) ||
@@ -229,21 +247,13 @@ dtensor::training::decodeTrainingPlan(Operation *op, DictionaryAttr attr) {
       ParameterGroup out;
       if (failed(group.allowOnly({"params", "lr", "weight_decay"})) ||
           failed(group.optionalNumber("lr", out.lr)) ||
-          failed(group.optionalNumber("weight_decay", out.weightDecay)))
+          failed(group.optionalNumber("weight_decay", out.weightDecay)) ||
+          failed(group.strings("params", out.patterns, /*required=*/true)))
         return failure();
-      FailureOr<ArrayAttr> params = group.get<ArrayAttr>("params");
-      if (failed(params))
-        return failure();
-      if (!*params)
-        return group.error("params") << "is required", failure();
-      for (Attribute pattern : *params) {
-        auto text = dyn_cast<StringAttr>(pattern);
-        if (!text)
-          return group.error("params") << "expected strings", failure();
-        out.patterns.push_back(text.str());
-      }
       plan.groups.push_back(std::move(out));
     }
+  if (failed(top.strings("frozen", plan.frozen, /*required=*/false)))
+    return failure();
 
   FailureOr<DictionaryAttr> schedule = top.get<DictionaryAttr>("schedule");
   if (failed(schedule))

@@ -1,6 +1,7 @@
 // Every mistake in a training plan is an error, and no train_step or
 // eval_step is added: keys unknown, missing or out of range, a function or
-// loss that does not exist, a group pattern that matches no weight, a loss
+// loss that does not exist, a group or frozen pattern that matches no weight
+// (or frozen patterns that leave none to train), a loss
 // that is not a float of one element, a forward with state, a name taken.
 // RUN: dtensor-opt %s --dtensor-build-train-step -split-input-file -verify-diagnostics
 
@@ -185,6 +186,72 @@ module attributes {dtensor.training = {function = "f", loss = 2 : i64, optimizer
 // A pattern that matches no weight.
 // expected-error @+1 {{'dtensor.training': groups[0].params[1]: the pattern '*.bias' matches no weight}}
 module attributes {dtensor.training = {function = "f", optimizer = {kind = "sgd"}, groups = [{params = ["w", "*.bias"]}]}} {
+  dtensor.mesh @mesh shape [2]
+  func.func @f(%x: tensor<4xf32> {dtensor.name = "x"}, %w: tensor<4xf32> {dtensor.name = "w", dtensor.weight})
+      -> (tensor<f32> {dtensor.name = "loss"}, tensor<4xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x, %w : tensor<4xf32>, tensor<4xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<f32>
+    return %r, %x : tensor<f32>, tensor<4xf32>
+  }
+}
+
+// -----
+
+// A frozen pattern that matches no weight.
+// expected-error @+1 {{'dtensor.training': frozen[0]: the pattern 'rope.*' matches no weight}}
+module attributes {dtensor.training = {function = "f", optimizer = {kind = "sgd"}, frozen = ["rope.*"]}} {
+  dtensor.mesh @mesh shape [2]
+  func.func @f(%x: tensor<4xf32> {dtensor.name = "x"}, %w: tensor<4xf32> {dtensor.name = "w", dtensor.weight})
+      -> (tensor<f32> {dtensor.name = "loss"}, tensor<4xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x, %w : tensor<4xf32>, tensor<4xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<f32>
+    return %r, %x : tensor<f32>, tensor<4xf32>
+  }
+}
+
+// -----
+
+// Every weight frozen: nothing to train.
+// expected-error @+1 {{'dtensor.training': the forward function 'f' has no float weight to train (all are frozen)}}
+module attributes {dtensor.training = {function = "f", optimizer = {kind = "sgd"}, frozen = ["*"]}} {
+  dtensor.mesh @mesh shape [2]
+  func.func @f(%x: tensor<4xf32> {dtensor.name = "x"}, %w: tensor<4xf32> {dtensor.name = "w", dtensor.weight})
+      -> (tensor<f32> {dtensor.name = "loss"}, tensor<4xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x, %w : tensor<4xf32>, tensor<4xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<f32>
+    return %r, %x : tensor<f32>, tensor<4xf32>
+  }
+}
+
+// -----
+
+// Frozen patterns are strings.
+// expected-error @+1 {{'dtensor.training': frozen: expected strings}}
+module attributes {dtensor.training = {function = "f", optimizer = {kind = "sgd"}, frozen = [1]}} {
   dtensor.mesh @mesh shape [2]
   func.func @f(%x: tensor<4xf32> {dtensor.name = "x"}, %w: tensor<4xf32> {dtensor.name = "w", dtensor.weight})
       -> (tensor<f32> {dtensor.name = "loss"}, tensor<4xf32>) {

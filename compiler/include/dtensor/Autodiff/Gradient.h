@@ -9,17 +9,19 @@
 #define DTENSOR_AUTODIFF_GRADIENT_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace dtensor::autodiff {
 
 /// A copy of `function` named `name`, not inserted into any module, that
 /// returns its result `lossIndex` and then the gradient of that loss with
-/// respect to each float argument marked `dtensor.weight` (with `wrtAll`:
-/// each float argument), in argument order, each named `<name>.grad`. Null
+/// respect to each float argument that `differentiates` selects (by
+/// argument number), in argument order, each named `<name>.grad`. Null
 /// after an error, reported at the op without a gradient or at `function`.
-mlir::func::FuncOp buildGradientFunction(mlir::func::FuncOp function,
-                                         llvm::StringRef name,
-                                         unsigned lossIndex, bool wrtAll);
+mlir::func::FuncOp
+buildGradientFunction(mlir::func::FuncOp function, llvm::StringRef name,
+                      unsigned lossIndex,
+                      llvm::function_ref<bool(unsigned)> differentiates);
 
 } // namespace dtensor::autodiff
 

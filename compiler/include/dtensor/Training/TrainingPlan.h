@@ -77,6 +77,9 @@ struct TrainingPlan {
   int64_t loss = 0;
   OptimizerConfig optimizer;
   std::vector<ParameterGroup> groups;
+  /// Globs of weights that are not trained (PyTorch's requires_grad=False:
+  /// buffers, frozen layers): no gradient, no optimizer state, read-only.
+  std::vector<std::string> frozen;
   Schedule schedule;
   /// torch.nn.utils.clip_grad_norm_'s max_norm (the 2-norm over every
   /// gradient); none: no clipping.
