@@ -5,7 +5,7 @@ torchtitan-like tensor-parallel plan.
 
   python3 -m dtensor_testing.gen_model_plan [--preset tiny|7b] [--layers N] [--dim D] [--heads H]
       [--kv-heads N] [--ffn F] [--vocab V] [--batch B] [--seq S] [--dtype f32|f16|bf16]
-      [--plan none|tp|tp-sp|dp-tp|cp|cp-tp] [--mesh 2 | 2x2] [--rotate-method allgather|alltoall]
+      [--plan none|tp|tp-sp|dp-tp|dp-tp-sp|cp|cp-tp] [--mesh 2 | 2x2] [--rotate-method allgather|alltoall]
       [--model llama|block|mlp] [--no-causal] [--loss] [--kv-cache [--slots N] [--max-seq M] [--prefill L,L,...]
       [--decode-rows N,N,...]]
       [--name NAME] [-o FILE]
@@ -40,7 +40,7 @@ A decoder block (module `layers.<i>`, Meta/torchtitan names):
   back -> view -> attention.wo (linear) -> residual add -> ffn_norm
   (rms_norm) -> feed_forward: w2(silu(w1(x)) * w3(x)) -> residual add.
 
-Plans (mesh dim `tp`; with dp-tp a 2-D mesh `dp` x `tp`):
+Plans (mesh dim `tp`; with dp-tp and dp-tp-sp a 2-D mesh `dp` x `tp`):
   none   no plan: everything replicated
   tp     tok_embeddings rowwise (vocab parallel), wq/wk/wv/w1/w3 colwise,
          wo/w2 rowwise, output colwise with output Shard(-1) and
@@ -52,6 +52,7 @@ Plans (mesh dim `tp`; with dp-tp a 2-D mesh `dp` x `tp`):
          (prepare_module_input), output's input Shard(1)
   dp-tp  the tp plan on mesh dim `tp` plus `data_parallel: "dp"` (the batch
          sharded over `dp`)
+  dp-tp-sp  the tp-sp plan on mesh dim `tp` plus `data_parallel: "dp"`
   cp     context parallelism on a 1-D mesh `cp`: `context_parallel: {}`,
          every activation sharded over its sequence (dim 1), each attention
          gathering its keys and values; weights replicated
@@ -271,7 +272,7 @@ def build_plan(a):
         plan = {"data_parallel": "dp"} if a.plan == "dp-tp" else {}
         plan["styles"] = {"fc1": "colwise", "fc2": "rowwise"}
         return plan
-    sp = a.plan == "tp-sp"
+    sp = a.plan in ("tp-sp", "dp-tp-sp")
     styles = {}
     if a.model == "llama":
         styles["tok_embeddings"] = (
@@ -306,7 +307,7 @@ def build_plan(a):
                     "output_layouts": "S(-1)", "use_local_output": False}
         styles["output"] = head
     plan = {}
-    if a.plan == "dp-tp":
+    if a.plan in ("dp-tp", "dp-tp-sp"):
         plan["data_parallel"] = "dp"
     if a.plan == "cp-tp":
         plan["context_parallel"] = {"mesh_dim": "cp", **cp_setting(a)}
@@ -323,7 +324,8 @@ def parse_mesh(text, plan):
         shape = [int(s) for s in text.split("x")]
     except ValueError:
         sys.exit(f"gen-model-plan: --mesh {text}: expected sizes like 2 or 2x2")
-    two = {"dp-tp": ["dp", "tp"], "cp-tp": ["cp", "tp"]}
+    two = {"dp-tp": ["dp", "tp"], "dp-tp-sp": ["dp", "tp"],
+           "cp-tp": ["cp", "tp"]}
     if plan in two and len(shape) != 2:
         sys.exit(f"gen-model-plan: --plan {plan} needs a 2-D --mesh "
                  f"({'x'.join(two[plan]).upper()})")
@@ -336,7 +338,7 @@ def parse_mesh(text, plan):
 def check_shapes(a):
     errors = []
     if a.model == "mlp":
-        if a.plan in ("tp-sp", "cp", "cp-tp"):
+        if a.plan in ("tp-sp", "dp-tp-sp", "cp", "cp-tp"):
             errors.append(f"--model mlp has no {a.plan} plan")
     elif a.dim % a.heads:
         errors.append(f"--dim {a.dim} is not a multiple of --heads {a.heads}")
@@ -380,10 +382,11 @@ def main(argv=None):
                    "--heads; fewer: grouped-query attention)")
     p.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="f32")
     p.add_argument("--plan",
-                   choices=["none", "tp", "tp-sp", "dp-tp", "cp", "cp-tp"],
+                   choices=["none", "tp", "tp-sp", "dp-tp", "dp-tp-sp", "cp",
+                            "cp-tp"],
                    default="tp")
     p.add_argument("--mesh", help="mesh shape, e.g. 2 or 2x2 (default: 2, "
-                   "or 2x2 with dp-tp and cp-tp)")
+                   "or 2x2 with dp-tp, dp-tp-sp and cp-tp)")
     p.add_argument("--rotate-method", choices=["allgather", "alltoall"],
                    help="with cp and cp-tp: context_parallel.rotate_method "
                    "(default: none, the compiler's cost model chooses)")
@@ -434,7 +437,8 @@ def main(argv=None):
         sys.exit("gen-model-plan: --load-balance needs --plan cp or cp-tp")
     check_shapes(a)
     mesh = parse_mesh(
-        a.mesh or ("2x2" if a.plan in ("dp-tp", "cp-tp") else "2"), a.plan)
+        a.mesh or ("2x2" if a.plan in ("dp-tp", "dp-tp-sp", "cp-tp") else "2"),
+        a.plan)
 
     doc = {"format": "dtensor.model_plan", "version": 1, "mesh": mesh,
            "model": build_model(a)}
