@@ -181,6 +181,10 @@ private:
 
   mlir::LogicalResult
   computeParameterLayouts(llvm::StringMap<ParameterLayout> &layouts);
+  /// plan.fully_shard: parameters of its units sharded on dim 0 over the
+  /// data-parallel dim, added to their style's layout.
+  mlir::LogicalResult
+  addFullyShardLayouts(llvm::StringMap<ParameterLayout> &layouts);
   /// Model inputs and parameters that nothing else lays out take the input
   /// layout of the first local map reading them.
   void setLocalMapArgumentPlacements(

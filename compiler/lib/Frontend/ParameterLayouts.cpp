@@ -109,6 +109,59 @@ LogicalResult FunctionImporter::computeParameterLayouts(
       }
     }
   }
+  return addFullyShardLayouts(layouts);
+}
+
+LogicalResult FunctionImporter::addFullyShardLayouts(
+    llvm::StringMap<ParameterLayout> &layouts) {
+  if (!plan.fullyShard)
+    return success();
+  const FullyShardDecl &decl = *plan.fullyShard;
+  // The units: the modules each pattern matches ("" the root), each module
+  // one unit at most.
+  llvm::SetVector<llvm::StringRef> paths = getModulePaths(plan);
+  llvm::StringMap<const JsonNode *> units;
+  for (auto [pattern, node] :
+       llvm::zip_equal(decl.patterns, decl.patternNodes)) {
+    SmallVector<llvm::StringRef> matched;
+    if (pattern.empty())
+      matched.push_back("");
+    for (llvm::StringRef path : paths)
+      if (!pattern.empty() && matchModulePattern(pattern, path))
+        matched.push_back(path);
+    if (matched.empty())
+      return locator.emitError(*node)
+             << "fully_shard pattern '" << pattern << "' matches no module";
+    for (llvm::StringRef path : matched) {
+      auto [it, inserted] = units.try_emplace(path, node);
+      if (!inserted) {
+        InFlightDiagnostic diag = locator.emitError(*node);
+        diag << "module '" << path << "' is matched by two fully_shard "
+             << "patterns";
+        diag.attachNote(locator.get(*it->second)) << "the other pattern";
+        return failure();
+      }
+    }
+  }
+  // A parameter belongs to the module of its name's prefix; one inside a
+  // unit is sharded on dim 0 over the data-parallel dim.
+  int64_t meshDim = *plan.dataParallelDim;
+  for (const TensorDecl &parameter : plan.parameters) {
+    llvm::StringRef name = parameter.name;
+    llvm::StringRef owner = name.contains('.') ? name.rsplit('.').first : "";
+    auto unit = llvm::find_if(units, [&](const auto &entry) {
+      return moduleContains(entry.getKey(), owner);
+    });
+    int64_t rank = parameter.type.getRank();
+    if (unit == units.end() || rank == 0)
+      continue;
+    ParameterLayout &layout = layouts[name];
+    if (layout.placements.empty())
+      layout.placements = getDefaultPlacements(rank, /*activation=*/false);
+    if (!layout.source)
+      layout.source = unit->getValue();
+    layout.placements[meshDim] = ShardAttr::get(context, 0);
+  }
   return success();
 }
 

@@ -40,6 +40,7 @@ private:
   /// A mesh dim by name or index.
   FailureOr<int64_t> readMeshDim(const JsonNode &node, const MeshDecl &mesh);
   LogicalResult readContextParallel(const JsonNode &node, ModelPlan &plan);
+  LogicalResult readFullyShard(const JsonNode &node, ModelPlan &plan);
   LogicalResult readStyle(const JsonNode &key, llvm::StringRef pattern,
                           const JsonNode &node, const ModelPlan &plan,
                           StyleDecl &style);
@@ -49,7 +50,8 @@ private:
 LogicalResult PlanSectionReader::read(const JsonNode &node, ModelPlan &plan) {
   plan.planNode = &node;
   if (failed(checkObject(node, {"mesh_dim", "data_parallel", "context_parallel",
-                                "styles", "placements", "local_maps"})))
+                                "fully_shard", "styles", "placements",
+                                "local_maps"})))
     return failure();
   // The styles' default mesh dim: `tp` if a dim has that name, else the last.
   plan.styleMeshDim = plan.mesh.shape.size() - 1;
@@ -91,6 +93,9 @@ LogicalResult PlanSectionReader::read(const JsonNode &node, ModelPlan &plan) {
       plan.styles.push_back(std::move(style));
     }
   }
+  if (const JsonNode *units = node.get("fully_shard"))
+    if (failed(readFullyShard(*units, plan)))
+      return failure();
   if (const JsonNode *placements = node.get("placements")) {
     if (failed(expectKind(*placements, JsonNode::Kind::Object)))
       return failure();
@@ -116,6 +121,34 @@ LogicalResult PlanSectionReader::read(const JsonNode &node, ModelPlan &plan) {
       plan.localMaps.push_back(std::move(localMap));
     }
   }
+  return success();
+}
+
+/// `fully_shard`: a list of module patterns over the data-parallel dim
+/// (which no style may use: readStyle's callers check).
+LogicalResult PlanSectionReader::readFullyShard(const JsonNode &node,
+                                                ModelPlan &plan) {
+  if (failed(expectKind(node, JsonNode::Kind::Array)))
+    return failure();
+  if (!plan.dataParallelDim)
+    return error(node) << "fully_shard shards parameters over the "
+                          "data-parallel mesh dim: give plan.data_parallel";
+  FullyShardDecl decl;
+  decl.node = &node;
+  if (node.elements.empty())
+    return error(node) << "fully_shard lists no module pattern (\"\" is the "
+                          "root module)";
+  for (const JsonNode &entry : node.elements) {
+    FailureOr<std::string> pattern = readString(entry);
+    if (failed(pattern))
+      return failure();
+    if (llvm::is_contained(decl.patterns, *pattern))
+      return error(entry) << "fully_shard lists the pattern '" << *pattern
+                          << "' twice";
+    decl.patterns.push_back(*pattern);
+    decl.patternNodes.push_back(&entry);
+  }
+  plan.fullyShard = std::move(decl);
   return success();
 }
 

@@ -136,6 +136,17 @@ struct ContextParallelDecl {
   const JsonNode *node = nullptr;
 };
 
+/// `plan.fully_shard`: FSDP2's fully_shard units over the data-parallel
+/// mesh dim. Each pattern's modules are units (nested as fully_shard calls
+/// are; "" the root); a parameter belongs to the innermost unit whose module
+/// owns it (its name's module path) and is sharded on its dim 0 over the
+/// data-parallel dim, beside its tensor-parallel placement.
+struct FullyShardDecl {
+  std::vector<std::string> patterns;
+  std::vector<const JsonNode *> patternNodes;
+  const JsonNode *node = nullptr;
+};
+
 struct ModelPlan {
   MeshDecl mesh;
   std::string name = "main";
@@ -154,6 +165,7 @@ struct ModelPlan {
   int64_t styleMeshDim = 0;
   std::optional<int64_t> dataParallelDim;
   std::optional<ContextParallelDecl> contextParallel;
+  std::optional<FullyShardDecl> fullyShard;
   std::vector<StyleDecl> styles;
   std::vector<PlacementDecl> placements;
   std::vector<LocalMapDecl> localMaps;
