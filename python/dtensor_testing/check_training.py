@@ -348,7 +348,8 @@ def check_dtensor_peer(args, plan, training, weights, batches, calls, ours,
         {k: v.numpy() for k, v in batches.items()}, dp, tp,
         lambda t: schedule_factor(schedule, t))
     our_losses, our_params, artifact_flags = ours
-    label = f"PyTorch DTensor dp{dp} x tp{tp}"
+    fsdp = "FSDP2 " if plan.get("plan", {}).get("fully_shard") else ""
+    label = f"PyTorch DTensor {fsdp}dp{dp} x tp{tp}"
     error = np.max(np.abs(np.array(peer["losses"]) - our_losses) /
                    np.abs(our_losses))
     status = "ok" if error <= args.loss_tolerance else "FAIL"

@@ -17,6 +17,9 @@ gloo processes the way a user of PyTorch 2 writes it:
   ranks. (The composable replicate() around the tensor-parallel model gave
   losses 1e-3 off the one-device run's after the first update on dp2 x
   tp2 with PyTorch 2.15; DistributedDataParallel matches to 1e-7.)
+- with the plan's `fully_shard` units instead: FSDP2's fully_shard on the
+  dp mesh dim over each unit's module (innermost first) and the root (the
+  logits module), after parallelize_module on tp (2-D FSDP + TP);
 - the optimizer of the plan's training section (torch.optim.SGD or AdamW
   with its groups), a LambdaLR with its schedule, and clip_grad_norm_'s
   norm over the DTensor and the plain gradients together (clip_grad_norm_
@@ -45,18 +48,17 @@ def _optimizer(training, model, factor):
 
 
 def clip_gradients(parameters, max_norm):
-    """clip_grad_norm_'s scaling over gradients that may mix DTensors and
-    plain tensors (one norm over both kinds, each scaled by one float)."""
+    """clip_grad_norm_'s scaling over gradients that may mix DTensors (on
+    different meshes: FSDP's dp, FSDP + TP's dp x tp) and plain tensors:
+    one norm over all of them, each gradient scaled by one float."""
     import torch
     grads = [p.grad for p in parameters if p.grad is not None]
     total = 0.0
-    for kind in (True, False):
-        group = [g for g in grads if hasattr(g, "full_tensor") == kind]
-        if group:
-            norm = torch.nn.utils.get_total_norm(group)
-            if hasattr(norm, "full_tensor"):
-                norm = norm.full_tensor()
-            total += float(norm) ** 2
+    for g in grads:
+        norm = torch.linalg.vector_norm(g)
+        if hasattr(norm, "full_tensor"):
+            norm = norm.full_tensor()
+        total += float(norm) ** 2
     coefficient = min(1.0, max_norm / (total ** 0.5 + 1e-6))
     for g in grads:
         g.mul_(coefficient)
@@ -105,6 +107,31 @@ def logits_module(model):
     return Logits()
 
 
+def _fully_shard(model, patterns, mesh):
+    """FSDP2's fully_shard over the modules of the Llama inside `model` (the
+    logits module) that `patterns` match segment by segment, innermost
+    first, then over `model` (the root unit, "")."""
+    import fnmatch
+
+    from torch.distributed.fsdp import fully_shard
+    if "" not in patterns:
+        raise ValueError("the PyTorch DTensor peer needs the root unit \"\" "
+                         "in fully_shard")
+
+    def matches(pattern, path):
+        p, s = pattern.split("."), path.split(".")
+        return len(p) == len(s) and all(
+            fnmatch.fnmatchcase(b, a) for a, b in zip(p, s))
+
+    inner = model.model
+    units = [name for name, _ in inner.named_modules() if name and any(
+        matches(p, name) for p in patterns if p)]
+    for name in sorted(units, key=lambda n: -n.count(".")):
+        fully_shard(inner.get_submodule(name), mesh=mesh)
+    fully_shard(model, mesh=mesh)
+    return model
+
+
 def _name(name):
     """A parameter's name in the plan: without the wrappers' prefixes."""
     for prefix in ("module.", "model."):
@@ -136,7 +163,10 @@ def _worker(rank, world, task, store, result_path):
     if tp > 1:
         model = _parallelize(model, mesh["tp"])
     model = logits_module(model)
-    if dp > 1:
+    units = plan.get("plan", {}).get("fully_shard")
+    if units and dp > 1:
+        model = _fully_shard(model, units, mesh["dp"])
+    elif dp > 1:
         from torch.nn.parallel import DistributedDataParallel
         model = DistributedDataParallel(model, device_mesh=mesh["dp"])
     training = plan["model"]["training"]
