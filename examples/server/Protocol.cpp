@@ -40,17 +40,18 @@ bool refuse(RequestError &error, int status, std::string message) {
   return false;
 }
 
-/// Refuses (422) the first member of `document` not in `known`, naming
-/// the members it takes; true when it did.
+/// Refuses the first member of `document` not in `known`, naming the
+/// members it takes; true when it did. The native endpoints answer 422;
+/// the OpenAI ones 400, as OpenAI's API does.
 bool refuseUnknownFields(const json &document,
                          const std::set<std::string> &known,
-                         RequestError &error) {
+                         RequestError &error, int status = 422) {
   for (const auto &item : document.items())
     if (!known.count(item.key())) {
       std::string expected;
       for (const std::string &name : known)
         expected += (expected.empty() ? "" : ", ") + name;
-      return !refuse(error, 422,
+      return !refuse(error, status,
                      "unknown field '" + item.key() +
                          "' (expected: " + expected + ")");
     }
@@ -368,7 +369,7 @@ bool parseCompletion(const std::string &body, const Limits &limits,
                                               "top_k",
                                               "top_p",
                                               "user"};
-  if (refuseUnknownFields(document, known, error))
+  if (refuseUnknownFields(document, known, error, 400))
     return false;
   request = Request();
   request.kind = JobKind::Completion;
@@ -668,7 +669,7 @@ bool parseChat(const std::string &body, const Limits &limits,
         key == "max_completion_tokens")
       continue;
     if (key == "prompt" || key == "echo")
-      return refuse(error, 422,
+      return refuse(error, 400,
                     "unknown field '" + key +
                         "' (a completions field: "
                         "/v1/chat/completions takes 'messages')");

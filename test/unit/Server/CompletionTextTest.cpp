@@ -214,6 +214,7 @@ TEST(TextRequestTest, ChatRendersItsTemplate) {
                             "prompt": "x"})",
                          kLimits, setup, request, refused));
   EXPECT_NE(refused.message.find("unknown field 'prompt'"), std::string::npos);
+  EXPECT_EQ(refused.status, 400); // OpenAI's status for an unknown field
   ChatSetup noTemplate{tokenizer.get(), nullptr, "", ""};
   EXPECT_FALSE(parseChat(R"({"messages": [{"role": "user", "content": "x"}]})",
                          kLimits, noTemplate, request, refused));
