@@ -16,7 +16,7 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   nlohmann-json3-dev libgtest-dev libcpp-httplib-dev libcli11-dev
   # The tokenizers of dtensor-server (runtime/tooling/Tokenizer.h).
-  libpcre2-dev libsentencepiece-dev
+  libpcre2-dev libsentencepiece-dev libutf8proc-dev
   openmpi-bin libopenmpi-dev libopenblas0-pthread
   # Several hosts on this machine (scripts/netns-hosts.sh): ip netns, unshare.
   iproute2 util-linux

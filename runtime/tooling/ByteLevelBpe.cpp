@@ -11,8 +11,11 @@
 #include "dtensor/Tooling/Utf8.h"
 
 #include <nlohmann/json.hpp>
+#include <utf8proc.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <deque>
 #include <limits>
 
 namespace dtensor::tooling {
@@ -90,9 +93,25 @@ bool flag(const json &config, const char *name, bool fallback) {
 
 bool unsupported(std::string &error, const std::string &message) {
   error = "tokenizer.json: " + message +
-          " is not supported (byte-level BPE without a normalizer, as "
-          "GPT-2 and Llama 3 use it, is)";
+          " is not supported (byte-level BPE without a normalizer or with "
+          "NFC, as GPT-2, Llama 3 and Qwen2 use it, is)";
   return false;
+}
+
+/// `text` (valid UTF-8) in Unicode Normalization Form C, as `tokenizers`'
+/// NFC normalizer gives it.
+std::string toNfc(std::string_view text) {
+  utf8proc_uint8_t *mapped = nullptr;
+  utf8proc_ssize_t length = utf8proc_map(
+      reinterpret_cast<const utf8proc_uint8_t *>(text.data()),
+      static_cast<utf8proc_ssize_t>(text.size()), &mapped,
+      static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
+  if (length < 0)
+    return std::string(text); // not UTF-8: encode() repaired it before
+  std::string result(reinterpret_cast<const char *>(mapped),
+                     static_cast<size_t>(length));
+  std::free(mapped);
+  return result;
 }
 
 /// A segment of the text: plain text, or an added token's id.
@@ -114,10 +133,20 @@ std::unique_ptr<ByteLevelBpe> ByteLevelBpe::fromJson(const json &document,
       pointBytes[points[b]] = static_cast<unsigned char>(b);
     }
 
+    // None, or NFC (alone or as the one step of a Sequence).
     const json &normalizer = document.value("normalizer", json());
     if (!normalizer.is_null()) {
-      unsupported(error, "the normalizer '" + typeOf(normalizer) + "'");
-      return nullptr;
+      const json *step = &normalizer;
+      if (typeOf(normalizer) == "Sequence") {
+        const json &steps = normalizer.value("normalizers", json::array());
+        if (steps.size() == 1)
+          step = &steps[0];
+      }
+      if (typeOf(*step) != "NFC") {
+        unsupported(error, "the normalizer '" + typeOf(normalizer) + "'");
+        return nullptr;
+      }
+      bpe->nfc_ = true;
     }
     const json &model = document.at("model");
     if (typeOf(model) != "BPE") {
@@ -331,10 +360,15 @@ std::vector<int64_t> ByteLevelBpe::encode(const std::string &input,
   }
 
   // Added tokens: those matched on the raw text first, then those matched
-  // on the normalized text (the same text: there is no normalizer), each
-  // pass leftmost then longest, on the segments that are still text.
+  // on the normalized text, each pass leftmost then longest, on the
+  // segments that are still text. The normalized texts live in `store`.
   std::vector<Segment> segments = {{text, -1}};
+  std::deque<std::string> store;
   for (bool normalizedPass : {false, true}) {
+    if (normalizedPass && nfc_)
+      for (Segment &segment : segments)
+        if (segment.addedId < 0)
+          segment.text = store.emplace_back(toNfc(segment.text));
     std::vector<Segment> next;
     for (const Segment &segment : segments) {
       if (segment.addedId >= 0) {

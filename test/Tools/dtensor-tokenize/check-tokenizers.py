@@ -3,8 +3,8 @@
 `tokenizers` and `sentencepiece`, on tokenizers trained here on a small
 Unicode corpus: byte-level BPE as GPT-2 (ByteLevel's own regex), Llama 3
 (a Split regex, ignore_merges, a BOS template) and Qwen2 (its regex, one
-digit a piece) configure it, with a prefix space, and SentencePiece BPE
-and unigram models with byte fallback. Every text gives the same ids (with
+digit a piece, the NFC normalizer) configure it, with a prefix space, and
+SentencePiece BPE and unigram models with byte fallback. Every text gives the same ids (with
 and without special tokens), the same decoded text (with and without
 special tokens), and a stream that decodes to the same text in chunks of
 whole characters; random id sequences (characters cut in half) decode the
@@ -19,7 +19,7 @@ import sys
 
 import sentencepiece as spm
 from tokenizers import (AddedToken, Regex, Tokenizer, decoders, models,
-                        pre_tokenizers, processors, trainers)
+                        normalizers, pre_tokenizers, processors, trainers)
 
 LLAMA3 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
           r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
@@ -72,6 +72,8 @@ def byte_level_bpe(style):
                                  behavior="isolated", invert=False),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ])
+    if style == "qwen2":
+        bpe.normalizer = normalizers.NFC()
     bpe.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=700, special_tokens=SPECIALS, show_progress=False,

@@ -1,9 +1,9 @@
 //===- ByteLevelBpe.h - Byte-level BPE of tokenizer.json --------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The tokenizer of GPT-2 and Llama 3 as Hugging Face `tokenizers` runs it
-// from `tokenizer.json` (Qwen2's pre-tokenizer too, but not its NFC
-// normalizer, which is refused): added tokens are cut out of the text
-// first; each remaining segment is split by the pre-tokenizer's regular
+// The tokenizer of GPT-2, Llama 3 and Qwen2 as Hugging Face `tokenizers`
+// runs it from `tokenizer.json`: added tokens are cut out of the text
+// first; each remaining segment is normalized (Qwen2's NFC, by utf8proc,
+// Debian's Unicode library) and split by the pre-tokenizer's regular
 // expressions (UnicodeRegex.h); each piece's bytes become the printable
 // characters of GPT-2's byte alphabet, and BPE merges adjacent tokens by
 // the rank of their merge until no merge applies. Decoding maps the
@@ -84,6 +84,8 @@ private:
   /// (left id << 32 | right id) -> (rank, merged id).
   std::unordered_map<uint64_t, std::pair<int64_t, int64_t>> merges_;
   bool ignoreMerges_ = false;
+  /// The normalizer NFC (Qwen2's); false: none.
+  bool nfc_ = false;
   std::vector<PreTokenizerStep> preTokenizer_;
   std::vector<AddedToken> added_;
   /// The bytes an added token may start with: other positions are skipped.
