@@ -21,8 +21,8 @@ SmallVector<PlacementAttr>
 FunctionImporter::getDefaultPlacements(int64_t rank, bool activation) const {
   SmallVector<PlacementAttr> placements;
   for (size_t dim = 0; dim < plan.mesh.shape.size(); ++dim) {
-    if (activation && rank > 0 && plan.dataParallelDim &&
-        static_cast<int64_t>(dim) == *plan.dataParallelDim)
+    if (activation && rank > 0 &&
+        plan.isDataParallelDim(static_cast<int64_t>(dim)))
       placements.push_back(ShardAttr::get(context, 0));
     else if (activation && plan.contextParallel &&
              static_cast<int64_t>(dim) == plan.contextParallel->meshDim &&

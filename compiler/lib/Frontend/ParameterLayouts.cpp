@@ -144,8 +144,8 @@ LogicalResult FunctionImporter::addFullyShardLayouts(
     }
   }
   // A parameter belongs to the module of its name's prefix; one inside a
-  // unit is sharded on dim 0 over the data-parallel dim.
-  int64_t meshDim = *plan.dataParallelDim;
+  // unit is sharded on dim 0 over the (last) data-parallel dim.
+  int64_t meshDim = plan.dataParallelDims.back();
   for (const TensorDecl &parameter : plan.parameters) {
     llvm::StringRef name = parameter.name;
     llvm::StringRef owner = name.contains('.') ? name.rsplit('.').first : "";

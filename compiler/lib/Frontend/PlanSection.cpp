@@ -64,11 +64,26 @@ LogicalResult PlanSectionReader::read(const JsonNode &node, ModelPlan &plan) {
       return failure();
     plan.styleMeshDim = *meshDim;
   }
-  if (const JsonNode *dim = node.get("data_parallel")) {
-    FailureOr<int64_t> meshDim = readMeshDim(*dim, plan.mesh);
-    if (failed(meshDim))
-      return failure();
-    plan.dataParallelDim = *meshDim;
+  // One mesh dim, or a list (HSDP: the replicate dims, then the shard dim).
+  if (const JsonNode *dims = node.get("data_parallel")) {
+    std::vector<const JsonNode *> entries;
+    if (dims->kind == JsonNode::Kind::Array) {
+      if (dims->elements.empty())
+        return error(*dims) << "data_parallel lists no mesh dim";
+      for (const JsonNode &entry : dims->elements)
+        entries.push_back(&entry);
+    } else {
+      entries.push_back(dims);
+    }
+    for (const JsonNode *entry : entries) {
+      FailureOr<int64_t> meshDim = readMeshDim(*entry, plan.mesh);
+      if (failed(meshDim))
+        return failure();
+      if (plan.isDataParallelDim(*meshDim))
+        return error(*entry) << "data_parallel lists mesh dim "
+                             << plan.mesh.names[*meshDim] << " twice";
+      plan.dataParallelDims.push_back(*meshDim);
+    }
   }
   if (const JsonNode *cp = node.get("context_parallel"))
     if (failed(readContextParallel(*cp, plan)))
@@ -80,7 +95,7 @@ LogicalResult PlanSectionReader::read(const JsonNode &node, ModelPlan &plan) {
       StyleDecl style;
       if (failed(readStyle(value, pattern, value, plan, style)))
         return failure();
-      if (plan.dataParallelDim && style.meshDim == *plan.dataParallelDim)
+      if (plan.isDataParallelDim(style.meshDim))
         return error(value)
                << "style applies to mesh dim " << plan.mesh.names[style.meshDim]
                << ", which is the data-parallel dim";
@@ -130,7 +145,7 @@ LogicalResult PlanSectionReader::readFullyShard(const JsonNode &node,
                                                 ModelPlan &plan) {
   if (failed(expectKind(node, JsonNode::Kind::Array)))
     return failure();
-  if (!plan.dataParallelDim)
+  if (plan.dataParallelDims.empty())
     return error(node) << "fully_shard shards parameters over the "
                           "data-parallel mesh dim: give plan.data_parallel";
   FullyShardDecl decl;
@@ -175,7 +190,7 @@ LogicalResult PlanSectionReader::readContextParallel(const JsonNode &node,
                          << plan.mesh.shape.size()
                          << " dims and none is named 'cp'";
   }
-  if (plan.dataParallelDim && cp.meshDim == *plan.dataParallelDim)
+  if (plan.isDataParallelDim(cp.meshDim))
     return error(node.get("mesh_dim") ? *node.get("mesh_dim") : node)
            << "context parallelism over mesh dim "
            << plan.mesh.names[cp.meshDim] << ", which is the data-parallel dim";

@@ -140,7 +140,8 @@ struct ContextParallelDecl {
 /// mesh dim. Each pattern's modules are units (nested as fully_shard calls
 /// are; "" the root); a parameter belongs to the innermost unit whose module
 /// owns it (its name's module path) and is sharded on its dim 0 over the
-/// data-parallel dim, beside its tensor-parallel placement.
+/// last data-parallel dim (replicated over the others: HSDP), beside its
+/// tensor-parallel placement.
 struct FullyShardDecl {
   std::vector<std::string> patterns;
   std::vector<const JsonNode *> patternNodes;
@@ -161,9 +162,10 @@ struct ModelPlan {
   std::vector<std::shared_ptr<const CustomOpDecl>> customOps;
   llvm::SmallVector<std::string> outputs;
   llvm::SmallVector<const JsonNode *> outputNodes;
-  /// The plan: the styles' default mesh dim, the data-parallel mesh dim.
+  /// The plan: the styles' default mesh dim, the data-parallel mesh dims
+  /// (one; or several, HSDP's replicate then shard dims).
   int64_t styleMeshDim = 0;
-  std::optional<int64_t> dataParallelDim;
+  llvm::SmallVector<int64_t> dataParallelDims;
   std::optional<ContextParallelDecl> contextParallel;
   std::optional<FullyShardDecl> fullyShard;
   std::vector<StyleDecl> styles;
@@ -172,6 +174,10 @@ struct ModelPlan {
   const JsonNode *planNode = nullptr;
   /// `model.training`, if any (read by TrainingSection.h).
   const JsonNode *trainingNode = nullptr;
+
+  bool isDataParallelDim(int64_t dim) const {
+    return llvm::is_contained(dataParallelDims, dim);
+  }
 };
 
 /// Reads `root`, which must outlive the result. Errors are emitted through
