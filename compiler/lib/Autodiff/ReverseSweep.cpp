@@ -1,0 +1,81 @@
+//===- ReverseSweep.cpp - Which values need gradients, and the sweep ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The two halves of reverse mode over one block, shared by the gradient
+// function and by the body of a local map's adjoint: the activity analysis
+// (a value needs a gradient when it varies with a differentiated value and
+// an output depends on it) and the sweep that applies each op's rule from
+// the outputs back.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Adjoints.h"
+
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "dtensor-differentiate"
+
+using namespace mlir;
+using namespace dtensor;
+using namespace dtensor::autodiff;
+
+bool dtensor::autodiff::isFloatTensor(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && isa<FloatType>(type.getElementType());
+}
+
+// The result of an op marked dtensor.shift does not change the function (a
+// softmax's row max): it does not vary, so no gradient flows through it,
+// where the reverse sweep would otherwise compute one that is zero.
+llvm::DenseSet<Value> dtensor::autodiff::variedValues(Block &block,
+                                                      ArrayRef<Value> wrt) {
+  llvm::DenseSet<Value> varied(wrt.begin(), wrt.end());
+  for (Operation &op : block.without_terminator())
+    if (!op.hasAttr(DTensorDialect::getShiftAttrName()) &&
+        llvm::any_of(op.getOperands(),
+                     [&](Value operand) { return varied.contains(operand); }))
+      for (Value result : op.getResults())
+        if (isFloatTensor(result))
+          varied.insert(result);
+  return varied;
+}
+
+void dtensor::autodiff::markActive(Block &block, ArrayRef<Value> wrt,
+                                   ArrayRef<Value> outputs,
+                                   Adjoints &adjoints) {
+  llvm::DenseSet<Value> varied = variedValues(block, wrt);
+  llvm::DenseSet<Value> useful(outputs.begin(), outputs.end());
+  for (Operation &op : llvm::reverse(block.without_terminator()))
+    if (llvm::any_of(op.getResults(),
+                     [&](Value result) { return useful.contains(result); }))
+      for (Value operand : op.getOperands())
+        useful.insert(operand);
+  for (Value value : varied)
+    if (useful.contains(value))
+      adjoints.active.insert(value);
+}
+
+LogicalResult dtensor::autodiff::reverseSweep(ArrayRef<Operation *> ops,
+                                              Adjoints &adjoints) {
+  for (Operation *op : llvm::reverse(ops)) {
+    if (llvm::none_of(op->getResults(), [&](Value result) {
+          return adjoints.isActive(result) && adjoints.lookup(result);
+        }))
+      continue;
+    LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": adjoint of '" << op->getName()
+                            << "' at " << op->getLoc() << "\n");
+    LogicalResult status = failure();
+    if (auto generic = dyn_cast<linalg::GenericOp>(op))
+      status = differentiateGeneric(generic, adjoints);
+    else if (auto attention = dyn_cast<AttentionOp>(op))
+      status = differentiateAttention(attention, adjoints);
+    else if (auto custom = dyn_cast<CustomCallOp>(op))
+      status = differentiateCustomCall(custom, adjoints);
+    else if (auto localMap = dyn_cast<LocalMapOp>(op))
+      status = differentiateLocalMap(localMap, adjoints);
+    else
+      status = differentiateDataOp(op, adjoints);
+    if (failed(status))
+      return failure();
+  }
+  return success();
+}
