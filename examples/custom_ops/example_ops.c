@@ -93,9 +93,22 @@ example_rms_norm(const dtensor_custom_call *call) {
   return 0;
 }
 
-/* The checks of a SwiGLU gradient: gate, up, dy and the output, all f32
- * matrices of one shape. */
-static int32_t checkSwigluGrad(const dtensor_custom_call *call) {
+static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+static float swigluGateGradient(float gate, float up, float dy) {
+  float s = sigmoid(gate);
+  return dy * up * s * (1.0f + gate * (1.0f - s));
+}
+
+static float swigluUpGradient(float gate, float up, float dy) {
+  (void)up;
+  return dy * gate * sigmoid(gate);
+}
+
+/* A SwiGLU gradient, `gradient(gate, up, dy)` of each element, once gate,
+ * up, dy and the output are checked to be f32 matrices of one shape. */
+static int32_t swigluGradient(const dtensor_custom_call *call,
+                              float (*gradient)(float, float, float)) {
   if (call->num_inputs != 3 || call->num_outputs != 1)
     return fail(call, "swiglu's gradient takes gate, up and dy");
   const dtensor_custom_tensor *out = &call->outputs[0];
@@ -108,38 +121,22 @@ static int32_t checkSwigluGrad(const dtensor_custom_call *call) {
       return fail(call, "swiglu's gradient: gate, up, dy and the output "
                         "differ in shape");
   }
+  for (int64_t i = 0; i < out->shape[0]; ++i)
+    for (int64_t j = 0; j < out->shape[1]; ++j)
+      *at2(out, i, j) = gradient(*at2(&call->inputs[0], i, j),
+                                 *at2(&call->inputs[1], i, j),
+                                 *at2(&call->inputs[2], i, j));
   return 0;
 }
 
-static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
-
 DTENSOR_CUSTOM_OP_EXPORT int32_t
 example_swiglu_grad_gate(const dtensor_custom_call *call) {
-  if (checkSwigluGrad(call))
-    return 1;
-  const dtensor_custom_tensor *out = &call->outputs[0];
-  for (int64_t i = 0; i < out->shape[0]; ++i)
-    for (int64_t j = 0; j < out->shape[1]; ++j) {
-      float g = *at2(&call->inputs[0], i, j);
-      float s = sigmoid(g);
-      *at2(out, i, j) = *at2(&call->inputs[2], i, j) *
-                        *at2(&call->inputs[1], i, j) * s *
-                        (1.0f + g * (1.0f - s));
-    }
-  return 0;
+  return swigluGradient(call, swigluGateGradient);
 }
 
 DTENSOR_CUSTOM_OP_EXPORT int32_t
 example_swiglu_grad_up(const dtensor_custom_call *call) {
-  if (checkSwigluGrad(call))
-    return 1;
-  const dtensor_custom_tensor *out = &call->outputs[0];
-  for (int64_t i = 0; i < out->shape[0]; ++i)
-    for (int64_t j = 0; j < out->shape[1]; ++j) {
-      float g = *at2(&call->inputs[0], i, j);
-      *at2(out, i, j) = *at2(&call->inputs[2], i, j) * g * sigmoid(g);
-    }
-  return 0;
+  return swigluGradient(call, swigluUpGradient);
 }
 
 /* The checks of an RMSNorm gradient: x[T, D], weight[D], dy[T, D]. */
