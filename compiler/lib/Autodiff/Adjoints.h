@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -103,9 +104,20 @@ mlir::LogicalResult differentiateCustomCall(CustomCallOp op,
 /// The gradients of `op`'s active inputs: one dtensor.local_map that runs
 /// the body and its reverse sweep on the local pieces, the gradients laid
 /// out as the duals of the op's layouts (LocalMapAdjoint.cpp). Fails with an
-/// error at `op` for a layout without a dual or pieces of uneven sizes, and
-/// at an op of the body without a rule.
+/// error at `op` for a layout without a dual, and at an op of the body
+/// without a rule.
 mlir::LogicalResult differentiateLocalMap(LocalMapOp op, Adjoints &adjoints);
+
+/// The gradients of the active values that the cases of `op` read from
+/// outside: a switch on the same selector whose case k sweeps back through
+/// case k (IndexSwitchAdjoint.cpp). A local map's body over uneven pieces
+/// is such a switch, one case per shape class.
+mlir::LogicalResult differentiateIndexSwitch(mlir::scf::IndexSwitchOp op,
+                                             Adjoints &adjoints);
+
+/// Zeros of the type of `like` (its sizes read from it where dynamic).
+mlir::Value createZerosLike(mlir::OpBuilder &builder, mlir::Location loc,
+                            mlir::Value like);
 
 /// In the block `builder` builds: the adjoint of `wrt` (a block argument of
 /// `body`), given the adjoints `seeds` of values of `body`, after the ops

@@ -18,11 +18,14 @@
 // placements (in_grad_placements), which is wrong for a Replicate input
 // whose ranks contribute different gradients; the dual is right for both.
 //
+// With pieces of uneven sizes the body is a switch over shape classes
+// (typed with dynamic dims outside it), and so is its sweep
+// (IndexSwitchAdjoint.cpp).
+//
 //===----------------------------------------------------------------------===//
 
 #include "Adjoints.h"
 
-#include "dtensor/Builders/LinalgBuilders.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -52,24 +55,12 @@ LayoutAttr dualLayout(LayoutAttr layout) {
   return LayoutAttr::get(context, layout.getMesh(), placements);
 }
 
-bool hasStaticShape(Type type) {
-  return cast<RankedTensorType>(type).hasStaticShape();
-}
-
 } // namespace
 
 LogicalResult dtensor::autodiff::differentiateLocalMap(LocalMapOp op,
                                                        Adjoints &adjoints) {
   Block &body = op.getBody().front();
   YieldOp yield = op.getYield();
-  // Uneven pieces give the body one copy per shape class, chosen at run
-  // time (an scf.index_switch over dynamic pieces): not differentiated.
-  if (!llvm::all_of(body.getArgumentTypes(), hasStaticShape) ||
-      !llvm::all_of(yield.getValues().getTypes(), hasStaticShape))
-    return op.emitOpError()
-           << "has pieces of different sizes on different ranks (a body per "
-              "shape class); its gradient is built for even pieces only";
-
   // The backward's operands: the forward's inputs, then the gradients of
   // the results that have one; its results: the gradients of the active
   // inputs.
@@ -149,13 +140,7 @@ LogicalResult dtensor::autodiff::differentiateLocalMap(LocalMapOp op,
   SmallVector<Value> pieces;
   for (Value argument : wrt) {
     Value piece = local.lookup(argument);
-    if (!piece) {
-      auto type = cast<RankedTensorType>(argument.getType());
-      piece = builders::createFilled(
-          inner, loc, type.getShape(), type.getElementType(),
-          inner.getFloatAttr(type.getElementType(), 0));
-    }
-    pieces.push_back(piece);
+    pieces.push_back(piece ? piece : createZerosLike(inner, loc, argument));
   }
   YieldOp::create(inner, loc, pieces);
 

@@ -10,6 +10,8 @@
 
 #include "Adjoints.h"
 
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "dtensor-differentiate"
@@ -23,6 +25,19 @@ bool dtensor::autodiff::isFloatTensor(Value value) {
   return type && isa<FloatType>(type.getElementType());
 }
 
+/// The values `op` reads: its operands and, for an op with regions that
+/// are not isolated (a local map's switch over shape classes), the values
+/// its regions read from outside.
+static SmallVector<Value> readValues(Operation &op) {
+  SmallVector<Value> values(op.getOperands());
+  if (op.getNumRegions() && !op.hasTrait<OpTrait::IsIsolatedFromAbove>()) {
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(op.getRegions(), captured);
+    values.append(captured.begin(), captured.end());
+  }
+  return values;
+}
+
 // The result of an op marked dtensor.shift does not change the function (a
 // softmax's row max): it does not vary, so no gradient flows through it,
 // where the reverse sweep would otherwise compute one that is zero.
@@ -31,7 +46,7 @@ llvm::DenseSet<Value> dtensor::autodiff::variedValues(Block &block,
   llvm::DenseSet<Value> varied(wrt.begin(), wrt.end());
   for (Operation &op : block.without_terminator())
     if (!op.hasAttr(DTensorDialect::getShiftAttrName()) &&
-        llvm::any_of(op.getOperands(),
+        llvm::any_of(readValues(op),
                      [&](Value operand) { return varied.contains(operand); }))
       for (Value result : op.getResults())
         if (isFloatTensor(result))
@@ -47,7 +62,7 @@ void dtensor::autodiff::markActive(Block &block, ArrayRef<Value> wrt,
   for (Operation &op : llvm::reverse(block.without_terminator()))
     if (llvm::any_of(op.getResults(),
                      [&](Value result) { return useful.contains(result); }))
-      for (Value operand : op.getOperands())
+      for (Value operand : readValues(op))
         useful.insert(operand);
   for (Value value : varied)
     if (useful.contains(value))
@@ -72,6 +87,8 @@ LogicalResult dtensor::autodiff::reverseSweep(ArrayRef<Operation *> ops,
       status = differentiateCustomCall(custom, adjoints);
     else if (auto localMap = dyn_cast<LocalMapOp>(op))
       status = differentiateLocalMap(localMap, adjoints);
+    else if (auto indexSwitch = dyn_cast<scf::IndexSwitchOp>(op))
+      status = differentiateIndexSwitch(indexSwitch, adjoints);
     else
       status = differentiateDataOp(op, adjoints);
     if (failed(status))

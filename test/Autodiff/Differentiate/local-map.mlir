@@ -7,10 +7,10 @@
 // contribution), a Partial(sum) result's gradient is Replicate; the
 // backward redistributes its operands to those layouts.
 // RUN: dtensor-opt %s --dtensor-differentiate=function=scale | FileCheck %s
-// A result laid out as a Partial without a dual, and pieces of different
-// sizes (a body per shape class), are errors at the local map.
+// A result laid out as a Partial without a dual is an error at the local
+// map.
 // RUN: not dtensor-opt %s "--dtensor-differentiate=function=partial_max wrt=all" 2>&1 | FileCheck %s --check-prefix=MAX
-// RUN: not dtensor-opt %s "--dtensor-differentiate=function=uneven wrt=all" 2>&1 | FileCheck %s --check-prefix=UNEVEN
+// RUN: dtensor-opt %s --dtensor-differentiate=function=uneven | FileCheck %s --check-prefix=UNEVEN
 
 // CHECK-LABEL: func.func @scale_grad(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<4x6xf32>, %[[S:[^:]*]]: tensor<6xf32> {dtensor.weight})
@@ -89,11 +89,54 @@ module {
     return %s : tensor<f32>
   }
 
-  // UNEVEN: local-map.mlir:[[# @LINE + 2]]:10: error: 'dtensor.local_map' op has pieces of different sizes on different ranks (a body per shape class); its gradient is built for even pieces only
-  func.func @uneven(%x: tensor<5xf32>) -> tensor<f32> {
+  // Uneven pieces (5 rows on 2 ranks: 3 and 2): the body is a switch over
+  // the shape classes, and so is its sweep; each case yields the piece's
+  // gradient in the body's dynamic type.
+  // UNEVEN-LABEL: func.func @uneven_grad(
+  // UNEVEN:         dtensor.local_map(%{{.*}}, %{{.*}}) in [#dtensor.layout<@tp, [shard<0>]>, #dtensor.layout<@tp, [shard<0>]>] out [#dtensor.layout<@tp, [shard<0>]>] redistribute_inputs {
+  // UNEVEN-NEXT:    ^bb0(%[[LX:[^:]*]]: tensor<?xf32>, %[[LDY:[^:]*]]: tensor<?xf32>):
+  // UNEVEN:           %[[C:.*]] = dtensor.mesh_coord on @tp mesh_dims [0] : index
+  // UNEVEN:           scf.index_switch %[[C]] -> tensor<?xf32>
+  // UNEVEN:           %[[DX:.*]] = scf.index_switch %[[C]] -> tensor<?xf32>
+  // UNEVEN-NEXT:      case 0 {
+  // UNEVEN:             tensor.cast %[[LX]] : tensor<?xf32> to tensor<3xf32>
+  // UNEVEN:             %[[D3:.*]] = tensor.cast %[[LDY]] : tensor<?xf32> to tensor<3xf32>
+  // UNEVEN:             %[[G:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %[[D3]] : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+  // UNEVEN:             %[[GC:.*]] = tensor.cast %[[G]] : tensor<3xf32> to tensor<?xf32>
+  // UNEVEN:             scf.yield %[[GC]] : tensor<?xf32>
+  // UNEVEN:           default {
+  // UNEVEN:             tensor.cast %[[LX]] : tensor<?xf32> to tensor<2xf32>
+  // UNEVEN:             scf.yield %{{.*}} : tensor<?xf32>
+  // UNEVEN:           dtensor.yield %[[DX]] : tensor<?xf32>
+  // UNEVEN-NEXT:    } : (tensor<5xf32>, tensor<5xf32>) -> tensor<5xf32>
+  func.func @uneven(%x: tensor<5xf32> {dtensor.weight}) -> tensor<f32> {
     %y = dtensor.local_map(%x) in [#dtensor.layout<@tp, [shard<0>]>] out [#dtensor.layout<@tp, [shard<0>]>] {
     ^bb0(%lx: tensor<?xf32>):
-      dtensor.yield %lx : tensor<?xf32>
+      %c = dtensor.mesh_coord on @tp mesh_dims [0] : index
+      %r = scf.index_switch %c -> tensor<?xf32>
+      case 0 {
+        %p = tensor.cast %lx : tensor<?xf32> to tensor<3xf32>
+        %e = tensor.empty() : tensor<3xf32>
+        %q = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]} ins(%p : tensor<3xf32>) outs(%e : tensor<3xf32>) {
+        ^bb0(%a: f32, %o: f32):
+          %m = arith.mulf %a, %a : f32
+          linalg.yield %m : f32
+        } -> tensor<3xf32>
+        %qc = tensor.cast %q : tensor<3xf32> to tensor<?xf32>
+        scf.yield %qc : tensor<?xf32>
+      }
+      default {
+        %p = tensor.cast %lx : tensor<?xf32> to tensor<2xf32>
+        %e = tensor.empty() : tensor<2xf32>
+        %q = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]} ins(%p : tensor<2xf32>) outs(%e : tensor<2xf32>) {
+        ^bb0(%a: f32, %o: f32):
+          %m = arith.mulf %a, %a : f32
+          linalg.yield %m : f32
+        } -> tensor<2xf32>
+        %qc = tensor.cast %q : tensor<2xf32> to tensor<?xf32>
+        scf.yield %qc : tensor<?xf32>
+      }
+      dtensor.yield %r : tensor<?xf32>
     } : (tensor<5xf32>) -> tensor<5xf32>
     %z = arith.constant 0.0 : f32
     %s0 = tensor.empty() : tensor<f32>

@@ -67,8 +67,10 @@ def Differentiate : Pass<"dtensor-differentiate", "::mlir::ModuleOp"> {
     through it by these same rules. The gradients are laid out as the duals
     of the forward's layouts (Shard(d) stays, Replicate becomes
     Partial(sum) and Partial(sum) Replicate), and the backward redistributes
-    its operands to them. A Partial other than sum, or pieces of different
-    sizes on different ranks, is an error at the local map.
+    its operands to them. With pieces of different sizes the body is an
+    `scf.index_switch` over shape classes, and so is its sweep (case k
+    sweeps back through case k). A Partial other than sum is an error at
+    the local map.
 
     An op on the path from a differentiated argument to the loss that has
     no gradient rule gets an error at the op naming it, and the pass fails:
