@@ -95,6 +95,16 @@ prepareAttentions(mlir::func::FuncOp function,
 /// inference forms (rows, accumulate).
 mlir::LogicalResult differentiateAttention(AttentionOp op, Adjoints &adjoints);
 
+/// Clones the ops of `body` (but its terminator) with `mapping` at the end
+/// of the block `builder` builds, then sweeps back from `seeds`, the
+/// gradients of the terminator's operands (null: none), to `wrt`, values
+/// the clones read. The gradient of each of `wrt`, zeros where none
+/// arrives; fails at the first op without a rule.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+sweepBody(mlir::OpBuilder &builder, mlir::Location loc, mlir::Block &body,
+          mlir::IRMapping &mapping, llvm::ArrayRef<mlir::Value> seeds,
+          llvm::ArrayRef<mlir::Value> wrt);
+
 /// The gradients of `op`'s active inputs: one call of the declared backward
 /// custom op of each (CustomCallAdjoint.cpp). Fails with an error at `op`
 /// when the op or the input declares none.

@@ -35,15 +35,23 @@ void Adjoints::add(Location loc, Value value, Value gradient) {
     slot = gradient;
     return;
   }
+  // The sizes come from the gradient: a local map's pieces may be dynamic.
   auto type = cast<RankedTensorType>(value.getType());
   AffineMap identity =
       AffineMap::getMultiDimIdentityMap(type.getRank(), builder.getContext());
-  slot = createMap(builder, loc, type.getShape(), type.getElementType(),
-                   {slot, gradient}, {identity, identity},
-                   [](OpBuilder &nested, Location bodyLoc, ValueRange args) {
-                     return SmallVector<Value>{arith::AddFOp::create(
-                         nested, bodyLoc, args[0], args[1])};
-                   });
+  Value init = tensor::EmptyOp::create(
+      builder, loc, tensor::getMixedSizes(builder, loc, slot),
+      type.getElementType());
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  slot =
+      createGeneric(builder, loc, {slot, gradient}, {identity, identity}, init,
+                    identity, iterators,
+                    [](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+                      return SmallVector<Value>{arith::AddFOp::create(
+                          nested, bodyLoc, args[0], args[1])};
+                    })
+          .front();
 }
 
 namespace {

@@ -121,28 +121,17 @@ LogicalResult dtensor::autodiff::differentiateLocalMap(LocalMapOp op,
   for (auto [argument, local] :
        llvm::zip(body.getArguments(), block->getArguments()))
     mapping.map(argument, local);
-  SmallVector<Operation *> forward;
-  for (Operation &bodyOp : body.without_terminator())
-    forward.push_back(inner.clone(bodyOp, mapping));
-  Adjoints local(inner);
-  SmallVector<Value> wrt, outputs;
+  SmallVector<Value> seeds(yield.getValues().size());
+  for (auto [position, index] : llvm::enumerate(seeded))
+    seeds[index] = block->getArgument(op.getInputs().size() + position);
+  SmallVector<Value> wrt;
   for (unsigned index : differentiated)
     wrt.push_back(block->getArgument(index));
-  for (unsigned index : seeded)
-    outputs.push_back(mapping.lookup(yield.getValues()[index]));
-  markActive(*block, wrt, outputs, local);
-  for (auto [position, index] : llvm::enumerate(seeded))
-    if (local.isActive(outputs[position]))
-      local.add(loc, outputs[position],
-                block->getArgument(op.getInputs().size() + position));
-  if (failed(reverseSweep(forward, local)))
+  FailureOr<SmallVector<Value>> pieces =
+      sweepBody(inner, loc, body, mapping, seeds, wrt);
+  if (failed(pieces))
     return failure();
-  SmallVector<Value> pieces;
-  for (Value argument : wrt) {
-    Value piece = local.lookup(argument);
-    pieces.push_back(piece ? piece : createZerosLike(inner, loc, argument));
-  }
-  YieldOp::create(inner, loc, pieces);
+  YieldOp::create(inner, loc, *pieces);
 
   b.setInsertionPointAfter(backward);
   for (auto [position, index] : llvm::enumerate(differentiated))

@@ -1,15 +1,18 @@
 //===- ReverseSweep.cpp - Which values need gradients, and the sweep ------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The two halves of reverse mode over one block, shared by the gradient
-// function and by the body of a local map's adjoint: the activity analysis
-// (a value needs a gradient when it varies with a differentiated value and
-// an output depends on it) and the sweep that applies each op's rule from
-// the outputs back.
+// function and by the bodies of a local map and of its switch over shape
+// classes: the activity analysis (a value needs a gradient when it varies
+// with a differentiated value and an output depends on it) and the sweep
+// that applies each op's rule from the outputs back.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Adjoints.h"
 
+#include "dtensor/Builders/LinalgBuilders.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
@@ -95,4 +98,44 @@ LogicalResult dtensor::autodiff::reverseSweep(ArrayRef<Operation *> ops,
       return failure();
   }
   return success();
+}
+
+Value dtensor::autodiff::createZerosLike(OpBuilder &b, Location loc,
+                                         Value like) {
+  auto type = cast<RankedTensorType>(like.getType());
+  Type element = type.getElementType();
+  if (type.hasStaticShape())
+    return builders::createFilled(b, loc, type.getShape(), element,
+                                  b.getFloatAttr(element, 0));
+  Value empty = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, like), element);
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0));
+  return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+}
+
+FailureOr<SmallVector<Value>>
+dtensor::autodiff::sweepBody(OpBuilder &builder, Location loc, Block &body,
+                             IRMapping &mapping, ArrayRef<Value> seeds,
+                             ArrayRef<Value> wrt) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(builder.clone(op, mapping));
+  SmallVector<Value> outputs;
+  for (Value value : body.getTerminator()->getOperands())
+    outputs.push_back(mapping.lookupOrDefault(value));
+  Block &block = *builder.getInsertionBlock();
+  Adjoints adjoints(builder);
+  markActive(block, wrt, outputs, adjoints);
+  for (auto [output, seed] : llvm::zip_equal(outputs, seeds))
+    if (seed && adjoints.isActive(output))
+      adjoints.add(loc, output, seed);
+  if (failed(reverseSweep(ops, adjoints)))
+    return failure();
+  SmallVector<Value> gradients;
+  for (Value value : wrt) {
+    Value gradient = adjoints.lookup(value);
+    gradients.push_back(gradient ? gradient
+                                 : createZerosLike(builder, loc, value));
+  }
+  return gradients;
 }
