@@ -7,6 +7,18 @@
  *   example_rms_norm(x[T, D], weight[D]) -> x / sqrt(mean(x^2) + eps) * weight
  *                                          (eps 1e-6, over D)  [T, D]
  *
+ * and their gradients, the backward ops of a training plan
+ * (swiglu_mlp_train.json): each takes the forward's inputs and the output's
+ * gradient dy and gives the gradient of one input. With s = sigmoid(gate)
+ * and, per row, r = 1 / sqrt(mean(x^2) + eps):
+ *
+ *   example_swiglu_grad_gate(gate, up, dy)
+ *       -> dy * up * s * (1 + gate * (1 - s))
+ *   example_swiglu_grad_up(gate, up, dy) -> dy * gate * s
+ *   example_rms_norm_grad_x(x, weight, dy)
+ *       -> r * weight * dy - x * r^3 / D * sum_j(dy[j] * weight[j] * x[j])
+ *   example_rms_norm_grad_weight(x, weight, dy) -> sum over rows of dy * x * r
+ *
  * Each kernel checks what it is given and fails with a message rather than
  * read out of bounds.
  *===----------------------------------------------------------------------===*/
@@ -77,6 +89,122 @@ example_rms_norm(const dtensor_custom_call *call) {
     float scale = 1.0f / sqrtf(sum / (float)cols + 1e-6f);
     for (int64_t j = 0; j < cols; ++j)
       *at2(out, i, j) = *at2(x, i, j) * scale * w[j * weight->strides[0]];
+  }
+  return 0;
+}
+
+static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+static float swigluGateGradient(float gate, float up, float dy) {
+  float s = sigmoid(gate);
+  return dy * up * s * (1.0f + gate * (1.0f - s));
+}
+
+static float swigluUpGradient(float gate, float up, float dy) {
+  (void)up;
+  return dy * gate * sigmoid(gate);
+}
+
+/* A SwiGLU gradient, `gradient(gate, up, dy)` of each element, once gate,
+ * up, dy and the output are checked to be f32 matrices of one shape. */
+static int32_t swigluGradient(const dtensor_custom_call *call,
+                              float (*gradient)(float, float, float)) {
+  if (call->num_inputs != 3 || call->num_outputs != 1)
+    return fail(call, "swiglu's gradient takes gate, up and dy");
+  const dtensor_custom_tensor *out = &call->outputs[0];
+  if (!isF32(out, 2))
+    return fail(call, "swiglu's gradient computes on f32 matrices");
+  for (int32_t i = 0; i < 3; ++i) {
+    const dtensor_custom_tensor *t = &call->inputs[i];
+    if (!isF32(t, 2) || t->shape[0] != out->shape[0] ||
+        t->shape[1] != out->shape[1])
+      return fail(call, "swiglu's gradient: gate, up, dy and the output "
+                        "differ in shape");
+  }
+  for (int64_t i = 0; i < out->shape[0]; ++i)
+    for (int64_t j = 0; j < out->shape[1]; ++j)
+      *at2(out, i, j) = gradient(*at2(&call->inputs[0], i, j),
+                                 *at2(&call->inputs[1], i, j),
+                                 *at2(&call->inputs[2], i, j));
+  return 0;
+}
+
+DTENSOR_CUSTOM_OP_EXPORT int32_t
+example_swiglu_grad_gate(const dtensor_custom_call *call) {
+  return swigluGradient(call, swigluGateGradient);
+}
+
+DTENSOR_CUSTOM_OP_EXPORT int32_t
+example_swiglu_grad_up(const dtensor_custom_call *call) {
+  return swigluGradient(call, swigluUpGradient);
+}
+
+/* The checks of an RMSNorm gradient: x[T, D], weight[D], dy[T, D]. */
+static int32_t checkRmsNormGrad(const dtensor_custom_call *call) {
+  if (call->num_inputs != 3 || call->num_outputs != 1)
+    return fail(call, "rms_norm's gradient takes x, weight and dy");
+  const dtensor_custom_tensor *x = &call->inputs[0];
+  const dtensor_custom_tensor *weight = &call->inputs[1];
+  const dtensor_custom_tensor *dy = &call->inputs[2];
+  if (!isF32(x, 2) || !isF32(weight, 1) || !isF32(dy, 2) ||
+      weight->shape[0] != x->shape[1] || dy->shape[0] != x->shape[0] ||
+      dy->shape[1] != x->shape[1])
+    return fail(call, "rms_norm's gradient: x, weight and dy do not fit");
+  return 0;
+}
+
+/* r = 1 / sqrt(mean(x[i]^2) + eps) of row i. */
+static float rmsScale(const dtensor_custom_tensor *x, int64_t i) {
+  float sum = 0.0f;
+  for (int64_t j = 0; j < x->shape[1]; ++j) {
+    float v = *at2(x, i, j);
+    sum += v * v;
+  }
+  return 1.0f / sqrtf(sum / (float)x->shape[1] + 1e-6f);
+}
+
+DTENSOR_CUSTOM_OP_EXPORT int32_t
+example_rms_norm_grad_x(const dtensor_custom_call *call) {
+  if (checkRmsNormGrad(call))
+    return 1;
+  const dtensor_custom_tensor *x = &call->inputs[0];
+  const dtensor_custom_tensor *weight = &call->inputs[1];
+  const dtensor_custom_tensor *dy = &call->inputs[2];
+  const dtensor_custom_tensor *out = &call->outputs[0];
+  if (!isF32(out, 2) || out->shape[0] != x->shape[0] ||
+      out->shape[1] != x->shape[1])
+    return fail(call, "rms_norm's gradient of x has x's shape");
+  const float *w = (const float *)weight->data;
+  int64_t cols = x->shape[1];
+  for (int64_t i = 0; i < x->shape[0]; ++i) {
+    float r = rmsScale(x, i);
+    float dot = 0.0f;
+    for (int64_t j = 0; j < cols; ++j)
+      dot += *at2(dy, i, j) * w[j * weight->strides[0]] * *at2(x, i, j);
+    float correction = r * r * r / (float)cols * dot;
+    for (int64_t j = 0; j < cols; ++j)
+      *at2(out, i, j) = r * w[j * weight->strides[0]] * *at2(dy, i, j) -
+                        *at2(x, i, j) * correction;
+  }
+  return 0;
+}
+
+DTENSOR_CUSTOM_OP_EXPORT int32_t
+example_rms_norm_grad_weight(const dtensor_custom_call *call) {
+  if (checkRmsNormGrad(call))
+    return 1;
+  const dtensor_custom_tensor *x = &call->inputs[0];
+  const dtensor_custom_tensor *dy = &call->inputs[2];
+  const dtensor_custom_tensor *out = &call->outputs[0];
+  if (!isF32(out, 1) || out->shape[0] != x->shape[1])
+    return fail(call, "rms_norm's gradient of weight has weight's shape");
+  float *dw = (float *)out->data;
+  for (int64_t j = 0; j < x->shape[1]; ++j)
+    dw[j] = 0.0f;
+  for (int64_t i = 0; i < x->shape[0]; ++i) {
+    float r = rmsScale(x, i);
+    for (int64_t j = 0; j < x->shape[1]; ++j)
+      dw[j] += *at2(dy, i, j) * *at2(x, i, j) * r;
   }
   return 0;
 }

@@ -5,7 +5,7 @@
   python3 -m dtensor_testing.check_gradients PLAN.json --work DIR
       [--ranks 1,2,3] [--mesh-dim NAME] [--int-high N] [--wrt weights|all]
       [--tolerance X] [--seed N] [--weight-scale X] [--lm-loss LOGITS]
-      [--probe]
+      [--probe] [--reference-plan REF.json] [--custom-op-library LIB]
 
 The plan's model (its first output a float scalar: the loss) is imported,
 differentiated by `dtensor-opt --dtensor-differentiate`, compiled for each
@@ -24,6 +24,13 @@ rank count; exits 1 on the first disagreement.
 that defines LOGITS ([..., V]) are dropped, and the output is the mean
 cross-entropy of the logits against a new integer input `targets` of the
 shape of the logits without V.
+
+--reference-plan REF.json gives the reference the same model written with
+built-in ops (same inputs, parameters and outputs): the way to check a
+plan whose custom ops PyTorch cannot run, with --custom-op-library naming
+the library of their kernels (passed to dtensor-compile). A plan with
+local maps is imported once per rank count, on a mesh of that size: a
+local map's body is typed with the rank's pieces.
 
 --probe makes any plan a loss: sum over its float outputs o of
 sum(o * probe.o), each probe.o a new random input of o's shape, so that
@@ -136,6 +143,8 @@ def main():
     parser.add_argument("--weight-scale", type=float, default=0.2)
     parser.add_argument("--lm-loss")
     parser.add_argument("--probe", action="store_true")
+    parser.add_argument("--reference-plan")
+    parser.add_argument("--custom-op-library")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     work = lambda name: os.path.join(args.work, name)
@@ -148,14 +157,20 @@ def main():
             json.dump(plan, f)
     model = plan["model"]
 
-    # The gradient function of the imported plan.
-    imported = run([tool("dtensor-translate"), "--import-json", args.plan])
-    function = re.search(r"func\.func @([\w.$-]+)", imported).group(1)
-    with open(work("forward.mlir"), "w") as f:
-        f.write(imported)
-    run([tool("dtensor-opt"), work("forward.mlir"),
-         f"--dtensor-differentiate=function={function} wrt={args.wrt}",
-         "-o", work("gradient.mlir")])
+    def differentiate(plan_path, suffix=""):
+        """The gradient function of the imported plan, in gradient.mlir
+        (with `suffix`); returns the forward function's name."""
+        imported = run([tool("dtensor-translate"), "--import-json",
+                        plan_path])
+        name = re.search(r"func\.func @([\w.$-]+)", imported).group(1)
+        with open(work(f"forward{suffix}.mlir"), "w") as f:
+            f.write(imported)
+        run([tool("dtensor-opt"), work(f"forward{suffix}.mlir"),
+             f"--dtensor-differentiate=function={name} wrt={args.wrt}",
+             "-o", work(f"gradient{suffix}.mlir")])
+        return name
+
+    function = differentiate(args.plan)
 
     # Random inputs and weights, in f32 for dtensor and f64 for torch.
     generator = torch.Generator().manual_seed(args.seed)
@@ -186,7 +201,8 @@ def main():
         input_flags += ["--input", f"{t['name']}={path}"]
 
     # The reference: the plan in f64 with autograd.
-    reference_plan = copy.deepcopy(plan)
+    reference_plan = copy.deepcopy(
+        json.load(open(args.reference_plan)) if args.reference_plan else plan)
     for t in reference_plan["model"]["inputs"] + \
             reference_plan["model"].get("parameters", []):
         if t["dtype"] == "f32":
@@ -206,9 +222,19 @@ def main():
     mesh_dim = args.mesh_dim or plan["mesh"]["names"][0]
     for ranks in [int(r) for r in args.ranks.split(",")]:
         artifact = work(f"artifact{ranks}")
-        run([tool("dtensor-compile"), work("gradient.mlir"), "--entry",
+        gradient = work("gradient.mlir")
+        if plan.get("plan", {}).get("local_maps"):
+            sized = copy.deepcopy(plan)
+            sized["mesh"]["shape"] = [ranks]
+            with open(work(f"plan{ranks}.json"), "w") as f:
+                json.dump(sized, f)
+            differentiate(work(f"plan{ranks}.json"), str(ranks))
+            gradient = work(f"gradient{ranks}.mlir")
+        library = (["--custom-op-library", args.custom_op_library]
+                   if args.custom_op_library else [])
+        run([tool("dtensor-compile"), gradient, "--entry",
              f"{function}_grad", "--mesh", f"{mesh_dim}={ranks}", "-o",
-             artifact])
+             artifact] + library)
         output_flags = []
         for name in expected:
             output = loss_name if name == "loss" else name

@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -42,6 +43,24 @@ public:
 private:
   llvm::DenseMap<mlir::Value, mlir::Value> gradients;
 };
+
+/// A ranked tensor of floats: the values that can have a gradient.
+bool isFloatTensor(mlir::Value value);
+
+/// The float tensors of `block` that vary with `wrt` (ReverseSweep.cpp).
+llvm::DenseSet<mlir::Value> variedValues(mlir::Block &block,
+                                         llvm::ArrayRef<mlir::Value> wrt);
+
+/// Marks active in `adjoints` the values of `block` that vary with `wrt` and
+/// that one of `outputs` depends on.
+void markActive(mlir::Block &block, llvm::ArrayRef<mlir::Value> wrt,
+                llvm::ArrayRef<mlir::Value> outputs, Adjoints &adjoints);
+
+/// From the last of `ops` (in forward order) to the first, applies the rule
+/// of each op with an active result that has a gradient; fails at the
+/// first op without one.
+mlir::LogicalResult reverseSweep(llvm::ArrayRef<mlir::Operation *> ops,
+                                 Adjoints &adjoints);
 
 /// Adds the gradients of `op`'s active inputs (and of its init, for a sum
 /// reduction) from those of its results; fails with an error at the op
@@ -75,6 +94,40 @@ prepareAttentions(mlir::func::FuncOp function,
 /// dtensor.attention_backward. Fails with an error at `op` for the
 /// inference forms (rows, accumulate).
 mlir::LogicalResult differentiateAttention(AttentionOp op, Adjoints &adjoints);
+
+/// Clones the ops of `body` (but its terminator) with `mapping` at the end
+/// of the block `builder` builds, then sweeps back from `seeds`, the
+/// gradients of the terminator's operands (null: none), to `wrt`, values
+/// the clones read. The gradient of each of `wrt`, zeros where none
+/// arrives; fails at the first op without a rule.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+sweepBody(mlir::OpBuilder &builder, mlir::Location loc, mlir::Block &body,
+          mlir::IRMapping &mapping, llvm::ArrayRef<mlir::Value> seeds,
+          llvm::ArrayRef<mlir::Value> wrt);
+
+/// The gradients of `op`'s active inputs: one call of the declared backward
+/// custom op of each (CustomCallAdjoint.cpp). Fails with an error at `op`
+/// when the op or the input declares none.
+mlir::LogicalResult differentiateCustomCall(CustomCallOp op,
+                                            Adjoints &adjoints);
+
+/// The gradients of `op`'s active inputs: one dtensor.local_map that runs
+/// the body and its reverse sweep on the local pieces, the gradients laid
+/// out as the duals of the op's layouts (LocalMapAdjoint.cpp). Fails with an
+/// error at `op` for a layout without a dual, and at an op of the body
+/// without a rule.
+mlir::LogicalResult differentiateLocalMap(LocalMapOp op, Adjoints &adjoints);
+
+/// The gradients of the active values that the cases of `op` read from
+/// outside: a switch on the same selector whose case k sweeps back through
+/// case k (IndexSwitchAdjoint.cpp). A local map's body over uneven pieces
+/// is such a switch, one case per shape class.
+mlir::LogicalResult differentiateIndexSwitch(mlir::scf::IndexSwitchOp op,
+                                             Adjoints &adjoints);
+
+/// Zeros of the type of `like` (its sizes read from it where dynamic).
+mlir::Value createZerosLike(mlir::OpBuilder &builder, mlir::Location loc,
+                            mlir::Value like);
 
 /// In the block `builder` builds: the adjoint of `wrt` (a block argument of
 /// `body`), given the adjoints `seeds` of values of `body`, after the ops

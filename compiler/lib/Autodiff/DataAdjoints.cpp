@@ -26,13 +26,6 @@ using namespace dtensor::builders;
 
 namespace {
 
-Value zerosLike(OpBuilder &b, Location loc, Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  Type element = tensor.getElementType();
-  return createFilled(b, loc, tensor.getShape(), element,
-                      b.getFloatAttr(element, 0));
-}
-
 /// The gradient of the source of a gather of `gather_dims` [g] (the
 /// embedding's rows, or index_select's), rank-reduced: result dim order is
 /// the indices' batch dims, then the source's dims without g. The adjoint
@@ -84,7 +77,7 @@ Value gatherAdjoint(OpBuilder &b, Location loc, tensor::GatherOp gather,
                                              utils::IteratorType::parallel);
   iterators.append(batchRank, utils::IteratorType::reduction);
   Type element = source.getElementType();
-  Value zero = zerosLike(b, loc, source);
+  Value zero = createZerosLike(b, loc, gather.getSource());
   return linalg::GenericOp::create(
              b, loc, zero.getType(), ValueRange{gather.getIndices(), gradient},
              ValueRange{zero},
@@ -171,7 +164,7 @@ LogicalResult dtensor::autodiff::differentiateDataOp(Operation *op,
         return success();
       })
       .Case<tensor::ExtractSliceOp>([&](tensor::ExtractSliceOp slice) {
-        Value zero = zerosLike(b, loc, slice.getSourceType());
+        Value zero = createZerosLike(b, loc, slice.getSource());
         addTo(slice.getSource(),
               tensor::InsertSliceOp::create(
                   b, loc, dy, zero, slice.getMixedOffsets(),
@@ -184,7 +177,7 @@ LogicalResult dtensor::autodiff::differentiateDataOp(Operation *op,
                   b, loc, insert.getSourceType(), dy, insert.getMixedOffsets(),
                   insert.getMixedSizes(), insert.getMixedStrides()));
         if (adjoints.isActive(insert.getDest())) {
-          Value zero = zerosLike(b, loc, insert.getSourceType());
+          Value zero = createZerosLike(b, loc, insert.getSource());
           addTo(insert.getDest(),
                 tensor::InsertSliceOp::create(
                     b, loc, zero, dy, insert.getMixedOffsets(),

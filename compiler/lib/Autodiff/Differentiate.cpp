@@ -15,13 +15,13 @@
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 
 #include "mlir/IR/SymbolTable.h"
-#include "llvm/Support/Debug.h"
 
 namespace dtensor {
 #define GEN_PASS_DEF_DIFFERENTIATE
 #include "dtensor/Autodiff/Passes.h.inc"
 } // namespace dtensor
 
+// The sweep's debug output (ReverseSweep.cpp) is under this name too.
 #define DEBUG_TYPE "dtensor-differentiate"
 
 using namespace mlir;
@@ -35,23 +35,26 @@ void Adjoints::add(Location loc, Value value, Value gradient) {
     slot = gradient;
     return;
   }
+  // The sizes come from the gradient: a local map's pieces may be dynamic.
   auto type = cast<RankedTensorType>(value.getType());
   AffineMap identity =
       AffineMap::getMultiDimIdentityMap(type.getRank(), builder.getContext());
-  slot = createMap(builder, loc, type.getShape(), type.getElementType(),
-                   {slot, gradient}, {identity, identity},
-                   [](OpBuilder &nested, Location bodyLoc, ValueRange args) {
-                     return SmallVector<Value>{arith::AddFOp::create(
-                         nested, bodyLoc, args[0], args[1])};
-                   });
+  Value init = tensor::EmptyOp::create(
+      builder, loc, tensor::getMixedSizes(builder, loc, slot),
+      type.getElementType());
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  slot =
+      createGeneric(builder, loc, {slot, gradient}, {identity, identity}, init,
+                    identity, iterators,
+                    [](OpBuilder &nested, Location bodyLoc, ValueRange args) {
+                      return SmallVector<Value>{arith::AddFOp::create(
+                          nested, bodyLoc, args[0], args[1])};
+                    })
+          .front();
 }
 
 namespace {
-
-bool isFloatTensor(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  return type && isa<FloatType>(type.getElementType());
-}
 
 /// The gradient of `function`'s result `lossIndex` with respect to its
 /// float arguments that `differentiates` selects (by argument number), as a
@@ -84,40 +87,16 @@ func::FuncOp buildGradient(func::FuncOp function, StringRef name,
     if (isFloatTensor(arg) && differentiates(arg.getArgNumber()))
       wrt.push_back(arg);
 
-  // Active values: float tensors that vary with an argument of `wrt` and
-  // that the loss depends on.
-  // The result of an op marked dtensor.shift does not change the function
-  // (a softmax's row max): it is not active, so no gradient flows through
-  // it, where the reverse sweep would otherwise compute one that is zero.
-  auto variedValues = [&]() {
-    llvm::DenseSet<Value> varied(wrt.begin(), wrt.end());
-    for (Operation &op : block.without_terminator())
-      if (!op.hasAttr(DTensorDialect::getShiftAttrName()) &&
-          llvm::any_of(op.getOperands(),
-                       [&](Value operand) { return varied.contains(operand); }))
-        for (Value result : op.getResults())
-          if (isFloatTensor(result))
-            varied.insert(result);
-    return varied;
-  };
   // Attention is differentiated whole (AttentionAdjoint.cpp): its forward
   // gives the log-sum-exp that its backward reads.
-  if (failed(prepareAttentions(gradient, variedValues())))
+  SmallVector<Value> wrtValues(wrt.begin(), wrt.end());
+  if (failed(prepareAttentions(gradient, variedValues(block, wrtValues))))
     return fail();
   loss = ret.getOperand(lossIndex);
-  llvm::DenseSet<Value> varied = variedValues();
-  llvm::DenseSet<Value> useful{loss};
-  for (Operation &op : llvm::reverse(block.without_terminator()))
-    if (llvm::any_of(op.getResults(),
-                     [&](Value result) { return useful.contains(result); }))
-      for (Value operand : op.getOperands())
-        useful.insert(operand);
 
   OpBuilder b(ret);
   Adjoints adjoints(b);
-  for (Value value : varied)
-    if (useful.contains(value))
-      adjoints.active.insert(value);
+  markActive(block, wrtValues, {loss}, adjoints);
 
   // The reverse sweep, seeded with d loss / d loss = 1.
   Location loc = ret.getLoc();
@@ -128,23 +107,8 @@ func::FuncOp buildGradient(func::FuncOp function, StringRef name,
   SmallVector<Operation *> forward;
   for (Operation &op : block.without_terminator())
     forward.push_back(&op);
-  for (Operation *op : llvm::reverse(forward)) {
-    if (llvm::none_of(op->getResults(), [&](Value result) {
-          return adjoints.isActive(result) && adjoints.lookup(result);
-        }))
-      continue;
-    LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE ": adjoint of '" << op->getName()
-                            << "' at " << op->getLoc() << "\n");
-    LogicalResult status = failure();
-    if (auto generic = dyn_cast<linalg::GenericOp>(op))
-      status = differentiateGeneric(generic, adjoints);
-    else if (auto attention = dyn_cast<AttentionOp>(op))
-      status = differentiateAttention(attention, adjoints);
-    else
-      status = differentiateDataOp(op, adjoints);
-    if (failed(status))
-      return fail();
-  }
+  if (failed(reverseSweep(forward, adjoints)))
+    return fail();
 
   // Return the loss and the gradients, in argument order.
   SmallVector<Value> results{loss};

@@ -3,6 +3,7 @@
 #include "dtensor/Frontend/CustomOpDecls.h"
 
 #include "JsonReader.h"
+#include "Ops/Formatting.h"
 #include "dtensor/Frontend/ModelPlan.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -11,6 +12,7 @@
 using namespace mlir;
 using namespace dtensor;
 using namespace dtensor::frontend;
+using dtensor::frontend::ops::formatDtype;
 
 namespace {
 
@@ -20,6 +22,11 @@ public:
   using JsonReader::JsonReader;
 
   LogicalResult read(const JsonNode &node, CustomOpDecl &decl);
+  /// Links `decl`'s backward (member `node`) to the declarations `decls`
+  /// and checks each named op's signature against the input's gradient.
+  LogicalResult
+  linkBackward(const JsonNode &node, CustomOpDecl &decl,
+               llvm::ArrayRef<std::shared_ptr<CustomOpDecl>> decls);
 
 private:
   FailureOr<std::string> readIdentifier(const JsonNode &node,
@@ -194,10 +201,82 @@ LogicalResult DeclReader::readStrategies(const JsonNode &node,
   return success();
 }
 
+LogicalResult
+DeclReader::linkBackward(const JsonNode &node, CustomOpDecl &decl,
+                         llvm::ArrayRef<std::shared_ptr<CustomOpDecl>> decls) {
+  if (failed(expectKind(node, JsonNode::Kind::Array)))
+    return failure();
+  size_t arity = decl.inputs.size();
+  if (node.elements.size() != arity)
+    return error(node) << node.elements.size() << " entries; custom op '"
+                       << decl.name << "' takes " << arity << " input"
+                       << (arity == 1 ? "" : "s")
+                       << ": one entry per input, null for an input "
+                          "without a gradient";
+  std::vector<const CustomOpDecl *> backward;
+  for (auto [index, entry] : llvm::enumerate(node.elements)) {
+    const CustomOpInput &input = decl.inputs[index];
+    if (entry.kind == JsonNode::Kind::Null) {
+      backward.push_back(nullptr);
+      continue;
+    }
+    if (failed(expectKind(entry, JsonNode::Kind::String)))
+      return failure();
+    if (!isa<FloatType>(input.dtype))
+      return error(entry) << "input '" << input.name << "' is "
+                          << formatDtype(input.dtype)
+                          << ": it has no gradient; write null";
+    auto found = llvm::find_if(
+        decls, [&](const auto &other) { return other->name == entry.string; });
+    if (found == decls.end())
+      return error(entry) << "unknown custom op '" << entry.string
+                          << "'; declare it in model.custom_ops";
+    const CustomOpDecl &op = **found;
+    if (&op == &decl)
+      return error(entry) << "custom op '" << decl.name
+                          << "' cannot be its own backward";
+    // The backward takes the forward's inputs, then its output's gradient,
+    // and gives the input's gradient.
+    std::string role = "as the backward of input '" + input.name +
+                       "' of custom op '" + decl.name + "'";
+    if (op.inputs.size() != arity + 1)
+      return error(entry) << "custom op '" << op.name << "' takes "
+                          << op.inputs.size() << " inputs; " << role
+                          << " it takes that op's " << arity
+                          << " inputs and its output's gradient";
+    for (unsigned position = 0; position <= arity; ++position) {
+      bool gradient = position == arity;
+      Type dtype = gradient ? decl.outputDtype : decl.inputs[position].dtype;
+      int64_t rank = gradient ? static_cast<int64_t>(decl.outputShape.size())
+                              : decl.inputs[position].rank;
+      const CustomOpInput &declared = op.inputs[position];
+      if (declared.dtype != dtype || declared.rank != rank)
+        return error(entry)
+               << "input '" << declared.name << "' of custom op '" << op.name
+               << "' is " << formatDtype(declared.dtype) << " of rank "
+               << declared.rank << "; " << role << " it must be "
+               << (gradient ? std::string("the output's gradient")
+                            : "input '" + decl.inputs[position].name + "'")
+               << ", " << formatDtype(dtype) << " of rank " << rank;
+    }
+    if (op.outputDtype != input.dtype ||
+        static_cast<int64_t>(op.outputShape.size()) != input.rank)
+      return error(entry) << "custom op '" << op.name << "' gives "
+                          << formatDtype(op.outputDtype) << " of rank "
+                          << op.outputShape.size() << "; " << role
+                          << " it gives the gradient of that input, "
+                          << formatDtype(input.dtype) << " of rank "
+                          << input.rank;
+    backward.push_back(&op);
+  }
+  decl.backward = std::move(backward);
+  return success();
+}
+
 LogicalResult DeclReader::read(const JsonNode &node, CustomOpDecl &decl) {
   decl.node = &node;
-  if (failed(checkObject(node,
-                         {"name", "symbol", "inputs", "output", "strategies"})))
+  if (failed(checkObject(node, {"name", "symbol", "inputs", "output",
+                                "strategies", "backward"})))
     return failure();
   const JsonNode *name = require(node, "name");
   if (!name)
@@ -236,11 +315,12 @@ LogicalResult dtensor::frontend::readCustomOpDecls(
   DeclReader reader(locator);
   if (failed(reader.expectKind(list, JsonNode::Kind::Array)))
     return failure();
+  std::vector<std::shared_ptr<CustomOpDecl>> read;
   for (const JsonNode &entry : list.elements) {
     auto decl = std::make_shared<CustomOpDecl>();
     if (failed(reader.read(entry, *decl)))
       return failure();
-    for (const auto &other : decls)
+    for (const auto &other : read)
       if (other->name == decl->name) {
         InFlightDiagnostic diag = locator.emitError(*entry.get("name"))
                                   << "custom op '" << decl->name
@@ -249,7 +329,13 @@ LogicalResult dtensor::frontend::readCustomOpDecls(
             << "first declared here";
         return failure();
       }
-    decls.push_back(std::move(decl));
+    read.push_back(std::move(decl));
   }
+  // A backward may name an op declared after it.
+  for (const auto &decl : read)
+    if (const JsonNode *backward = decl->node->get("backward"))
+      if (failed(reader.linkBackward(*backward, *decl, read)))
+        return failure();
+  decls.insert(decls.end(), read.begin(), read.end());
   return success();
 }

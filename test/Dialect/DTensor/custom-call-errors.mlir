@@ -71,3 +71,60 @@ func.func @empty_strategies(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = dtensor.custom_call "f" symbol "s" (%x) into %e strategies [] : (tensor<8xf32>) into tensor<8xf32>
   return %y : tensor<8xf32>
 }
+
+// -----
+
+// A backward: one entry per input, each unit or {op_name, symbol,
+// strategies?}, the strategies checked against the backward op's types
+// (the input's gradient, then the inputs and the result's gradient).
+func.func @backward_count(%x: tensor<8xf32>, %w: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  // expected-error @+1 {{'dtensor.custom_call' op has 1 backward entries; expected one per input (2)}}
+  %y = dtensor.custom_call "f" symbol "s" (%x, %w) into %e backward [unit] : (tensor<8xf32>, tensor<8xf32>) into tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+func.func @backward_entry(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  // expected-error @+1 {{'dtensor.custom_call' op backward of input #0: expected unit (no gradient) or a dictionary {op_name, symbol, strategies?}}}
+  %y = dtensor.custom_call "f" symbol "s" (%x) into %e backward ["g"] : (tensor<8xf32>) into tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+func.func @backward_symbol(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  // expected-error @+1 {{'dtensor.custom_call' op backward of input #0: needs a non-empty string 'symbol'}}
+  %y = dtensor.custom_call "f" symbol "s" (%x) into %e backward [{op_name = "g"}] : (tensor<8xf32>) into tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+func.func @backward_member(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  // expected-error @+1 {{'dtensor.custom_call' op backward of input #0: unknown member 'shape'}}
+  %y = dtensor.custom_call "f" symbol "s" (%x) into %e backward [{op_name = "g", symbol = "t", shape = 1}] : (tensor<8xf32>) into tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+func.func @backward_strategy_arity(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  // expected-error @+1 {{'dtensor.custom_call' op backward of input #0: strategy #0 has 2 placements; expected 3 (the result's, then one per input)}}
+  %y = dtensor.custom_call "f" symbol "s" (%x) into %e backward [{op_name = "g", symbol = "t", strategies = [[#dtensor.shard<0>, #dtensor.shard<0>]]}] : (tensor<8xf32>) into tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+func.func @backward_strategy_rank(%x: tensor<8x4xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  // expected-error @+1 {{'dtensor.custom_call' op backward of input #0: strategy #0 shards dim 1 of input #1, which has rank 1}}
+  %y = dtensor.custom_call "f" symbol "s" (%x) into %e backward [{op_name = "g", symbol = "t", strategies = [[#dtensor.shard<1>, #dtensor.shard<1>, #dtensor.shard<1>]]}] : (tensor<8x4xf32>) into tensor<8xf32>
+  return %y : tensor<8xf32>
+}

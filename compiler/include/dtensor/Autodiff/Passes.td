@@ -55,6 +55,23 @@ def Differentiate : Pass<"dtensor-differentiate", "::mlir::ModuleOp"> {
     a KV cache by slot (`rows`) or accumulates a ring step is inference only
     and gets an error at the op.
 
+    A `dtensor.custom_call` is differentiated by its declared `backward`:
+    one call of the backward custom op of each differentiated input, on the
+    forward's inputs and the result's gradient, with that op's strategies.
+    A call without a backward, or without one for an input that needs a
+    gradient, is an error at the call.
+
+    A `dtensor.local_map` is differentiated on the local pieces: its adjoint
+    is one more local map, on the forward's inputs and the results'
+    gradients, whose body recomputes the forward body and sweeps back
+    through it by these same rules. The gradients are laid out as the duals
+    of the forward's layouts (Shard(d) stays, Replicate becomes
+    Partial(sum) and Partial(sum) Replicate), and the backward redistributes
+    its operands to them. With pieces of different sizes the body is an
+    `scf.index_switch` over shape classes, and so is its sweep (case k
+    sweeps back through case k). A Partial other than sum is an error at
+    the local map.
+
     An op on the path from a differentiated argument to the loss that has
     no gradient rule gets an error at the op naming it, and the pass fails:
     never a silent zero. An argument that does not reach the loss gets a

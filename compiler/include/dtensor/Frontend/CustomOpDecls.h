@@ -49,6 +49,10 @@ struct CustomOpDecl {
   /// (output placements, input placements) for one mesh dim). Absent: the
   /// op runs replicated.
   std::optional<std::vector<std::vector<PlacementAttr>>> strategies;
+  /// `backward[i]`: the declared custom op that computes input i's gradient
+  /// from this op's inputs and its output's gradient, or null for an input
+  /// without a gradient. Absent: the op has no gradient.
+  std::optional<std::vector<const CustomOpDecl *>> backward;
   const JsonNode *node = nullptr;
   /// How the importer calls it: `inputs.size()` inputs, one output. Its
   /// emit function is null; the importer calls emitCustomOp.
@@ -56,15 +60,18 @@ struct CustomOpDecl {
 };
 
 /// Reads `model.custom_ops` (`list`). A name that is a built-in op kind or
-/// declared twice, a dtype, rank or shape rule out of range, or a strategy
-/// that does not fit the op's arity or ranks is an error at its JSON path.
+/// declared twice, a dtype, rank or shape rule out of range, a strategy
+/// that does not fit the op's arity or ranks, or a backward that names no
+/// declared op, the op itself, or an op whose signature is not that of the
+/// input's gradient is an error at its JSON path.
 mlir::LogicalResult
 readCustomOpDecls(const JsonNode &list, const JsonLocator &locator,
                   std::vector<std::shared_ptr<const CustomOpDecl>> &decls);
 
 /// Builds a call of `decl` on the emitter's inputs: checks their dtypes and
-/// ranks against the signature, then a `dtensor.custom_call` into a
-/// `tensor.empty` of the output's shape.
+/// ranks against the signature (and that each declared backward gives its
+/// input's shape), then a `dtensor.custom_call` into a `tensor.empty` of the
+/// output's shape, its backward ops as the call's `backward` attribute.
 mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 emitCustomOp(OpEmitter &emitter, const CustomOpDecl &decl);
 

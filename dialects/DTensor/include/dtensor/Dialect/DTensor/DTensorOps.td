@@ -354,6 +354,16 @@ def DTensor_CustomCallOp : DTensor_Op<"custom_call", [Pure,
     computing on the chosen local pieces must give the result's local piece
     (or, for a `partial` result, a partial value).
 
+    `backward` (optional) declares the op's gradient: one entry per input,
+    either `unit` (the input gets no gradient) or a dictionary
+    `{op_name, symbol, strategies?}` naming the custom op that computes
+    that input's gradient. That op takes this op's inputs followed by the
+    result's gradient and returns a tensor of the input's type, so the
+    reverse sweep (`--dtensor-differentiate`) calls it as one more
+    `dtensor.custom_call` with these strategies (result first, then one
+    per input of the backward op). Without `backward`, a call on the path
+    from a differentiated argument to the loss is an error at the call.
+
     ```mlir
     %y = dtensor.custom_call "swiglu" symbol "example_swiglu"
         (%gate, %up) into %empty
@@ -367,11 +377,12 @@ def DTensor_CustomCallOp : DTensor_Op<"custom_call", [Pure,
   let arguments = (ins AnyRankedTensor:$init,
                        Variadic<AnyRankedTensor>:$inputs,
                        StrAttr:$op_name, StrAttr:$symbol,
-                       OptionalAttr<ArrayAttr>:$strategies);
+                       OptionalAttr<ArrayAttr>:$strategies,
+                       OptionalAttr<ArrayAttr>:$backward);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $op_name `symbol` $symbol `(` $inputs `)` `into` $init
-    (`strategies` $strategies^)? attr-dict
+    (`strategies` $strategies^)? (`backward` $backward^)? attr-dict
     `:` `(` type($inputs) `)` `into` type($init)
   }];
   let hasVerifier = 1;
