@@ -61,6 +61,9 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // f32/f64 min and max as LLVM's intrinsics, which its loop vectoriser
+  // takes as reductions; arith-expand would make them compares and selects.
+  pm.addNestedPass<func::FuncOp>(createCpuNativeMinMax());
   // bf16 conversions as integer arithmetic: the system's libgcc may lack
   // __truncsfbf2.
   arith::ArithExpandOpsPassOptions expand;

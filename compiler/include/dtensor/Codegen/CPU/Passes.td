@@ -67,6 +67,27 @@ def CpuReassociateSums : Pass<"dtensor-cpu-reassociate-sums",
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def CpuNativeMinMax : Pass<"dtensor-cpu-native-min-max",
+                           "::mlir::func::FuncOp"> {
+  let summary = "Lower f32/f64 float min and max to LLVM's intrinsics";
+  let description = [{
+    Each `arith.maximumf`, `arith.minimumf`, `arith.maxnumf` and
+    `arith.minnumf` on f32 or f64 (scalar or vector) becomes
+    `llvm.intr.maximum`, `llvm.intr.minimum`, `llvm.intr.maxnum` or
+    `llvm.intr.minnum`: the same semantics (NaN propagated, or ignored, and
+    -0 < +0), which the conversion to LLVM would give them, but ahead of
+    `arith-expand`, which otherwise spells them as compares and selects
+    (needed there for ceil and floor divisions and bf16). LLVM's loop
+    vectoriser recognises the intrinsics as min/max reductions; the
+    compare-and-select form it does not, and a softmax's or a
+    cross-entropy's row max over the vocabulary ran one element at a time,
+    storing its accumulator on each. Fast-math flags are dropped (the
+    result is the same without them); other element types are left to
+    `arith-expand`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def CpuStridedCopiesToLoops : Pass<"dtensor-cpu-strided-copies-to-loops"> {
   let summary = "Turn copies between strided memrefs into linalg.copy";
   let description = [{
