@@ -47,6 +47,31 @@ def CpuApproximateTanh : Pass<"dtensor-cpu-approximate-tanh",
                            "::mlir::math::MathDialect"];
 }
 
+def CpuSharedReciprocals : Pass<"dtensor-cpu-shared-reciprocals",
+                                "::mlir::func::FuncOp"> {
+  let summary = "Divide once by a divisor that several divisions share";
+  let description = [{
+    In each block, when two or more f32 or f64 `arith.divf` ops divide by
+    the same value `d`, one `r = 1 / d` is computed before the first of them
+    and each `x / d` becomes `x * r` (its fast-math flags kept). A division
+    costs several multiplications (vdivps on 8 lanes: a throughput of one
+    per 5 cycles against two multiplications per cycle), and the gradients
+    of sigmoid and SiLU divide three values by the same `1 + exp(-x)`:
+    SiLU's backward loop, the largest elementwise loop of a Llama's
+    training step, made three divisions per element.
+
+    `x * (1 / d)` rounds twice where `x / d` rounds once: the results
+    differ by at most 1.5 ulp, while `d`'s magnitude is within the range of
+    normal numbers whose reciprocal is normal too (for f32, 1.2e-38 to
+    8.5e37). Zero, infinite and NaN divisors give what the division gives
+    (`1 / d` is then inf, 0 or NaN); a subnormal divisor, whose reciprocal
+    overflows, gives inf where the quotient may be finite, and a divisor
+    above that range loses precision in its subnormal reciprocal.
+    Divisions by a constant are left to LLVM.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def CpuReassociateSums : Pass<"dtensor-cpu-reassociate-sums",
                               "::mlir::func::FuncOp"> {
   let summary = "Let float sums of linalg reductions be reassociated";
