@@ -30,10 +30,11 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   addTensorPreparationPasses(pm, stage);
   // Math in the form the CPU's vector units want: exp without glibc's slow
   // path, tanh as a vectorisable polynomial, sums reassociated so that they
-  // vectorise.
+  // vectorise, one division for several by the same divisor.
   pm.addNestedPass<func::FuncOp>(createCpuClampExp());
   pm.addNestedPass<func::FuncOp>(createCpuApproximateTanh());
   pm.addNestedPass<func::FuncOp>(createCpuReassociateSums());
+  pm.addNestedPass<func::FuncOp>(createCpuSharedReciprocals());
   addBufferizationPasses(pm, stage);
   if (options.emulateGpuKernels) {
     pm.addNestedPass<func::FuncOp>(createGpuLinalgToParallelLoops());
@@ -61,6 +62,9 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // f32/f64 min and max as LLVM's intrinsics, which its loop vectoriser
+  // takes as reductions; arith-expand would make them compares and selects.
+  pm.addNestedPass<func::FuncOp>(createCpuNativeMinMax());
   // bf16 conversions as integer arithmetic: the system's libgcc may lack
   // __truncsfbf2.
   arith::ArithExpandOpsPassOptions expand;

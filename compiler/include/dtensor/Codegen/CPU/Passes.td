@@ -47,6 +47,31 @@ def CpuApproximateTanh : Pass<"dtensor-cpu-approximate-tanh",
                            "::mlir::math::MathDialect"];
 }
 
+def CpuSharedReciprocals : Pass<"dtensor-cpu-shared-reciprocals",
+                                "::mlir::func::FuncOp"> {
+  let summary = "Divide once by a divisor that several divisions share";
+  let description = [{
+    In each block, when two or more f32 or f64 `arith.divf` ops divide by
+    the same value `d`, one `r = 1 / d` is computed before the first of them
+    and each `x / d` becomes `x * r` (its fast-math flags kept). A division
+    costs several multiplications (vdivps on 8 lanes: a throughput of one
+    per 5 cycles against two multiplications per cycle), and the gradients
+    of sigmoid and SiLU divide three values by the same `1 + exp(-x)`:
+    SiLU's backward loop, the largest elementwise loop of a Llama's
+    training step, made three divisions per element.
+
+    `x * (1 / d)` rounds twice where `x / d` rounds once: the results
+    differ by at most 1.5 ulp, while `d`'s magnitude is within the range of
+    normal numbers whose reciprocal is normal too (for f32, 1.2e-38 to
+    8.5e37). Zero, infinite and NaN divisors give what the division gives
+    (`1 / d` is then inf, 0 or NaN); a subnormal divisor, whose reciprocal
+    overflows, gives inf where the quotient may be finite, and a divisor
+    above that range loses precision in its subnormal reciprocal.
+    Divisions by a constant are left to LLVM.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def CpuReassociateSums : Pass<"dtensor-cpu-reassociate-sums",
                               "::mlir::func::FuncOp"> {
   let summary = "Let float sums of linalg reductions be reassociated";
@@ -65,6 +90,27 @@ def CpuReassociateSums : Pass<"dtensor-cpu-reassociate-sums",
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect"];
+}
+
+def CpuNativeMinMax : Pass<"dtensor-cpu-native-min-max",
+                           "::mlir::func::FuncOp"> {
+  let summary = "Lower f32/f64 float min and max to LLVM's intrinsics";
+  let description = [{
+    Each `arith.maximumf`, `arith.minimumf`, `arith.maxnumf` and
+    `arith.minnumf` on f32 or f64 (scalar or vector) becomes
+    `llvm.intr.maximum`, `llvm.intr.minimum`, `llvm.intr.maxnum` or
+    `llvm.intr.minnum`: the same semantics (NaN propagated, or ignored, and
+    -0 < +0), which the conversion to LLVM would give them, but ahead of
+    `arith-expand`, which otherwise spells them as compares and selects
+    (needed there for ceil and floor divisions and bf16). LLVM's loop
+    vectoriser recognises the intrinsics as min/max reductions; the
+    compare-and-select form it does not, and a softmax's or a
+    cross-entropy's row max over the vocabulary ran one element at a time,
+    storing its accumulator on each. Fast-math flags are dropped (the
+    result is the same without them); other element types are left to
+    `arith-expand`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def CpuStridedCopiesToLoops : Pass<"dtensor-cpu-strided-copies-to-loops"> {
