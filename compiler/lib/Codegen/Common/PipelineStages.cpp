@@ -38,6 +38,8 @@ void addBufferizationPasses(OpPassManager &pm,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  if (options.afterBufferization)
+    options.afterBufferization(pm);
   // State updates were materialized into their arguments' buffers: the
   // entries' remaining results are those buffers.
   pm.addPass(createDropStateResults());

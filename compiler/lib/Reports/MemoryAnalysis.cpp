@@ -1,0 +1,467 @@
+//===- MemoryAnalysis.cpp - Memory account of per-rank programs -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "dtensor/Reports/MemoryAnalysis.h"
+
+#include "dtensor/Analysis/ElementBytes.h"
+#include "dtensor/Dialect/DTensor/DTensorOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <functional>
+#include <optional>
+
+using namespace mlir;
+using namespace dtensor;
+using namespace dtensor::memory;
+
+namespace {
+/// Evaluates the index values and dims of one entry on one rank: constants,
+/// integer arithmetic, the rank's mesh coordinates and the local shapes of
+/// the entry's arguments, which is how partitioning writes the sizes of
+/// uneven shards.
+class RankEvaluator {
+public:
+  RankEvaluator(const llvm::StringMap<std::vector<int64_t>> &coords,
+                Block &body, const MemoryAnalysis::BufferShapes &arguments)
+      : coords(coords), body(body), arguments(arguments) {}
+
+  std::optional<int64_t> value(Value v) {
+    auto it = values.find(v);
+    if (it != values.end())
+      return it->second;
+    std::optional<int64_t> result = compute(v);
+    values[v] = result;
+    return result;
+  }
+
+  /// Dim `d` of a tensor or memref value.
+  std::optional<int64_t> dim(Value v, unsigned d) {
+    auto type = cast<ShapedType>(v.getType());
+    if (!type.isDynamicDim(d))
+      return type.getDimSize(d);
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != &body || arg.getArgNumber() >= arguments.size())
+        return std::nullopt;
+      int64_t size = arguments[arg.getArgNumber()][d];
+      return size < 0 ? std::nullopt : std::optional<int64_t>(size);
+    }
+    Operation *op = v.getDefiningOp();
+    if (auto empty = dyn_cast<tensor::EmptyOp>(op))
+      return value(empty.getDynamicSize(d));
+    if (isa<memref::AllocOp, memref::AllocaOp>(op))
+      return value(
+          op->getOperand(cast<MemRefType>(v.getType()).getDynamicDimIndex(d)));
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+      return dim(dps.getTiedOpOperand(cast<OpResult>(v))->get(), d);
+    if (auto wait = dyn_cast<WaitOp>(op)) {
+      // The value the dtensor.start's body yields.
+      auto start = wait->getOperand(0).getDefiningOp<StartOp>();
+      if (!start)
+        return std::nullopt;
+      Operation *yield = start.getBody().front().getTerminator();
+      if (yield->getNumOperands() != 1)
+        return std::nullopt;
+      return dim(yield->getOperand(0), d);
+    }
+    // A view or an op that keeps its operand's shape (a collective that
+    // reduces in place): an operand of the same type has the same dims.
+    for (Value operand : op->getOperands())
+      if (operand.getType() == v.getType())
+        return dim(operand, d);
+    return std::nullopt;
+  }
+
+  /// Bytes of a tensor or memref value on this rank.
+  std::optional<int64_t> bytes(Value v) {
+    auto type = dyn_cast<ShapedType>(v.getType());
+    if (!type || !type.hasRank())
+      return std::nullopt;
+    int64_t total = getElementBytes(type);
+    for (unsigned d = 0; d < type.getRank(); ++d) {
+      std::optional<int64_t> size = dim(v, d);
+      if (!size)
+        return std::nullopt;
+      total *= *size;
+    }
+    return total;
+  }
+
+private:
+  std::optional<int64_t> compute(Value v) {
+    Operation *op = v.getDefiningOp();
+    if (!op)
+      return std::nullopt;
+    if (auto constant = dyn_cast<arith::ConstantOp>(op))
+      if (auto integer = dyn_cast<IntegerAttr>(constant.getValue()))
+        return integer.getInt();
+    if (auto coord = dyn_cast<MeshCoordOp>(op)) {
+      auto it = coords.find(coord.getMesh());
+      if (it == coords.end())
+        return std::nullopt;
+      int64_t meshDim =
+          coord.getMeshDims()[cast<OpResult>(v).getResultNumber()];
+      return it->second[meshDim];
+    }
+    if (auto dimOp = dyn_cast<tensor::DimOp>(op)) {
+      std::optional<int64_t> index = value(dimOp.getIndex());
+      return index ? dim(dimOp.getSource(), *index) : std::nullopt;
+    }
+    if (auto dimOp = dyn_cast<memref::DimOp>(op)) {
+      std::optional<int64_t> index = value(dimOp.getIndex());
+      return index ? dim(dimOp.getSource(), *index) : std::nullopt;
+    }
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+            arith::ExtUIOp, arith::TruncIOp>(op))
+      return value(op->getOperand(0));
+    if (auto select = dyn_cast<arith::SelectOp>(op)) {
+      std::optional<int64_t> condition = value(select.getCondition());
+      if (!condition)
+        return std::nullopt;
+      return value(*condition ? select.getTrueValue() : select.getFalseValue());
+    }
+    if (op->getNumOperands() != 2)
+      return std::nullopt;
+    std::optional<int64_t> a = value(op->getOperand(0));
+    std::optional<int64_t> b = value(op->getOperand(1));
+    if (!a || !b)
+      return std::nullopt;
+    return binary(op, *a, *b);
+  }
+
+  static std::optional<int64_t> binary(Operation *op, int64_t a, int64_t b) {
+    auto floorDiv = [](int64_t x, int64_t y) {
+      return x / y - ((x % y != 0) && ((x < 0) != (y < 0)) ? 1 : 0);
+    };
+    if (isa<arith::AddIOp>(op))
+      return a + b;
+    if (isa<arith::SubIOp>(op))
+      return a - b;
+    if (isa<arith::MulIOp>(op))
+      return a * b;
+    if (isa<arith::MinSIOp, arith::MinUIOp>(op))
+      return std::min(a, b);
+    if (isa<arith::MaxSIOp, arith::MaxUIOp>(op))
+      return std::max(a, b);
+    if (b == 0)
+      return std::nullopt;
+    if (isa<arith::DivSIOp, arith::DivUIOp>(op))
+      return a / b;
+    if (isa<arith::FloorDivSIOp>(op))
+      return floorDiv(a, b);
+    if (isa<arith::CeilDivSIOp, arith::CeilDivUIOp>(op))
+      return -floorDiv(-a, b);
+    if (isa<arith::RemSIOp, arith::RemUIOp>(op))
+      return a % b;
+    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+      switch (cmp.getPredicate()) {
+      case arith::CmpIPredicate::eq:
+        return a == b;
+      case arith::CmpIPredicate::ne:
+        return a != b;
+      case arith::CmpIPredicate::slt:
+      case arith::CmpIPredicate::ult:
+        return a < b;
+      case arith::CmpIPredicate::sle:
+      case arith::CmpIPredicate::ule:
+        return a <= b;
+      case arith::CmpIPredicate::sgt:
+      case arith::CmpIPredicate::ugt:
+        return a > b;
+      case arith::CmpIPredicate::sge:
+      case arith::CmpIPredicate::uge:
+        return a >= b;
+      }
+    }
+    return std::nullopt;
+  }
+
+  const llvm::StringMap<std::vector<int64_t>> &coords;
+  Block &body;
+  const MemoryAnalysis::BufferShapes &arguments;
+  llvm::DenseMap<Value, std::optional<int64_t>> values;
+};
+} // namespace
+
+/// The local shape on a rank of a tensor that `attrs` describes (global
+/// shape and layout), or of `type` when they do not; -1 for a dim that
+/// stays unknown. A rank outside the layout's mesh holds nothing.
+static std::vector<int64_t>
+localShape(Operation *from, Type type, DictionaryAttr attrs,
+           const llvm::StringMap<std::vector<int64_t>> &rankCoords) {
+  auto shaped = cast<ShapedType>(type);
+  std::vector<int64_t> shape;
+  for (int64_t size : shaped.getShape())
+    shape.push_back(ShapedType::isDynamic(size) ? -1 : size);
+  if (!attrs)
+    return shape;
+  auto layout = attrs.getAs<LayoutAttr>(DTensorDialect::getLayoutAttrName());
+  auto global =
+      attrs.getAs<DenseI64ArrayAttr>(DTensorDialect::getGlobalShapeAttrName());
+  if (!layout || !global)
+    return shape;
+  MeshOp mesh = lookupMesh(from, layout.getMesh());
+  if (!mesh)
+    return shape;
+  auto coord = rankCoords.find(mesh.getSymName());
+  if (coord == rankCoords.end())
+    return std::vector<int64_t>(shape.size(), 0);
+  std::vector<int64_t> globalShape(global.asArrayRef());
+  return layout::localShard(globalShape, layout.getLayoutPlacements(),
+                            mesh.getLayoutMesh(), coord->second)
+      .shape;
+}
+
+/// Bytes of `shape` elements of `type`'s element type; none when a dim is
+/// unknown.
+static std::optional<int64_t> shapeBytes(Type type,
+                                         const std::vector<int64_t> &shape) {
+  int64_t total = getElementBytes(type);
+  for (int64_t size : shape) {
+    if (size < 0)
+      return std::nullopt;
+    total *= size;
+  }
+  return total;
+}
+
+/// The operation of `body` that holds `op` (itself when in `body`).
+static Operation *topLevel(Block &body, Operation *op) {
+  return body.findAncestorOpInBlock(*op);
+}
+
+/// The gradients of a training step: what the parameters' updates read.
+/// An update op is an elementwise linalg op (no reduction) that reads a
+/// parameter, optimizer state or another update op's result; walking back
+/// from the updated values through update ops, the first operands of the
+/// updated rank that no update op computes are the gradients (with
+/// accumulation: the call's gradient that the accumulator adds). A
+/// gradient computed elementwise from its own parameter would be taken
+/// for part of the update and not counted.
+static llvm::SetVector<Value> findGradients(func::FuncOp function) {
+  Block &body = function.getBody().front();
+  llvm::DenseMap<Operation *, bool> updateOps;
+  std::function<bool(Value)> isUpdated = [&](Value v) -> bool {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      DictionaryAttr attrs = function.getArgAttrDict(arg.getArgNumber());
+      return arg.getOwner() == &body && attrs &&
+             (attrs.contains(DTensorDialect::getWeightAttrName()) ||
+              attrs.contains(DTensorDialect::getStateAttrName()));
+    }
+    auto op = v.getDefiningOp<linalg::LinalgOp>();
+    if (!op || op.getNumReductionLoops() != 0)
+      return false;
+    auto [it, inserted] = updateOps.try_emplace(op, false);
+    if (!inserted)
+      return it->second;
+    bool reads = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+      return isUpdated(in->get());
+    });
+    updateOps[op] = reads;
+    return reads;
+  };
+  Operation *terminator = body.getTerminator();
+  SmallVector<Value> work;
+  for (unsigned i = 0; i < function.getNumResults(); ++i)
+    if (function.getResultAttr(i, DTensorDialect::getUpdatesAttrName()))
+      work.push_back(terminator->getOperand(i));
+  llvm::DenseSet<Value> visited;
+  llvm::SetVector<Value> gradients;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (isa<BlockArgument>(v) || !visited.insert(v).second)
+      continue;
+    if (!isUpdated(v)) {
+      gradients.insert(v);
+      continue;
+    }
+    auto op = v.getDefiningOp<linalg::LinalgOp>();
+    int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+    for (OpOperand *in : op.getDpsInputOperands())
+      if (auto type = dyn_cast<RankedTensorType>(in->get().getType());
+          type && type.getRank() == rank && rank > 0)
+        work.push_back(in->get());
+  }
+  return gradients;
+}
+
+/// The saved activations of a training step: the forward's tensor values,
+/// computed at or before the op that computes the loss (result 0), whose
+/// data an op after it reads. An empty tensor, or a value that a later op
+/// only writes into (an init its body does not read), carries no data of
+/// the forward.
+static llvm::SetVector<Value> findSavedActivations(func::FuncOp function) {
+  Block &body = function.getBody().front();
+  Operation *terminator = body.getTerminator();
+  Operation *lossOp = terminator->getOperand(0).getDefiningOp();
+  llvm::SetVector<Value> saved;
+  if (!lossOp)
+    return saved;
+  Operation *end = topLevel(body, lossOp);
+  auto readsData = [&](OpOperand &use) {
+    Operation *ancestor = topLevel(body, use.getOwner());
+    if (!ancestor || ancestor == terminator || !end->isBeforeInBlock(ancestor))
+      return false;
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    return !linalgOp || !linalgOp.isDpsInit(&use) ||
+           linalgOp.payloadUsesValueFromOperand(&use);
+  };
+  for (Operation &op : body) {
+    if (!isa<tensor::EmptyOp>(op))
+      for (Value result : op.getResults())
+        if (isa<RankedTensorType>(result.getType()) &&
+            llvm::any_of(result.getUses(), readsData))
+          saved.insert(result);
+    if (&op == end)
+      break;
+  }
+  return saved;
+}
+
+MemoryAnalysis::MemoryAnalysis(ModuleOp module,
+                               llvm::ArrayRef<std::string> names,
+                               int64_t worldSize) {
+  for (int64_t rank = 0; rank < worldSize; ++rank) {
+    llvm::StringMap<std::vector<int64_t>> rankCoords;
+    for (MeshOp mesh : module.getOps<MeshOp>())
+      if (std::optional<std::vector<int64_t>> coord =
+              mesh.getLayoutMesh().coordOfDevice(rank))
+        rankCoords[mesh.getSymName()] = *coord;
+    coords.push_back(std::move(rankCoords));
+  }
+  bool trainingModule =
+      static_cast<bool>(module->getAttr(DTensorDialect::getTrainingAttrName()));
+  for (const std::string &name : names) {
+    auto function = module.lookupSymbol<func::FuncOp>(name);
+    if (!function || function.isExternal())
+      continue;
+    Block &body = function.getBody().front();
+    EntryMemory entry;
+    entry.name = name;
+    // A training step updates a parameter (a weight).
+    for (unsigned i = 0; i < function.getNumResults(); ++i)
+      if (auto updates = function.getResultAttrOfType<IntegerAttr>(
+              i, DTensorDialect::getUpdatesAttrName()))
+        entry.training |= static_cast<bool>(function.getArgAttr(
+            updates.getInt(), DTensorDialect::getWeightAttrName()));
+    llvm::SetVector<Value> gradients, saved;
+    if (entry.training) {
+      gradients = findGradients(function);
+      saved = findSavedActivations(function);
+    }
+    std::vector<BufferShapes> entryShapes;
+    for (int64_t rank = 0; rank < worldSize; ++rank) {
+      RankMemory memory;
+      memory.rank = rank;
+      BufferShapes buffers;
+      auto count = [&](int64_t &figure, std::optional<int64_t> bytes) {
+        if (bytes)
+          figure += *bytes;
+        else
+          ++memory.unknownSizes;
+      };
+      for (BlockArgument arg : body.getArguments()) {
+        DictionaryAttr attrs = function.getArgAttrDict(arg.getArgNumber());
+        buffers.push_back(
+            localShape(function, arg.getType(), attrs, coords[rank]));
+        std::optional<int64_t> bytes =
+            shapeBytes(arg.getType(), buffers.back());
+        if (attrs && attrs.contains(DTensorDialect::getWeightAttrName()))
+          count(memory.parameters, bytes);
+        else if (attrs && attrs.contains(DTensorDialect::getStateAttrName()))
+          count(trainingModule ? memory.optimizerState : memory.otherState,
+                bytes);
+        else
+          count(memory.inputsOutputs, bytes);
+      }
+      for (unsigned i = 0; i < function.getNumResults(); ++i) {
+        if (function.getResultAttr(i, DTensorDialect::getUpdatesAttrName()))
+          continue;
+        Type type = function.getResultTypes()[i];
+        buffers.push_back(localShape(
+            function, type, function.getResultAttrDict(i), coords[rank]));
+        count(memory.inputsOutputs, shapeBytes(type, buffers.back()));
+      }
+      RankEvaluator evaluate(coords[rank], body, buffers);
+      for (Value gradient : gradients)
+        count(memory.gradients, evaluate.bytes(gradient));
+      for (Value value : saved)
+        count(memory.savedActivations, evaluate.bytes(value));
+      entry.ranks.push_back(memory);
+      entryShapes.push_back(std::move(buffers));
+    }
+    entries.push_back(std::move(entry));
+    shapes.push_back(std::move(entryShapes));
+  }
+}
+
+/// The values through which `buffer` is reachable: itself, views of it,
+/// the results of ops that take it (a future, a region's result).
+static llvm::SetVector<Value> collectAliases(Value buffer) {
+  llvm::SetVector<Value> aliases;
+  aliases.insert(buffer);
+  for (size_t i = 0; i < aliases.size(); ++i) {
+    for (Operation *user : aliases[i].getUsers()) {
+      Operation *producer = user;
+      if (user->hasTrait<OpTrait::IsTerminator>())
+        producer = user->getParentOp();
+      else if (!isa<ViewLikeOpInterface>(user) && !isa<StartOp, WaitOp>(user))
+        continue;
+      if (!producer || isa<func::FuncOp>(producer))
+        continue;
+      for (Value result : producer->getResults())
+        if (!result.getType().isIntOrIndexOrFloat())
+          aliases.insert(result);
+    }
+  }
+  return aliases;
+}
+
+void MemoryAnalysis::addBufferizedProgram(ModuleOp bufferized) {
+  for (auto [entry, entryShapes] : llvm::zip(entries, shapes)) {
+    auto function = bufferized.lookupSymbol<func::FuncOp>(entry.name);
+    if (!function || function.isExternal())
+      continue;
+    Block &body = function.getBody().front();
+    llvm::DenseMap<Operation *, int64_t> points;
+    for (Operation &op : body)
+      points[&op] = points.size();
+    int64_t last = static_cast<int64_t>(points.size()) - 1;
+    SmallVector<std::pair<Value, LiveRange>> allocations;
+    function.walk([&](Operation *op) {
+      if (!isa<memref::AllocOp, memref::AllocaOp>(op))
+        return;
+      LiveRange range;
+      range.begin = points[topLevel(body, op)];
+      range.end = range.begin;
+      for (Value alias : collectAliases(op->getResult(0)))
+        for (Operation *user : alias.getUsers()) {
+          Operation *ancestor = topLevel(body, user);
+          range.end = std::max(range.end, ancestor == body.getTerminator()
+                                              ? last
+                                              : points[ancestor]);
+        }
+      allocations.push_back({op->getResult(0), range});
+    });
+    for (auto [memory, buffers] : llvm::zip(entry.ranks, entryShapes)) {
+      RankEvaluator evaluate(coords[memory.rank], body, buffers);
+      std::vector<LiveRange> ranges;
+      for (auto [buffer, range] : allocations) {
+        std::optional<int64_t> bytes = evaluate.bytes(buffer);
+        if (!bytes) {
+          ++memory.unknownSizes;
+          continue;
+        }
+        ranges.push_back({range.begin, range.end, *bytes});
+      }
+      memory.transientPeak = peakLiveBytes(std::move(ranges));
+    }
+  }
+}
