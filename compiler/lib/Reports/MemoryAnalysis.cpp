@@ -61,6 +61,19 @@ public:
           op->getOperand(cast<MemRefType>(v.getType()).getDynamicDimIndex(d)));
     if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
       return dim(dps.getTiedOpOperand(cast<OpResult>(v))->get(), d);
+    // This rank's piece of a dim split over mesh dims.
+    if (auto chunk = dyn_cast<ChunkOp>(op))
+      return d == chunk.getDim()
+                 ? piece(op, chunk.getMeshAttr(), chunk.getMeshDims(),
+                         dim(chunk.getInput(), d))
+                 : dim(chunk.getInput(), d);
+    if (auto scatter = dyn_cast<ReduceScatterOp>(op)) {
+      Value input = scatter.getInputs()[cast<OpResult>(v).getResultNumber()];
+      return d == scatter.getScatterDim()
+                 ? piece(op, scatter.getMeshAttr(), scatter.getMeshDims(),
+                         dim(input, d))
+                 : dim(input, d);
+    }
     if (auto wait = dyn_cast<WaitOp>(op)) {
       // The value the dtensor.start's body yields.
       auto start = wait->getOperand(0).getDefiningOp<StartOp>();
@@ -95,6 +108,21 @@ public:
   }
 
 private:
+  /// This rank's piece of `size` split as dtensor.chunk splits it.
+  std::optional<int64_t> piece(Operation *op, FlatSymbolRefAttr meshName,
+                               ArrayRef<int64_t> meshDims,
+                               std::optional<int64_t> size) {
+    MeshOp mesh = lookupMesh(op, meshName);
+    auto coord = coords.find(meshName.getValue());
+    if (!size || !mesh || coord == coords.end())
+      return std::nullopt;
+    for (int64_t meshDim : meshDims)
+      size = layout::chunkRange(*size, mesh.getShape()[meshDim],
+                                coord->second[meshDim])
+                 .size();
+    return size;
+  }
+
   std::optional<int64_t> compute(Value v) {
     Operation *op = v.getDefiningOp();
     if (!op)
