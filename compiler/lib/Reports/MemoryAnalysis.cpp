@@ -320,39 +320,6 @@ static llvm::SetVector<Value> findGradients(func::FuncOp function) {
   return gradients;
 }
 
-/// The saved activations of a training step: the forward's tensor values,
-/// computed at or before the op that computes the loss (result 0), whose
-/// data an op after it reads. An empty tensor, or a value that a later op
-/// only writes into (an init its body does not read), carries no data of
-/// the forward.
-static llvm::SetVector<Value> findSavedActivations(func::FuncOp function) {
-  Block &body = function.getBody().front();
-  Operation *terminator = body.getTerminator();
-  Operation *lossOp = terminator->getOperand(0).getDefiningOp();
-  llvm::SetVector<Value> saved;
-  if (!lossOp)
-    return saved;
-  Operation *end = topLevel(body, lossOp);
-  auto readsData = [&](OpOperand &use) {
-    Operation *ancestor = topLevel(body, use.getOwner());
-    if (!ancestor || ancestor == terminator || !end->isBeforeInBlock(ancestor))
-      return false;
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(use.getOwner());
-    return !linalgOp || !linalgOp.isDpsInit(&use) ||
-           linalgOp.payloadUsesValueFromOperand(&use);
-  };
-  for (Operation &op : body) {
-    if (!isa<tensor::EmptyOp>(op))
-      for (Value result : op.getResults())
-        if (isa<RankedTensorType>(result.getType()) &&
-            llvm::any_of(result.getUses(), readsData))
-          saved.insert(result);
-    if (&op == end)
-      break;
-  }
-  return saved;
-}
-
 MemoryAnalysis::MemoryAnalysis(ModuleOp module,
                                llvm::ArrayRef<std::string> names,
                                int64_t worldSize) {
@@ -379,11 +346,9 @@ MemoryAnalysis::MemoryAnalysis(ModuleOp module,
               i, DTensorDialect::getUpdatesAttrName()))
         entry.training |= static_cast<bool>(function.getArgAttr(
             updates.getInt(), DTensorDialect::getWeightAttrName()));
-    llvm::SetVector<Value> gradients, saved;
-    if (entry.training) {
+    llvm::SetVector<Value> gradients;
+    if (entry.training)
       gradients = findGradients(function);
-      saved = findSavedActivations(function);
-    }
     std::vector<BufferShapes> entryShapes;
     for (int64_t rank = 0; rank < worldSize; ++rank) {
       RankMemory memory;
@@ -420,13 +385,12 @@ MemoryAnalysis::MemoryAnalysis(ModuleOp module,
       RankEvaluator evaluate(coords[rank], body, buffers);
       for (Value gradient : gradients)
         count(memory.gradients, evaluate.bytes(gradient));
-      for (Value value : saved)
-        count(memory.savedActivations, evaluate.bytes(value));
       entry.ranks.push_back(memory);
       entryShapes.push_back(std::move(buffers));
     }
     entries.push_back(std::move(entry));
     shapes.push_back(std::move(entryShapes));
+    argumentCounts.push_back(function.getNumArguments());
   }
 }
 
@@ -452,8 +416,33 @@ static llvm::SetVector<Value> collectAliases(Value buffer) {
   return aliases;
 }
 
+/// The top level op of `body` that computes the loss, the entry's result 0,
+/// into the buffer `out` (its out-param): the last op before the end that
+/// uses the buffer copied into `out`, or `out` itself when the loss is
+/// computed in place.
+static Operation *findLossOp(Block &body, Value out) {
+  Value loss = out;
+  for (Operation *user : out.getUsers())
+    if (auto copy = dyn_cast<memref::CopyOp>(user);
+        copy && copy.getTarget() == out)
+      loss = copy.getSource();
+  Operation *lossOp = nullptr;
+  for (Value alias : collectAliases(loss))
+    for (Operation *user : alias.getUsers()) {
+      auto copy = dyn_cast<memref::CopyOp>(user);
+      if (copy && copy.getTarget() == out)
+        continue;
+      Operation *ancestor = topLevel(body, user);
+      if (ancestor != body.getTerminator() &&
+          (!lossOp || lossOp->isBeforeInBlock(ancestor)))
+        lossOp = ancestor;
+    }
+  return lossOp;
+}
+
 void MemoryAnalysis::addBufferizedProgram(ModuleOp bufferized) {
-  for (auto [entry, entryShapes] : llvm::zip(entries, shapes)) {
+  for (auto [entry, entryShapes, argumentCount] :
+       llvm::zip(entries, shapes, argumentCounts)) {
     auto function = bufferized.lookupSymbol<func::FuncOp>(entry.name);
     if (!function || function.isExternal())
       continue;
@@ -478,9 +467,17 @@ void MemoryAnalysis::addBufferizedProgram(ModuleOp bufferized) {
         }
       allocations.push_back({op->getResult(0), range});
     });
+    // The forward ends at the loss; its buffers still live after it are
+    // what the backward reads.
+    std::optional<int64_t> lossPoint;
+    if (entry.training && argumentCount < body.getNumArguments())
+      if (Operation *lossOp = findLossOp(body, body.getArgument(argumentCount)))
+        lossPoint = points[lossOp];
     for (auto [memory, buffers] : llvm::zip(entry.ranks, entryShapes)) {
       RankEvaluator evaluate(coords[memory.rank], body, buffers);
       std::vector<LiveRange> ranges;
+      if (entry.training && !lossPoint)
+        ++memory.unknownSizes;
       for (auto [buffer, range] : allocations) {
         std::optional<int64_t> bytes = evaluate.bytes(buffer);
         if (!bytes) {
@@ -488,6 +485,8 @@ void MemoryAnalysis::addBufferizedProgram(ModuleOp bufferized) {
           continue;
         }
         ranges.push_back({range.begin, range.end, *bytes});
+        if (lossPoint && range.begin <= *lossPoint && *lossPoint < range.end)
+          memory.savedActivations += *bytes;
       }
       memory.transientPeak = peakLiveBytes(std::move(ranges));
     }

@@ -39,7 +39,8 @@ struct RankMemory {
   int64_t otherState = 0;
   int64_t inputsOutputs = 0;
   /// Of a training step: the gradient of each parameter as its update reads
-  /// it, and the forward's values that the backward reads.
+  /// it, and the step's buffers live across the loss (the forward's values
+  /// that the backward reads).
   int64_t gradients = 0;
   int64_t savedActivations = 0;
   /// The peak of the entry's own allocations over its program points.

@@ -2,11 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Fills the memory account (MemoryAccount.h) of the entries of a per-rank
 // program in two steps: the tensor program after collective fusion gives
-// the arguments' roles and local shapes, the gradients and the saved
-// activations; the same program after one-shot bufferization gives the
-// allocations, whose peak over the entry's program points is the transient
-// peak. Sizes are per rank: the dynamic dims of uneven shards are evaluated
-// with each rank's mesh coordinates.
+// the arguments' roles and local shapes and the gradients; the same
+// program after one-shot bufferization gives the allocations, whose peak
+// over the entry's program points is the transient peak, and those live
+// across the loss are the saved activations. Sizes are per rank: the dynamic
+// dims of uneven shards are evaluated with each rank's mesh coordinates.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +46,8 @@ private:
   std::vector<EntryMemory> entries;
   /// Per entry, per rank.
   std::vector<std::vector<BufferShapes>> shapes;
+  /// Per entry, its number of tensor arguments: the first out-param after.
+  std::vector<unsigned> argumentCounts;
   /// Per rank, the coordinates of the rank in each mesh that holds it.
   std::vector<llvm::StringMap<std::vector<int64_t>>> coords;
 };
