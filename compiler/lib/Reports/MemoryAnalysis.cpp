@@ -138,13 +138,10 @@ private:
           coord.getMeshDims()[cast<OpResult>(v).getResultNumber()];
       return it->second[meshDim];
     }
-    if (auto dimOp = dyn_cast<tensor::DimOp>(op)) {
-      std::optional<int64_t> index = value(dimOp.getIndex());
-      return index ? dim(dimOp.getSource(), *index) : std::nullopt;
-    }
-    if (auto dimOp = dyn_cast<memref::DimOp>(op)) {
-      std::optional<int64_t> index = value(dimOp.getIndex());
-      return index ? dim(dimOp.getSource(), *index) : std::nullopt;
+    // tensor.dim and memref.dim: (source, index).
+    if (isa<tensor::DimOp, memref::DimOp>(op)) {
+      std::optional<int64_t> index = value(op->getOperand(1));
+      return index ? dim(op->getOperand(0), *index) : std::nullopt;
     }
     if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
             arith::ExtUIOp, arith::TruncIOp>(op))
@@ -297,8 +294,11 @@ static llvm::SetVector<Value> findGradients(func::FuncOp function) {
   };
   Operation *terminator = body.getTerminator();
   SmallVector<Value> work;
+  // An updated value that no update op computes (a state passed through)
+  // leads to no gradient.
   for (unsigned i = 0; i < function.getNumResults(); ++i)
-    if (function.getResultAttr(i, DTensorDialect::getUpdatesAttrName()))
+    if (function.getResultAttr(i, DTensorDialect::getUpdatesAttrName()) &&
+        isUpdated(terminator->getOperand(i)))
       work.push_back(terminator->getOperand(i));
   llvm::DenseSet<Value> visited;
   llvm::SetVector<Value> gradients;
