@@ -21,8 +21,9 @@ wrapper: the median step time, tokens per second (batch x sequence / step
 time), the peak resident memory of the largest rank beside the compiler's
 account of train_step's memory on its largest rank (`dtensor-compile
 --memory-report`, docs/memory-report.md): its peak, the parameters and
-optimizer state, the gradients and saved activations, and the peak of the
-step's own buffers; and the backward's
+optimizer state, the gradients and saved activations, the peak of the
+step's own buffers and what the runtime's buffer cache keeps of them; and
+the backward's
 share: (train_step - eval_step) / eval_step, which counts the optimizer
 update with the backward.
 
@@ -197,7 +198,9 @@ def measure(a, log=default_log):
                    "saved_activation_bytes_per_rank":
                        accounted["saved_activations"],
                    "transient_peak_bytes_per_rank":
-                       accounted["transient_peak"]}
+                       accounted["transient_peak"],
+                   "cached_buffer_bytes_per_rank":
+                       accounted["cached_buffers"]}
             if python:
                 threads = max(1, cores // ranks)
                 row["torch_dtensor"] = run_torch(
@@ -231,12 +234,13 @@ def markdown(results):
              "Accounted: the compiler's account of train_step on its "
              "largest rank (dtensor-compile --memory-report): its peak, "
              "then parameters + optimizer state, gradients + saved "
-             "activations, and the peak of the step's own buffers.",
+             "activations, and the peak of the step's own buffers / what the "
+             "runtime's exact-size buffer cache keeps of them.",
              "",
              "| Case | Mesh | train_step | tokens/s | backward + update / "
              "forward | peak RSS / rank | accounted peak / rank "
              "| parameters + optimizer state | gradients + saved activations "
-             "| step buffers' peak "
+             "| step buffers: peak / cached "
              "| PyTorch DTensor | ratio | PyTorch "
              "eager (1 process) | ratio | torch.compile (1 process) | ratio |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -260,7 +264,8 @@ def markdown(results):
             f"{row['optimizer_state_bytes_per_rank'] / 2**20:.2f} MiB | "
             f"{row['gradient_bytes_per_rank'] / 2**20:.2f} + "
             f"{row['saved_activation_bytes_per_rank'] / 2**20:.2f} MiB | "
-            f"{row['transient_peak_bytes_per_rank'] / 2**20:.2f} MiB | " +
+            f"{row['transient_peak_bytes_per_rank'] / 2**20:.2f} / "
+            f"{row['cached_buffer_bytes_per_rank'] / 2**20:.2f} MiB | " +
             " | ".join(cells) + " |")
     lines.append("")
     lines.extend(f"- {e}" for e in errors)

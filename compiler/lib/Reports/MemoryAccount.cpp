@@ -25,6 +25,16 @@ int64_t peakLiveBytes(std::vector<LiveRange> ranges) {
   return peak;
 }
 
+int64_t exactSizeCacheBytes(const std::vector<LiveRange> &ranges) {
+  std::map<int64_t, std::vector<LiveRange>> bySize;
+  for (const LiveRange &range : ranges)
+    bySize[range.bytes].push_back(range);
+  int64_t total = 0;
+  for (auto &[bytes, group] : bySize)
+    total += peakLiveBytes(std::move(group));
+  return total;
+}
+
 size_t largestRank(const EntryMemory &entry) {
   size_t best = 0;
   for (size_t i = 1; i < entry.ranks.size(); ++i)
@@ -37,7 +47,8 @@ size_t largestRank(const EntryMemory &entry) {
 static std::vector<int64_t> figures(const RankMemory &memory) {
   return {memory.parameters,    memory.optimizerState, memory.otherState,
           memory.inputsOutputs, memory.gradients,      memory.savedActivations,
-          memory.transientPeak, memory.peak(),         memory.unknownSizes};
+          memory.transientPeak, memory.cachedBuffers,  memory.peak(),
+          memory.unknownSizes};
 }
 
 bool ranksDiffer(const EntryMemory &entry) {
@@ -51,8 +62,8 @@ std::string formatMemoryText(const std::vector<EntryMemory> &entries) {
   using Row = std::vector<std::string>;
   std::vector<Row> rows{{"entry", "rank", "parameters", "optimizer_state",
                          "other_state", "inputs_outputs", "gradients",
-                         "saved_activations", "transient_peak", "peak",
-                         "unknown_sizes"}};
+                         "saved_activations", "transient_peak",
+                         "cached_buffers", "peak", "unknown_sizes"}};
   auto addRow = [&](const EntryMemory &entry, const RankMemory &memory,
                     const std::string &rank) {
     Row row{entry.name, rank};
@@ -127,6 +138,7 @@ std::string formatMemoryJson(const std::vector<EntryMemory> &entries) {
         os << ", \"gradients\": " << m.gradients
            << ", \"saved_activations\": " << m.savedActivations;
       os << ", \"transient_peak\": " << m.transientPeak
+         << ", \"cached_buffers\": " << m.cachedBuffers
          << ", \"persistent\": " << m.persistent() << ", \"peak\": " << m.peak()
          << ", \"unknown_sizes\": " << m.unknownSizes << "}";
     }

@@ -488,6 +488,7 @@ void MemoryAnalysis::addBufferizedProgram(ModuleOp bufferized) {
         if (lossPoint && range.begin <= *lossPoint && *lossPoint < range.end)
           memory.savedActivations += *bytes;
       }
+      memory.cachedBuffers = exactSizeCacheBytes(ranges);
       memory.transientPeak = peakLiveBytes(std::move(ranges));
     }
   }

@@ -31,6 +31,18 @@ TEST(PeakLiveBytes, ABackwardRangeIsLiveAtItsBeginOnly) {
   EXPECT_EQ(peakLiveBytes({{4, 2, 8}, {4, 6, 5}}), 13);
 }
 
+TEST(ExactSizeCacheBytes, EachSizeKeepsItsMostLiveAtOnce) {
+  EXPECT_EQ(exactSizeCacheBytes({}), 0);
+  // Two 10-byte buffers live at once (points 1-2), then a third alone: the
+  // cache keeps two; the 30-byte buffers never overlap: it keeps one.
+  std::vector<LiveRange> ranges{
+      {0, 2, 10}, {1, 3, 10}, {5, 6, 10}, {0, 0, 30}, {4, 4, 30}};
+  EXPECT_EQ(exactSizeCacheBytes(ranges), 2 * 10 + 30);
+  // Above the peak (40 at points 0-2): a freed buffer of one size is not
+  // reused for another.
+  EXPECT_EQ(peakLiveBytes(ranges), 40);
+}
+
 RankMemory rank(int64_t id, int64_t parameters, int64_t transient) {
   RankMemory memory;
   memory.rank = id;
@@ -40,6 +52,7 @@ RankMemory rank(int64_t id, int64_t parameters, int64_t transient) {
   memory.gradients = parameters;
   memory.savedActivations = 100;
   memory.transientPeak = transient;
+  memory.cachedBuffers = transient + 10;
   return memory;
 }
 
@@ -68,10 +81,10 @@ TEST(FormatMemoryText, EvenRanksShareOneRow) {
             "memory per rank (bytes)\n"
             "  entry  rank   parameters  optimizer_state  other_state  "
             "inputs_outputs  gradients  saved_activations  transient_peak  "
-            "peak  unknown_sizes\n"
+            "cached_buffers  peak  unknown_sizes\n"
             "  mlp    all 0  90          184              0            12"
-            "              -          -                  40              "
-            "326   0\n");
+            "              -          -                  40              50"
+            "              326   0\n");
 }
 
 TEST(FormatMemoryText, UnevenRanksListEachRank) {
@@ -93,12 +106,14 @@ TEST(FormatMemoryJson, TrainingFiguresOnlyForTrainingSteps) {
             "\"optimizer_state\": 24, \"other_state\": 0, "
             "\"inputs_outputs\": 12, \"gradients\": 10, "
             "\"saved_activations\": 100, \"transient_peak\": 5, "
-            "\"persistent\": 34, \"peak\": 51, \"unknown_sizes\": 0}]}, "
+            "\"cached_buffers\": 15, \"persistent\": 34, \"peak\": 51, "
+            "\"unknown_sizes\": 0}]}, "
             "{\"name\": \"eval_step\", \"training\": false, \"max_rank\": 3, "
             "\"ranks\": [{\"rank\": 3, \"parameters\": 10, "
             "\"optimizer_state\": 24, \"other_state\": 0, "
             "\"inputs_outputs\": 12, \"transient_peak\": 5, "
-            "\"persistent\": 34, \"peak\": 51, \"unknown_sizes\": 0}]}]}\n");
+            "\"cached_buffers\": 15, \"persistent\": 34, \"peak\": 51, "
+            "\"unknown_sizes\": 0}]}]}\n");
 }
 
 } // namespace

@@ -28,6 +28,12 @@ struct LiveRange {
 /// begin only.
 int64_t peakLiveBytes(std::vector<LiveRange> ranges);
 
+/// The bytes a cache of freed buffers that reuses a buffer only for a
+/// request of the same size (the runtime's, which keeps them across steps)
+/// holds after the ranges: per size, the most ranges of that size live at
+/// one point, times the size.
+int64_t exactSizeCacheBytes(const std::vector<LiveRange> &ranges);
+
 /// One rank's memory for one call of an entry, in bytes.
 struct RankMemory {
   int64_t rank = 0;
@@ -45,6 +51,9 @@ struct RankMemory {
   int64_t savedActivations = 0;
   /// The peak of the entry's own allocations over its program points.
   int64_t transientPeak = 0;
+  /// What the runtime's exact-size buffer cache keeps of those allocations
+  /// after the step (exactSizeCacheBytes): at least the transient peak.
+  int64_t cachedBuffers = 0;
   /// Values or allocations whose size the compiler could not tell for this
   /// rank (counted as 0 above).
   int64_t unknownSizes = 0;
