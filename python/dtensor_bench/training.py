@@ -22,8 +22,8 @@ time), the peak resident memory of the largest rank beside the compiler's
 account of train_step's memory on its largest rank (`dtensor-compile
 --memory-report`, docs/memory-report.md): its peak, the parameters and
 optimizer state, the gradients and saved activations, the peak of the
-step's own buffers and what the runtime's buffer cache keeps of them; and
-the backward's
+step's own buffers as the program frees them and were each freed after
+its last use; and the backward's
 share: (train_step - eval_step) / eval_step, which counts the optimizer
 update with the backward.
 
@@ -199,6 +199,8 @@ def measure(a, log=default_log):
                        accounted["saved_activations"],
                    "transient_peak_bytes_per_rank":
                        accounted["transient_peak"],
+                   "last_use_peak_bytes_per_rank":
+                       accounted["last_use_peak"],
                    "cached_buffer_bytes_per_rank":
                        accounted["cached_buffers"]}
             if python:
@@ -234,13 +236,13 @@ def markdown(results):
              "Accounted: the compiler's account of train_step on its "
              "largest rank (dtensor-compile --memory-report): its peak, "
              "then parameters + optimizer state, gradients + saved "
-             "activations, and the peak of the step's own buffers / what the "
-             "runtime's exact-size buffer cache keeps of them.",
+             "activations, and the peak of the step's own buffers as the "
+             "program frees them / were each freed after its last use.",
              "",
              "| Case | Mesh | train_step | tokens/s | backward + update / "
              "forward | peak RSS / rank | accounted peak / rank "
              "| parameters + optimizer state | gradients + saved activations "
-             "| step buffers: peak / cached "
+             "| step buffers' peak: as freed / at last use "
              "| PyTorch DTensor | ratio | PyTorch "
              "eager (1 process) | ratio | torch.compile (1 process) | ratio |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -265,7 +267,7 @@ def markdown(results):
             f"{row['gradient_bytes_per_rank'] / 2**20:.2f} + "
             f"{row['saved_activation_bytes_per_rank'] / 2**20:.2f} MiB | "
             f"{row['transient_peak_bytes_per_rank'] / 2**20:.2f} / "
-            f"{row['cached_buffer_bytes_per_rank'] / 2**20:.2f} MiB | " +
+            f"{row['last_use_peak_bytes_per_rank'] / 2**20:.2f} MiB | " +
             " | ".join(cells) + " |")
     lines.append("")
     lines.extend(f"- {e}" for e in errors)

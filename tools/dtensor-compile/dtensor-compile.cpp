@@ -114,7 +114,7 @@ static cl::opt<std::string> memoryReport(
     "memory-report",
     cl::desc("Print each entry's memory per rank as the compiler accounts "
              "it: parameters, optimizer and other state, inputs and "
-             "outputs, gradients, saved activations and the peak of the "
+             "outputs, gradients, saved activations and the peaks of the "
              "step's own buffers (text, or --memory-report=json; "
              "docs/memory-report.md)"),
     cl::ValueOptional, cl::cat(category));

@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dtensor-compile --memory-report: the memory account of the per-rank
 // program (dtensor/Reports/MemoryAnalysis.h), whose allocations are read
-// inside the target's lowering pipeline, right after bufferization.
+// inside the target's lowering pipeline, once bufferized and its
+// deallocations placed.
 //
 //===----------------------------------------------------------------------===//
 

@@ -47,8 +47,8 @@ size_t largestRank(const EntryMemory &entry) {
 static std::vector<int64_t> figures(const RankMemory &memory) {
   return {memory.parameters,    memory.optimizerState, memory.otherState,
           memory.inputsOutputs, memory.gradients,      memory.savedActivations,
-          memory.transientPeak, memory.cachedBuffers,  memory.peak(),
-          memory.unknownSizes};
+          memory.transientPeak, memory.lastUsePeak,    memory.cachedBuffers,
+          memory.peak(),        memory.unknownSizes};
 }
 
 bool ranksDiffer(const EntryMemory &entry) {
@@ -62,7 +62,7 @@ std::string formatMemoryText(const std::vector<EntryMemory> &entries) {
   using Row = std::vector<std::string>;
   std::vector<Row> rows{{"entry", "rank", "parameters", "optimizer_state",
                          "other_state", "inputs_outputs", "gradients",
-                         "saved_activations", "transient_peak",
+                         "saved_activations", "transient_peak", "last_use_peak",
                          "cached_buffers", "peak", "unknown_sizes"}};
   auto addRow = [&](const EntryMemory &entry, const RankMemory &memory,
                     const std::string &rank) {
@@ -138,6 +138,7 @@ std::string formatMemoryJson(const std::vector<EntryMemory> &entries) {
         os << ", \"gradients\": " << m.gradients
            << ", \"saved_activations\": " << m.savedActivations;
       os << ", \"transient_peak\": " << m.transientPeak
+         << ", \"last_use_peak\": " << m.lastUsePeak
          << ", \"cached_buffers\": " << m.cachedBuffers
          << ", \"persistent\": " << m.persistent() << ", \"peak\": " << m.peak()
          << ", \"unknown_sizes\": " << m.unknownSizes << "}";

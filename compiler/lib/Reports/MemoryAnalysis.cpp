@@ -61,6 +61,18 @@ public:
           op->getOperand(cast<MemRefType>(v.getType()).getDynamicDimIndex(d)));
     if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
       return dim(dps.getTiedOpOperand(cast<OpResult>(v))->get(), d);
+    if (auto expand = dyn_cast<memref::ExpandShapeOp>(op))
+      return expandedDim(expand.getSrc(), expand.getReassociationIndices(),
+                         expand.getResultType().getShape(), d);
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
+      return expandedDim(expand.getSrc(), expand.getReassociationIndices(),
+                         expand.getResultType().getShape(), d);
+    if (auto collapse = dyn_cast<memref::CollapseShapeOp>(op))
+      return collapsedDim(collapse.getSrc(),
+                          collapse.getReassociationIndices()[d]);
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
+      return collapsedDim(collapse.getSrc(),
+                          collapse.getReassociationIndices()[d]);
     // This rank's piece of a dim split over mesh dims.
     if (auto chunk = dyn_cast<ChunkOp>(op))
       return d == chunk.getDim()
@@ -108,6 +120,43 @@ public:
   }
 
 private:
+  /// Dim `d` of the expansion of `source` into `shape`: the dynamic dim of
+  /// its group takes what the group's static sizes leave of the source dim.
+  std::optional<int64_t> expandedDim(Value source,
+                                     ArrayRef<ReassociationIndices> groups,
+                                     ArrayRef<int64_t> shape, unsigned d) {
+    for (auto [sourceDim, group] : llvm::enumerate(groups)) {
+      if (!llvm::is_contained(group, static_cast<int64_t>(d)))
+        continue;
+      std::optional<int64_t> size = dim(source, sourceDim);
+      int64_t rest = 1;
+      for (int64_t other : group) {
+        if (other == static_cast<int64_t>(d))
+          continue;
+        if (ShapedType::isDynamic(shape[other]))
+          return std::nullopt;
+        rest *= shape[other];
+      }
+      if (!size || rest == 0)
+        return std::nullopt;
+      return *size / rest;
+    }
+    return std::nullopt;
+  }
+
+  /// The product of the dims `group` of `source`.
+  std::optional<int64_t> collapsedDim(Value source,
+                                      const ReassociationIndices &group) {
+    int64_t product = 1;
+    for (int64_t sourceDim : group) {
+      std::optional<int64_t> size = dim(source, sourceDim);
+      if (!size)
+        return std::nullopt;
+      product *= *size;
+    }
+    return product;
+  }
+
   /// This rank's piece of `size` split as dtensor.chunk splits it.
   std::optional<int64_t> piece(Operation *op, FlatSymbolRefAttr meshName,
                                ArrayRef<int64_t> meshDims,
@@ -137,6 +186,27 @@ private:
       int64_t meshDim =
           coord.getMeshDims()[cast<OpResult>(v).getResultNumber()];
       return it->second[meshDim];
+    }
+    // What --dtensor-lower-mesh-coords makes of dtensor.mesh_coord: a call
+    // of the runtime with the mesh's id (its position in the module's
+    // dtensor.comm_meshes) and the mesh dim.
+    if (auto call = dyn_cast<func::CallOp>(op);
+        call && call.getCallee() == "dtensor_rt_mesh_coord" &&
+        call.getNumOperands() == 2) {
+      std::optional<int64_t> meshId = value(call.getOperand(0));
+      std::optional<int64_t> meshDim = value(call.getOperand(1));
+      auto module = op->getParentOfType<ModuleOp>();
+      auto meshes = module->getAttrOfType<ArrayAttr>(
+          DTensorDialect::getCommMeshesAttrName());
+      if (!meshId || !meshDim || !meshes || *meshId < 0 ||
+          *meshId >= static_cast<int64_t>(meshes.size()))
+        return std::nullopt;
+      auto it =
+          coords.find(cast<FlatSymbolRefAttr>(meshes[*meshId]).getValue());
+      if (it == coords.end() || *meshDim < 0 ||
+          *meshDim >= static_cast<int64_t>(it->second.size()))
+        return std::nullopt;
+      return it->second[*meshDim];
     }
     // tensor.dim and memref.dim: (source, index).
     if (isa<tensor::DimOp, memref::DimOp>(op)) {
@@ -418,8 +488,8 @@ static llvm::SetVector<Value> collectAliases(Value buffer) {
 
 /// The top level op of `body` that computes the loss, the entry's result 0,
 /// into the buffer `out` (its out-param): the last op before the end that
-/// uses the buffer copied into `out`, or `out` itself when the loss is
-/// computed in place.
+/// uses (other than to free it) the buffer copied into `out`, or `out`
+/// itself when the loss is computed in place.
 static Operation *findLossOp(Block &body, Value out) {
   Value loss = out;
   for (Operation *user : out.getUsers())
@@ -430,7 +500,7 @@ static Operation *findLossOp(Block &body, Value out) {
   for (Value alias : collectAliases(loss))
     for (Operation *user : alias.getUsers()) {
       auto copy = dyn_cast<memref::CopyOp>(user);
-      if (copy && copy.getTarget() == out)
+      if ((copy && copy.getTarget() == out) || isa<memref::DeallocOp>(user))
         continue;
       Operation *ancestor = topLevel(body, user);
       if (ancestor != body.getTerminator() &&
@@ -451,21 +521,30 @@ void MemoryAnalysis::addBufferizedProgram(ModuleOp bufferized) {
     for (Operation &op : body)
       points[&op] = points.size();
     int64_t last = static_cast<int64_t>(points.size()) - 1;
-    SmallVector<std::pair<Value, LiveRange>> allocations;
+    // Each allocation is live until the program frees it (its last use,
+    // the dealloc included) and, for the last-use peak, until its last use
+    // other than the dealloc.
+    struct Allocation {
+      Value buffer;
+      LiveRange freed, used;
+    };
+    SmallVector<Allocation> allocations;
     function.walk([&](Operation *op) {
       if (!isa<memref::AllocOp, memref::AllocaOp>(op))
         return;
-      LiveRange range;
-      range.begin = points[topLevel(body, op)];
-      range.end = range.begin;
+      Allocation allocation{op->getResult(0), {}, {}};
+      allocation.freed.begin = allocation.used.begin = allocation.freed.end =
+          allocation.used.end = points[topLevel(body, op)];
       for (Value alias : collectAliases(op->getResult(0)))
         for (Operation *user : alias.getUsers()) {
           Operation *ancestor = topLevel(body, user);
-          range.end = std::max(range.end, ancestor == body.getTerminator()
-                                              ? last
-                                              : points[ancestor]);
+          int64_t point =
+              ancestor == body.getTerminator() ? last : points[ancestor];
+          allocation.freed.end = std::max(allocation.freed.end, point);
+          if (!isa<memref::DeallocOp>(user))
+            allocation.used.end = std::max(allocation.used.end, point);
         }
-      allocations.push_back({op->getResult(0), range});
+      allocations.push_back(allocation);
     });
     // The forward ends at the loss; its buffers still live after it are
     // what the backward reads.
@@ -475,21 +554,24 @@ void MemoryAnalysis::addBufferizedProgram(ModuleOp bufferized) {
         lossPoint = points[lossOp];
     for (auto [memory, buffers] : llvm::zip(entry.ranks, entryShapes)) {
       RankEvaluator evaluate(coords[memory.rank], body, buffers);
-      std::vector<LiveRange> ranges;
+      std::vector<LiveRange> freed, used;
       if (entry.training && !lossPoint)
         ++memory.unknownSizes;
-      for (auto [buffer, range] : allocations) {
-        std::optional<int64_t> bytes = evaluate.bytes(buffer);
+      for (const Allocation &allocation : allocations) {
+        std::optional<int64_t> bytes = evaluate.bytes(allocation.buffer);
         if (!bytes) {
           ++memory.unknownSizes;
           continue;
         }
-        ranges.push_back({range.begin, range.end, *bytes});
-        if (lossPoint && range.begin <= *lossPoint && *lossPoint < range.end)
+        freed.push_back({allocation.freed.begin, allocation.freed.end, *bytes});
+        used.push_back({allocation.used.begin, allocation.used.end, *bytes});
+        if (lossPoint && allocation.used.begin <= *lossPoint &&
+            *lossPoint < allocation.used.end)
           memory.savedActivations += *bytes;
       }
-      memory.cachedBuffers = exactSizeCacheBytes(ranges);
-      memory.transientPeak = peakLiveBytes(std::move(ranges));
+      memory.cachedBuffers = exactSizeCacheBytes(freed);
+      memory.transientPeak = peakLiveBytes(std::move(freed));
+      memory.lastUsePeak = peakLiveBytes(std::move(used));
     }
   }
 }

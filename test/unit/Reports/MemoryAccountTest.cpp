@@ -52,6 +52,7 @@ RankMemory rank(int64_t id, int64_t parameters, int64_t transient) {
   memory.gradients = parameters;
   memory.savedActivations = 100;
   memory.transientPeak = transient;
+  memory.lastUsePeak = transient - 1;
   memory.cachedBuffers = transient + 10;
   return memory;
 }
@@ -81,10 +82,10 @@ TEST(FormatMemoryText, EvenRanksShareOneRow) {
             "memory per rank (bytes)\n"
             "  entry  rank   parameters  optimizer_state  other_state  "
             "inputs_outputs  gradients  saved_activations  transient_peak  "
-            "cached_buffers  peak  unknown_sizes\n"
+            "last_use_peak  cached_buffers  peak  unknown_sizes\n"
             "  mlp    all 0  90          184              0            12"
-            "              -          -                  40              50"
-            "              326   0\n");
+            "              -          -                  40              39"
+            "             50              326   0\n");
 }
 
 TEST(FormatMemoryText, UnevenRanksListEachRank) {
@@ -106,13 +107,15 @@ TEST(FormatMemoryJson, TrainingFiguresOnlyForTrainingSteps) {
             "\"optimizer_state\": 24, \"other_state\": 0, "
             "\"inputs_outputs\": 12, \"gradients\": 10, "
             "\"saved_activations\": 100, \"transient_peak\": 5, "
-            "\"cached_buffers\": 15, \"persistent\": 34, \"peak\": 51, "
+            "\"last_use_peak\": 4, \"cached_buffers\": 15, "
+            "\"persistent\": 34, \"peak\": 51, "
             "\"unknown_sizes\": 0}]}, "
             "{\"name\": \"eval_step\", \"training\": false, \"max_rank\": 3, "
             "\"ranks\": [{\"rank\": 3, \"parameters\": 10, "
             "\"optimizer_state\": 24, \"other_state\": 0, "
             "\"inputs_outputs\": 12, \"transient_peak\": 5, "
-            "\"cached_buffers\": 15, \"persistent\": 34, \"peak\": 51, "
+            "\"last_use_peak\": 4, \"cached_buffers\": 15, "
+            "\"persistent\": 34, \"peak\": 51, "
             "\"unknown_sizes\": 0}]}]}\n");
 }
 

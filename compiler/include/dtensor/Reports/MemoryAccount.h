@@ -49,8 +49,12 @@ struct RankMemory {
   /// that the backward reads).
   int64_t gradients = 0;
   int64_t savedActivations = 0;
-  /// The peak of the entry's own allocations over its program points.
+  /// The peak of the entry's own allocations over its program points, each
+  /// live until the program frees it.
   int64_t transientPeak = 0;
+  /// The same peak were each allocation freed after its last use: what the
+  /// step needs (at most the transient peak).
+  int64_t lastUsePeak = 0;
   /// What the runtime's exact-size buffer cache keeps of those allocations
   /// after the step (exactSizeCacheBytes): at least the transient peak.
   int64_t cachedBuffers = 0;

@@ -3,10 +3,12 @@
 // Fills the memory account (MemoryAccount.h) of the entries of a per-rank
 // program in two steps: the tensor program after collective fusion gives
 // the arguments' roles and local shapes and the gradients; the same
-// program after one-shot bufferization gives the allocations, whose peak
-// over the entry's program points is the transient peak, and those live
-// across the loss are the saved activations. Sizes are per rank: the dynamic
-// dims of uneven shards are evaluated with each rank's mesh coordinates.
+// program bufferized, its deallocations placed, gives the allocations,
+// whose peak over the entry's program points is the transient peak (each
+// live until freed) or the last-use peak (until last used), and those
+// used across the loss are the saved activations. Sizes are per rank: the
+// dynamic dims of uneven shards are evaluated with each rank's mesh
+// coordinates.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,9 +32,10 @@ public:
   MemoryAnalysis(mlir::ModuleOp module, llvm::ArrayRef<std::string> entries,
                  int64_t worldSize);
 
-  /// Adds the transient peaks from `bufferized`, the same program after
-  /// --dtensor-entry-out-params and one-shot bufferization (before
-  /// --dtensor-lower-mesh-coords).
+  /// Adds the transient peaks and saved activations from `bufferized`, the
+  /// same program after the target's bufferization stage: out-params
+  /// (--dtensor-entry-out-params), one-shot bufferization and the buffer
+  /// deallocation pipeline (mesh coordinates may be runtime calls).
   void addBufferizedProgram(mlir::ModuleOp bufferized);
 
   const std::vector<EntryMemory> &getEntries() const { return entries; }

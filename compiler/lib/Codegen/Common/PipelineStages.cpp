@@ -38,8 +38,6 @@ void addBufferizationPasses(OpPassManager &pm,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  if (options.afterBufferization)
-    options.afterBufferization(pm);
   // State updates were materialized into their arguments' buffers: the
   // entries' remaining results are those buffers.
   pm.addPass(createDropStateResults());
@@ -51,6 +49,8 @@ void addBufferizationPasses(OpPassManager &pm,
     pm.addPass(createMatmulToRuntime(matmul));
   }
   bufferization::buildBufferDeallocationPipeline(pm);
+  if (options.afterBufferization)
+    options.afterBufferization(pm);
 }
 
 void addHostToLLVMPasses(OpPassManager &pm) {

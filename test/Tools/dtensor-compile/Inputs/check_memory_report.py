@@ -12,9 +12,9 @@ each entry, with torch.chunk's arithmetic written out here, and requires
 the report to give exactly those. The figures the test cannot compute
 independently are checked for order: the saved activations of train_step
 hold at least the forward's hidden activation (the GELU's input, which its
-gradient reads) and at most the transient peak (they are all live at the
-loss), the transient peak is at least the largest gradient and at most
-the cached buffers, and the peak is the persistent memory plus the inputs, outputs and transient
+gradient reads) and at most the last-use peak (they are all live at the
+loss), which is at least the largest gradient and at most the transient
+peak, itself at most the cached buffers; and the peak is the persistent memory plus the inputs, outputs and transient
 peak. Prints one line per entry and rank.
 """
 
@@ -97,8 +97,9 @@ def main():
             assert memory["peak"] == (memory["persistent"] +
                                       memory["inputs_outputs"] +
                                       memory["transient_peak"])
-            assert 0 < memory["transient_peak"] <= memory[
-                "cached_buffers"], f"{name} rank {rank}"
+            assert 0 < memory["last_use_peak"] <= memory[
+                "transient_peak"] <= memory["cached_buffers"], (
+                    f"{name} rank {rank}")
             if name == "train_step":
                 x, fc1 = (next(t for t in tensors if t["name"] == n)
                           for n in ("x", "fc1.weight"))
@@ -106,10 +107,10 @@ def main():
                           "placements": ["S(1)" if p == "S(0)" else p
                                          for p in fc1["placements"]]}
                 assert local_bytes(hidden, mesh, rank) <= memory[
-                    "saved_activations"] <= memory["transient_peak"], (
+                    "saved_activations"] <= memory["last_use_peak"], (
                         f"rank {rank}: saved activations")
                 largest = max(local_bytes(t, mesh, rank) for t in parameters)
-                assert memory["transient_peak"] >= largest, f"rank {rank}"
+                assert memory["last_use_peak"] >= largest, f"rank {rank}"
             else:
                 assert "gradients" not in memory
             peaks[rank] = memory["peak"]

@@ -35,8 +35,8 @@ struct CpuLoweringOptions {
   /// (--dtensor-cpu-parallel-loop-nests); `parallelGrain` is its grain.
   bool parallelLoops = true;
   int64_t parallelGrain = 32768;
-  /// Adds passes that read the program right after one-shot bufferization
-  /// (the memory report's allocations); none when empty.
+  /// Adds passes that read the program once bufferized, its deallocations
+  /// placed (the memory report's allocations); none when empty.
   std::function<void(mlir::OpPassManager &)> afterBufferization;
 };
 

@@ -15,8 +15,8 @@ struct BufferizationStageOptions {
   bool matmulToRuntime = true;
   /// f16 and bf16 matmuls are runtime calls too (cuBLASLt has them).
   bool halfPrecisionMatmuls = false;
-  /// Adds passes that read the program right after one-shot bufferization
-  /// (the memory report's allocations); none when empty.
+  /// Adds passes that read the program once bufferized, its deallocations
+  /// placed (the memory report's allocations); none when empty.
   std::function<void(mlir::OpPassManager &)> afterBufferization;
 };
 

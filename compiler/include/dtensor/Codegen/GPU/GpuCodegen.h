@@ -34,8 +34,8 @@ struct GpuLoweringOptions {
   int64_t blockSize = 256;
   bool fuseElementwise = true;
   bool matmulToRuntime = true;
-  /// Adds passes that read the program right after one-shot bufferization
-  /// (the memory report's allocations); none when empty.
+  /// Adds passes that read the program once bufferized, its deallocations
+  /// placed (the memory report's allocations); none when empty.
   std::function<void(mlir::OpPassManager &)> afterBufferization;
 };
 
