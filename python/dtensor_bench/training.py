@@ -18,9 +18,12 @@ Ours: `dtensor-compile --mesh dp=D --mesh tp=T`, then under mpirun each
 rank runs `dtensor-run --entry train_step` (and `eval_step`: the forward
 and the loss) with random inputs, under context_parallel's --peak-rss
 wrapper: the median step time, tokens per second (batch x sequence / step
-time), the peak resident memory of the largest rank beside the bytes of
-the parameters and optimizer state the largest rank holds (from the
-manifest's shapes and placements), and the backward's
+time), the peak resident memory of the largest rank beside the compiler's
+account of train_step's memory on its largest rank (`dtensor-compile
+--memory-report`, docs/memory-report.md): its peak, the parameters and
+optimizer state, the gradients and saved activations, the peak of the
+step's own buffers as the program frees them and were each freed after
+its last use; and the backward's
 share: (train_step - eval_step) / eval_step, which counts the optimizer
 update with the backward.
 
@@ -115,32 +118,14 @@ def run_ours(a, artifact, ranks, entry, iters):
     return float(m.group(3)), max(peaks)
 
 
-DTYPE_BYTES = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "i32": 4, "i64": 8,
-               "i8": 1, "bool": 1}
-
-
-def state_bytes_per_rank(artifact):
-    """The bytes of the trained parameters and the optimizer's state that
-    the largest rank holds, from the artifact's manifest: each dim sharded
-    over a mesh dim rounds up (torch.chunk's split), so this is the first
-    rank's share."""
-    with open(os.path.join(artifact, "manifest.json")) as f:
-        manifest = json.load(f)
-    total = {"parameter": 0, "state": 0}
-    for t in manifest["tensors"]:
-        if t["role"] not in total:
-            continue
-        shape = list(t["shape"])
-        mesh = manifest["meshes"][t["mesh"]]["shape"]
-        for size, placement in zip(mesh, t["placements"]):
-            if placement.startswith("S("):
-                dim = int(placement[2:].split(")")[0].split(",")[0])
-                shape[dim] = -(-shape[dim] // size)
-        count = 1
-        for d in shape:
-            count *= d
-        total[t["role"]] += count * DTYPE_BYTES[t["dtype"]]
-    return total
+def memory_account(report):
+    """The compiler's account of train_step on its largest rank, from
+    `dtensor-compile --memory-report=json`: the rank with the largest peak
+    (docs/memory-report.md)."""
+    with open(report) as f:
+        entries = json.load(f)["entries"]
+    entry = next(e for e in entries if e["name"] == "train_step")
+    return next(r for r in entry["ranks"] if r["rank"] == entry["max_rank"])
 
 
 def run_torch(a, python, plan, args, iters):
@@ -189,20 +174,35 @@ def measure(a, log=default_log):
             ranks = dp * tp
             artifact = os.path.join(work, f"train-{case}-{mesh}.dtc")
             shutil.rmtree(artifact, ignore_errors=True)
+            report = artifact + ".memory.json"
             run([os.path.join(a.bin_dir, "dtensor-compile"), plan, "-o",
                  artifact, "--mesh", f"dp={dp}", "--mesh", f"tp={tp}",
-                 "--no-reference"], timeout=a.case_timeout)
-            accounted = state_bytes_per_rank(artifact)
+                 "--no-reference", "--memory-report=json",
+                 "--memory-report-file", report], timeout=a.case_timeout)
+            accounted = memory_account(report)
             train_ms, peak = run_ours(a, artifact, ranks, "train_step", iters)
             eval_ms, _ = run_ours(a, artifact, ranks, "eval_step", iters)
             shutil.rmtree(artifact, ignore_errors=True)
+            os.remove(report)
             row = {"case": case, "mesh": mesh, "ranks": ranks,
                    "tokens": tokens, "train_ms": train_ms, "eval_ms": eval_ms,
                    "tokens_per_s": tokens / (train_ms / 1e3),
                    "backward_ratio": (train_ms - eval_ms) / eval_ms,
                    "peak_bytes_per_rank": peak,
-                   "parameter_bytes_per_rank": accounted["parameter"],
-                   "optimizer_state_bytes_per_rank": accounted["state"]}
+                   "accounted_rank": accounted["rank"],
+                   "accounted_peak_bytes_per_rank": accounted["peak"],
+                   "parameter_bytes_per_rank": accounted["parameters"],
+                   "optimizer_state_bytes_per_rank":
+                       accounted["optimizer_state"],
+                   "gradient_bytes_per_rank": accounted["gradients"],
+                   "saved_activation_bytes_per_rank":
+                       accounted["saved_activations"],
+                   "transient_peak_bytes_per_rank":
+                       accounted["transient_peak"],
+                   "last_use_peak_bytes_per_rank":
+                       accounted["last_use_peak"],
+                   "cached_buffer_bytes_per_rank":
+                       accounted["cached_buffers"]}
             if python:
                 threads = max(1, cores // ranks)
                 row["torch_dtensor"] = run_torch(
@@ -233,11 +233,20 @@ def markdown(results):
              f"Median of {results['iters']} steps after 2 warm-up steps; "
              f"{results['cores']} cores. Ratio: PyTorch's time over ours.",
              "",
+             "Accounted: the compiler's account of train_step on its "
+             "largest rank (dtensor-compile --memory-report): its peak, "
+             "then parameters + optimizer state, gradients + saved "
+             "activations, and the peak of the step's own buffers as the "
+             "program frees them / were each freed after its last use.",
+             "",
              "| Case | Mesh | train_step | tokens/s | backward + update / "
-             "forward | peak RSS / rank | parameters + optimizer state / rank "
+             "forward | peak RSS / rank | accounted peak / rank "
+             "| parameters + optimizer state | gradients + saved activations "
+             "| step buffers' peak: as freed / at last use "
              "| PyTorch DTensor | ratio | PyTorch "
              "eager (1 process) | ratio | torch.compile (1 process) | ratio |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+             "---|"]
     errors = []
     for row in results["rows"]:
         ms = row["train_ms"]
@@ -252,8 +261,13 @@ def markdown(results):
             f"| {row['case']} | {row['mesh']} | {ms:.2f} ms | "
             f"{row['tokens_per_s']:.0f} | {row['backward_ratio']:.2f} | "
             f"{row['peak_bytes_per_rank'] / 2**20:.0f} MiB | "
+            f"{row['accounted_peak_bytes_per_rank'] / 2**20:.2f} MiB | "
             f"{row['parameter_bytes_per_rank'] / 2**20:.2f} + "
-            f"{row['optimizer_state_bytes_per_rank'] / 2**20:.2f} MiB | " +
+            f"{row['optimizer_state_bytes_per_rank'] / 2**20:.2f} MiB | "
+            f"{row['gradient_bytes_per_rank'] / 2**20:.2f} + "
+            f"{row['saved_activation_bytes_per_rank'] / 2**20:.2f} MiB | "
+            f"{row['transient_peak_bytes_per_rank'] / 2**20:.2f} / "
+            f"{row['last_use_peak_bytes_per_rank'] / 2**20:.2f} MiB | " +
             " | ".join(cells) + " |")
     lines.append("")
     lines.extend(f"- {e}" for e in errors)

@@ -110,6 +110,19 @@ static cl::opt<std::string> commReport(
     cl::desc("Print the communication report of the per-rank program "
              "(text, or --comm-report=json)"),
     cl::ValueOptional, cl::cat(category));
+static cl::opt<std::string> memoryReport(
+    "memory-report",
+    cl::desc("Print each entry's memory per rank as the compiler accounts "
+             "it: parameters, optimizer and other state, inputs and "
+             "outputs, gradients, saved activations and the peaks of the "
+             "step's own buffers (text, or --memory-report=json; "
+             "docs/memory-report.md)"),
+    cl::ValueOptional, cl::cat(category));
+static cl::opt<std::string> memoryReportFile(
+    "memory-report-file",
+    cl::desc("With --memory-report: write the report to FILE rather than "
+             "standard output"),
+    cl::value_desc("FILE"), cl::cat(category));
 static cl::list<std::string> visualize(
     "visualize",
     cl::desc("Print which rank holds which block of value NAME after "
@@ -253,6 +266,22 @@ int main(int argc, char **argv) {
                  << options.commReport << "'\n";
     return 1;
   }
+  if (memoryReport.getNumOccurrences())
+    options.memoryReport =
+        memoryReport.empty() ? "text" : memoryReport.getValue();
+  if (options.memoryReport != "" && options.memoryReport != "text" &&
+      options.memoryReport != "json") {
+    llvm::errs() << "dtensor-compile: --memory-report takes text or json, "
+                    "not '"
+                 << options.memoryReport << "'\n";
+    return 1;
+  }
+  if (!memoryReportFile.empty() && options.memoryReport.empty()) {
+    llvm::errs() << "dtensor-compile: --memory-report-file needs "
+                    "--memory-report\n";
+    return 1;
+  }
+  options.memoryReportFile = memoryReportFile;
   options.visualize.assign(visualize.begin(), visualize.end());
   options.topology = topology;
   // A file that does not read is reported before anything is compiled (the

@@ -12,6 +12,7 @@
 #include "dtensor/Driver/CompileArtifact.h"
 
 #include "IndexBounds.h"
+#include "MemoryReport.h"
 #include "RowWrites.h"
 
 #include "CustomOpKernels.h"
@@ -732,6 +733,16 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
            << "cannot create " << staging << ": " << error.message();
   TemporaryDirectory stagingDir(staging);
 
+  // The memory account: roles, gradients and saved activations from the
+  // per-rank tensor program, allocations from the same program once the
+  // lowering has bufferized it.
+  std::optional<memory::MemoryAnalysis> memoryAnalysis;
+  codegen::CpuLoweringOptions lowering = options.lowering;
+  if (!options.memoryReport.empty()) {
+    memoryAnalysis.emplace(module, entryNames, manifest.worldSize);
+    lowering.afterBufferization = gpu.afterBufferization =
+        readAllocationsInto(*memoryAnalysis);
+  }
   PassManager lower(context);
   if (failed(configure(options, lower)))
     return failure();
@@ -740,10 +751,14 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
     gpu.matmulToRuntime = options.lowering.matmulToRuntime;
     codegen::buildGpuLoweringPipeline(lower, gpu);
   } else {
-    codegen::buildCpuLoweringPipeline(lower, options.lowering);
+    codegen::buildCpuLoweringPipeline(lower, lowering);
   }
   if (failed(lower.run(module)) ||
       failed(collectGroups(module, manifest.meshes, manifest.groups)))
+    return failure();
+  if (memoryAnalysis &&
+      failed(writeMemoryReport(module, *memoryAnalysis, options.memoryReport,
+                               options.memoryReportFile)))
     return failure();
   llvm::SmallString<256> libraryPath(staging);
   llvm::sys::path::append(libraryPath, manifest.library);

@@ -57,6 +57,11 @@ struct CompileOptions {
   bool reference = true;
   /// Print the communication report ("text" or "json"); "" = none.
   std::string commReport;
+  /// Print the memory account of every entry per rank ("text" or "json";
+  /// "" = none; docs/memory-report.md), into `memoryReportFile` when it is
+  /// set, else to standard output.
+  std::string memoryReport;
+  std::string memoryReportFile;
   /// Print which rank holds which block of these values after propagation
   /// (--dtensor-visualize-sharding); with `visualizeSvgDir`, also as SVG.
   std::vector<std::string> visualize;

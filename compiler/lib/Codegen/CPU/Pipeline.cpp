@@ -27,6 +27,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm,
   BufferizationStageOptions stage;
   stage.fuseElementwise = options.fuseElementwise;
   stage.matmulToRuntime = options.matmulToRuntime;
+  stage.afterBufferization = options.afterBufferization;
   addTensorPreparationPasses(pm, stage);
   // Math in the form the CPU's vector units want: exp without glibc's slow
   // path, tanh as a vectorisable polynomial, sums reassociated so that they

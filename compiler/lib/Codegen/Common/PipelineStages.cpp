@@ -49,6 +49,8 @@ void addBufferizationPasses(OpPassManager &pm,
     pm.addPass(createMatmulToRuntime(matmul));
   }
   bufferization::buildBufferDeallocationPipeline(pm);
+  if (options.afterBufferization)
+    options.afterBufferization(pm);
 }
 
 void addHostToLLVMPasses(OpPassManager &pm) {

@@ -31,6 +31,7 @@ void buildGpuLoweringPipeline(OpPassManager &pm,
   stage.fuseElementwise = options.fuseElementwise;
   stage.matmulToRuntime = options.matmulToRuntime;
   stage.halfPrecisionMatmuls = true;
+  stage.afterBufferization = options.afterBufferization;
   addTensorPreparationPasses(pm, stage);
   addBufferizationPasses(pm, stage);
 

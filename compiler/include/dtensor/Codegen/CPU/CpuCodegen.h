@@ -16,6 +16,7 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <functional>
 #include <string>
 
 namespace dtensor::codegen {
@@ -34,6 +35,9 @@ struct CpuLoweringOptions {
   /// (--dtensor-cpu-parallel-loop-nests); `parallelGrain` is its grain.
   bool parallelLoops = true;
   int64_t parallelGrain = 32768;
+  /// Adds passes that read the program once bufferized, its deallocations
+  /// placed (the memory report's allocations); none when empty.
+  std::function<void(mlir::OpPassManager &)> afterBufferization;
 };
 
 /// Per-rank module (tensors + dtensor collectives) -> LLVM dialect, ready for

@@ -6,6 +6,8 @@
 
 #include "mlir/Pass/PassManager.h"
 
+#include <functional>
+
 namespace dtensor::codegen {
 
 struct BufferizationStageOptions {
@@ -13,6 +15,9 @@ struct BufferizationStageOptions {
   bool matmulToRuntime = true;
   /// f16 and bf16 matmuls are runtime calls too (cuBLASLt has them).
   bool halfPrecisionMatmuls = false;
+  /// Adds passes that read the program once bufferized, its deallocations
+  /// placed (the memory report's allocations); none when empty.
+  std::function<void(mlir::OpPassManager &)> afterBufferization;
 };
 
 /// Per-rank tensors, for every target: gathers and elementwise ops as fused

@@ -15,6 +15,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <functional>
 #include <string>
 
 namespace dtensor::codegen {
@@ -33,6 +34,9 @@ struct GpuLoweringOptions {
   int64_t blockSize = 256;
   bool fuseElementwise = true;
   bool matmulToRuntime = true;
+  /// Adds passes that read the program once bufferized, its deallocations
+  /// placed (the memory report's allocations); none when empty.
+  std::function<void(mlir::OpPassManager &)> afterBufferization;
 };
 
 /// Per-rank module (tensors + dtensor collectives) -> host LLVM dialect with
