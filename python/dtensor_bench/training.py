@@ -103,12 +103,31 @@ def plan_path(work, case):
     return path
 
 
-def run_ours(a, artifact, ranks, entry, iters):
+def token_inputs(work, plan):
+    """`--input` flags of random token ids and targets in [0, vocab) (what
+    --random-inputs leaves at zero: a step on constant targets, whose loss
+    soon reaches 0), seeded, written next to the plan."""
+    import numpy as np
+    with open(plan) as f:
+        model = json.load(f)["model"]
+    vocab = next(p["shape"][0] for p in model["parameters"]
+                 if p["name"] == "tok_embeddings.weight")
+    generator = np.random.default_rng(1)
+    flags = []
+    for t in model["inputs"]:
+        if t["name"] in ("tokens", "targets"):
+            path = os.path.join(work, f"{os.path.basename(plan)}.{t['name']}.npy")
+            np.save(path, generator.integers(0, vocab, t["shape"]))
+            flags += ["--input", f"{t['name']}={path}"]
+    return flags
+
+
+def run_ours(a, artifact, ranks, entry, iters, inputs=()):
     cmd = launch_command(ranks) + [
         *module_command(sys.executable, "dtensor_bench.context_parallel"),
         "--peak-rss", "--", os.path.join(a.bin_dir, "dtensor-run"), artifact,
-        "--entry", entry, "--random-inputs", "1", "--warmup", "2", "--iters",
-        str(iters)]
+        "--entry", entry, "--random-inputs", "1", *inputs, "--warmup", "2",
+        "--iters", str(iters)]
     result = run(cmd, timeout=a.case_timeout, env=a.blas_env())
     m = RAN.search(result.stdout)
     peaks = [int(k) * 1024 for _, k in PEAK.findall(result.stdout)]
@@ -162,6 +181,7 @@ def measure(a, log=default_log):
             shape = next(t["shape"] for t in json.load(f)["model"]["inputs"]
                          if t["name"] == "tokens")
         tokens = shape[0] * shape[1]
+        inputs = token_inputs(work, plan)
         torch_single = {}
         if python:
             for mode in ("eager", "compiled"):
@@ -180,8 +200,10 @@ def measure(a, log=default_log):
                  "--no-reference", "--memory-report=json",
                  "--memory-report-file", report], timeout=a.case_timeout)
             accounted = memory_account(report)
-            train_ms, peak = run_ours(a, artifact, ranks, "train_step", iters)
-            eval_ms, _ = run_ours(a, artifact, ranks, "eval_step", iters)
+            train_ms, peak = run_ours(a, artifact, ranks, "train_step", iters,
+                                      inputs)
+            eval_ms, _ = run_ours(a, artifact, ranks, "eval_step", iters,
+                                  inputs)
             shutil.rmtree(artifact, ignore_errors=True)
             os.remove(report)
             row = {"case": case, "mesh": mesh, "ranks": ranks,
