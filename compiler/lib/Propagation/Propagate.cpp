@@ -47,6 +47,8 @@ LogicalResult FunctionPropagation::run(unsigned maxSweeps,
   if (failed(collectAssertions()))
     return failure();
   buildNodes();
+  if (explain)
+    findGradients();
   unsigned sweeps = 0;
   std::vector<int> choice = problem.solve(maxSweeps, &sweeps);
   counts.sweeps += sweeps;
