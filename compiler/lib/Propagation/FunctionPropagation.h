@@ -140,6 +140,8 @@ private:
   /// argument attributes or the layout-carrying producers.
   llvm::MapVector<mlir::Value, Assertion> assertions;
   std::vector<NodeInfo> nodes;
+  /// The ops that give a weight its gradient (Autodiff/BackwardMark.h).
+  unsigned numGradients = 0;
   /// With `explain`: the values that are a weight's gradient, or computed
   /// from one weight's gradient only (the optimizer's uses of it).
   struct GradientOrigin {

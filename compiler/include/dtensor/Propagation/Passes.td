@@ -50,6 +50,16 @@ def Propagate : Pass<"dtensor-propagate", "mlir::ModuleOp"> {
     total can exceed the chosen one's when the chosen one saves work
     elsewhere (its results' users).
 
+    In a gradient function or training step (--dtensor-differentiate marks
+    the backward's ops, Autodiff/BackwardMark.h), the remark says when the
+    op is of the backward, names the weight whose gradient the op computes
+    with the layout chosen for it ("computing the gradient of 'fc1.weight'
+    as [R]"), and names the weight when the moved value is its gradient
+    ("operand #0 (the gradient of 'fc1.weight')") or computed from it
+    alone ("computed from the gradient of ..."). The reductions of N > 1
+    weights' gradients are priced with 1/N of a collective's call and
+    latency each, since collective fusion buckets them.
+
     With `topology` (a file, docs/topology.md), each mesh dim's collectives
     are priced with the latency and bandwidth of its link class, a group
     over several dims with the slowest of theirs. With `explain`, the mesh
