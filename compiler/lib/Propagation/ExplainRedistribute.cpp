@@ -124,10 +124,10 @@ void FunctionPropagation::explainRedistribute(
     what += ", module '" + module.getName().str() + "'";
   if (info.op) {
     autodiff::BackwardMark mark = autodiff::getBackwardMark(loc);
-    const Strategy &strategy = problem.getStrategy(nodeId, chosen);
     if (!mark.gradientOf.empty()) {
       // The layout the strategy gives the gradient: what asks for the move.
       what += ", computing the gradient of '" + mark.gradientOf + "'";
+      const Strategy &strategy = problem.getStrategy(nodeId, chosen);
       if (strategy.results.size() == 1)
         what += " as " + layout::str(strategy.results.front());
     } else if (mark.backward) {
