@@ -101,9 +101,10 @@ public:
   }
 
   bool decode(const json &root, Topology &topology) {
-    if (!object(root, "") || !onlyKeys(root, "",
-                                       {"links", "intra_host", "inter_host",
-                                        "mesh_dims", "comment"}))
+    if (!object(root, "") ||
+        !onlyKeys(root, "",
+                  {"links", "intra_host", "inter_host", "mesh_dims",
+                   "compute_gflops", "comment"}))
       return false;
     auto links = root.find("links");
     if (links == root.end())
@@ -160,6 +161,11 @@ public:
         topology.meshDims.emplace_back(it.key(), std::move(link));
       }
     }
+    if (auto rate = root.find("compute_gflops");
+        rate != root.end() &&
+        !number(*rate, "compute_gflops", topology.computeGflops,
+                /*positive=*/true))
+      return false;
     if (auto comment = root.find("comment"); comment != root.end())
       return string(*comment, "comment", topology.comment);
     return true;
@@ -208,6 +214,8 @@ std::string encodeTopology(const Topology &topology) {
       dims[dim] = link;
     root["mesh_dims"] = std::move(dims);
   }
+  if (topology.computeGflops > 0)
+    root["compute_gflops"] = topology.computeGflops;
   if (!topology.comment.empty())
     root["comment"] = topology.comment;
   return root.dump(2, ' ', false, json::error_handler_t::replace) + "\n";

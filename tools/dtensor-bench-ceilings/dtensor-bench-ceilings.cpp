@@ -32,7 +32,8 @@
 // With --calibrate-topology it instead measures the latency and bandwidth
 // of this machine's links between two processes (shared memory, and TCP
 // over the loopback interface or to a --tcp-echo peer in another network
-// namespace) by ping-pong, and writes them as a topology file
+// namespace) by ping-pong, and one rank's compute rate (the runtime's
+// sgemm on one thread), and writes them as a topology file
 // (LinkCalibration.h, docs/topology.md).
 //
 // With --gemm-list it instead times a given list of products (a model
@@ -374,6 +375,36 @@ int gemmList(const std::string &core, int threads, const std::string &text,
   return 0;
 }
 
+// --- the compute rate of one rank (--calibrate-topology) ---------------------
+
+/// The side of the square products the compute rate is measured on: the
+/// size of a small transformer's layer products (llama_tiny's are 64 to 256
+/// wide), large enough that the rate is the kernel's and not a call's.
+constexpr int kComputeGemmSize = 256;
+
+/// One rank's arithmetic rate in GFLOP/s, as the compiled programs compute
+/// their products: the runtime's matrix-product library (runtime/lib/Blas.h)
+/// on one thread (a rank's share of the cores when ranks fill them), f32,
+/// square kComputeGemmSize products, the fastest of those run during at
+/// least `minSeconds`: 2 n^3 / time.
+double measureComputeGflops(double minSeconds) {
+  const int64_t n = kComputeGemmSize;
+  std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n, 0.0f);
+  dtensor::rt::blas::setThreads(1);
+  auto product = [&] {
+    dtensor::rt::blas::sgemm(false, false, n, n, n, a.data(), n, b.data(), n,
+                             0.0f, c.data(), n);
+  };
+  product(); // loads OpenBLAS and warms the caches
+  double best = 1e30;
+  for (double start = seconds(); seconds() - start < minSeconds;) {
+    double t0 = seconds();
+    product();
+    best = std::min(best, seconds() - t0);
+  }
+  return 2.0 * n * n * n / best / 1e9;
+}
+
 // --- child processes --------------------------------------------------------
 
 struct Child {
@@ -617,7 +648,9 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options) {
                      "instead measure the latency and bandwidth of\n"
                      "shared memory and TCP between two processes\n"
                      "(ping-pong, 8 B to 8 MiB; --quick: to 2 MiB)\n"
-                     "and write them to FILE as a topology file\n"
+                     "and the compute rate of one rank (sgemm\n"
+                     "256x256x256 f32, 1 thread), and write them to\n"
+                     "FILE as a topology file\n"
                      "(docs/topology.md); prints the measurements as\n"
                      "JSON")
           ->type_name("FILE");
@@ -767,6 +800,14 @@ int calibrateTopology(const Options &options) {
   }
   calibration.tcpPeer = options.tcpPeer;
   dtensor::bench::LinkMeasurement shm, tcp;
+  std::fprintf(stderr, "calibrate: sgemm %dx%d, 1 thread ...\n",
+               kComputeGemmSize, kComputeGemmSize);
+  double computeGflops = measureComputeGflops(options.quick ? 0.05 : 0.5);
+  std::string computeHow =
+      "sgemm " + std::to_string(kComputeGemmSize) + "x" +
+      std::to_string(kComputeGemmSize) + "x" +
+      std::to_string(kComputeGemmSize) + " f32 on 1 thread (" +
+      dtensor::rt::blas::coreName() + "), the fastest product";
   std::fprintf(stderr, "calibrate: shared memory ...\n");
   std::string error = dtensor::bench::measureSharedMemory(calibration, shm);
   if (error.empty()) {
@@ -783,11 +824,13 @@ int calibrateTopology(const Options &options) {
       {"tcp", rounded(tcp.latencyUs), rounded(tcp.bandwidthGBps)}};
   topology.intraHost = "shared_memory";
   topology.interHost = "tcp";
+  topology.computeGflops = rounded(computeGflops);
   topology.comment = "measured by dtensor-bench-ceilings --calibrate-topology"
                      " (ping-pong, " +
                      std::to_string(shm.points.front().bytes) + " B to " +
                      std::to_string(shm.points.back().bytes) +
-                     " B): shared_memory is " + shm.how + ", tcp is " + tcp.how;
+                     " B): shared_memory is " + shm.how + ", tcp is " +
+                     tcp.how + "; compute_gflops is " + computeHow;
   std::string text = dtensor::rt::encodeTopology(topology);
   FILE *file = std::fopen(options.calibrateTopology.c_str(), "w");
   if (!file || std::fputs(text.c_str(), file) < 0 || std::fclose(file) != 0) {
@@ -800,6 +843,9 @@ int calibrateTopology(const Options &options) {
   json["mode"] = "calibrate-topology";
   json["quick"] = options.quick;
   json["topology_file"] = options.calibrateTopology;
+  Json &compute = json["compute"];
+  compute["how"] = computeHow;
+  compute["gflops"] = rounded(computeGflops);
   Json &links = json["links"];
   for (const auto &[name, measured] :
        {std::pair<const char *, const dtensor::bench::LinkMeasurement *>{

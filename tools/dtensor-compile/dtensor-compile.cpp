@@ -33,6 +33,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <cmath>
+
 using namespace mlir;
 namespace cl = llvm::cl;
 
@@ -153,6 +155,14 @@ static cl::opt<std::string> topology(
              "collective by the slowest class its group crosses (default: "
              "every mesh dim alike)"),
     cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<double> computeGflops(
+    "compute-gflops",
+    cl::desc("Per-rank compute rate in GFLOP/s that propagation weighs "
+             "collectives against (the duplicated compute of a replicated "
+             "op, the saved compute of a sharded one); overrides the "
+             "topology file's compute_gflops (default: that, else an "
+             "assumed 100)"),
+    cl::value_desc("X"), cl::init(0.0), cl::cat(category));
 static cl::list<std::string> customOpLibraries(
     "custom-op-library",
     cl::desc("Shared library with the kernels of the program's custom ops "
@@ -294,6 +304,14 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  if (computeGflops.getNumOccurrences() &&
+      !(computeGflops > 0 && std::isfinite(computeGflops))) {
+    llvm::errs() << "dtensor-compile: --compute-gflops must be a positive "
+                    "number, not "
+                 << computeGflops << "\n";
+    return 1;
+  }
+  options.computeGflops = computeGflops;
   options.visualizeSvgDir = visualizeSvg;
   // DTENSOR_LOG and --explain add up; a bare --explain is every stage.
   const char *log = std::getenv("DTENSOR_LOG");

@@ -9,6 +9,7 @@
 
 #include "Adjoints.h"
 
+#include "dtensor/Autodiff/BackwardMark.h"
 #include "dtensor/Autodiff/Gradient.h"
 #include "dtensor/Autodiff/Passes.h"
 #include "dtensor/Builders/LinalgBuilders.h"
@@ -112,6 +113,8 @@ func::FuncOp buildGradient(func::FuncOp function, StringRef name,
 
   // Return the loss and the gradients, in argument order.
   SmallVector<Value> results{loss};
+  // The op that gives each weight its gradient, for the marks below.
+  llvm::DenseMap<Operation *, std::string> gradientOf;
   DictionaryAttr lossAttrs = gradient.getResultAttrDict(lossIndex);
   SmallVector<Attribute> resultAttrs{lossAttrs ? lossAttrs
                                                : b.getDictionaryAttr({})};
@@ -125,15 +128,21 @@ func::FuncOp buildGradient(func::FuncOp function, StringRef name,
     results.push_back(value);
     auto name = gradient.getArgAttrOfType<StringAttr>(
         arg.getArgNumber(), DTensorDialect::getNameAttrName());
-    std::string gradientName =
-        (name ? name.getValue().str()
-              : "arg" + std::to_string(arg.getArgNumber())) +
-        ".grad";
+    std::string weightName = name ? name.getValue().str()
+                                  : "arg" + std::to_string(arg.getArgNumber());
+    std::string gradientName = weightName + ".grad";
+    if (Operation *producer = value.getDefiningOp())
+      gradientOf.try_emplace(producer, weightName);
     resultAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(
         DTensorDialect::getNameAttrName(), b.getStringAttr(gradientName))));
   }
   func::ReturnOp::create(b, loc, results);
   ret->erase();
+  // The backward is every op the sweep appended (BackwardMark.h).
+  llvm::DenseSet<Operation *> forwardOps(forward.begin(), forward.end());
+  for (Operation &op : block.without_terminator())
+    if (!forwardOps.contains(&op))
+      op.setLoc(autodiff::markBackward(op.getLoc(), gradientOf.lookup(&op)));
   SmallVector<Type> resultTypes;
   for (Value value : results)
     resultTypes.push_back(value.getType());

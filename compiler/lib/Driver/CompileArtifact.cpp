@@ -698,6 +698,7 @@ LogicalResult dtensor::driver::compileArtifact(ModuleOp module,
   distributeOptions.visualizeSvgDir = options.visualizeSvgDir;
   distributeOptions.explain = options.explain;
   distributeOptions.topology = options.topology;
+  distributeOptions.computeGflops = options.computeGflops;
   distributeOptions.statistics = options.statistics;
   distributeOptions.target =
       getTargetCapabilities(options.target, options.fusedAttention,

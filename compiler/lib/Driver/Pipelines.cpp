@@ -50,6 +50,7 @@ void dtensor::driver::buildDistributePipeline(
   propagate.statistics = options.statistics;
   propagate.explain = options.explain.propagate;
   propagate.topology = options.topology;
+  propagate.computeGflops = options.computeGflops;
   pm.addPass(createPropagate(propagate));
   if (!options.visualize.empty()) {
     VisualizeShardingOptions visualize;
@@ -122,6 +123,12 @@ struct DistributePipelineOptions
                      "partitioning price each collective with the slowest "
                      "link class its group crosses"),
       llvm::cl::init("")};
+  Option<double> computeGflops{
+      *this, "compute-gflops",
+      llvm::cl::desc("Per-rank compute rate propagation prices ops at, in "
+                     "GFLOP/s; 0: the topology file's compute_gflops, else "
+                     "an assumed 100"),
+      llvm::cl::init(0.0)};
   Option<bool> attentionKernel{
       *this, "attention-kernel",
       llvm::cl::desc("The target has a fused attention kernel: keep "
@@ -150,6 +157,7 @@ void dtensor::driver::registerDistributePipeline() {
         distribute.visualizeSvgDir = options.visualizeSvgDir;
         distribute.statistics = options.statistics;
         distribute.topology = options.topology;
+        distribute.computeGflops = options.computeGflops;
         distribute.target.attentionKernel = options.attentionKernel;
         if (options.explain)
           distribute.explain = ExplainCategories::all();

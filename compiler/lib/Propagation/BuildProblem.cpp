@@ -13,6 +13,7 @@
 
 #include "dtensor/Analysis/ElementBytes.h"
 #include "dtensor/Analysis/ShardingRuleRegistry.h"
+#include "dtensor/Autodiff/BackwardMark.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -218,6 +219,9 @@ void FunctionPropagation::addValue(Value value) {
     info.shape.push_back(ShapedType::isDynamic(size) ? layout::kDynamic : size);
   info.elementBytes = getElementBytes(type);
   info.rematerializable = isRematerializable(producer);
+  if (producer && numGradients > 1 &&
+      !autodiff::getBackwardMark(producer->getLoc()).gradientOf.empty())
+    info.fixedCostShare = 1.0 / numGradients;
   valueIds[value] = problem.addValue(std::move(info));
 }
 
@@ -374,6 +378,11 @@ void FunctionPropagation::addOpNode(Operation *op) {
 }
 
 void FunctionPropagation::buildNodes() {
+  // The weights' gradients, whose reductions share one bucket.
+  numGradients = 0;
+  for (Operation &op : func.getBody().front())
+    if (!autodiff::getBackwardMark(op.getLoc()).gradientOf.empty())
+      ++numGradients;
   for (BlockArgument arg : func.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type)

@@ -3,16 +3,21 @@
 // With `explain`, each inserted redistribute gets a remark at the node that
 // needs it: the move's price and the node's strategies, each priced with its
 // operands' producers as chosen, so that one sees why the solver preferred
-// moving the operand.
+// moving the operand. Ops of the backward (Autodiff/BackwardMark.h) say so,
+// and a gradient names its weight: the layout that gradient is given is
+// what forces a reduction of it, or gathers of what computes it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "FunctionPropagation.h"
 
+#include "dtensor/Autodiff/BackwardMark.h"
+
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 using namespace mlir;
@@ -21,6 +26,32 @@ using propagation::FunctionPropagation;
 using propagation::Layout;
 using propagation::NodeInfo;
 using propagation::Strategy;
+
+void FunctionPropagation::findGradients() {
+  for (Operation &op : func.getBody().front()) {
+    autodiff::BackwardMark mark = autodiff::getBackwardMark(op.getLoc());
+    std::optional<GradientOrigin> origin;
+    if (!mark.gradientOf.empty()) {
+      origin = GradientOrigin{mark.gradientOf, /*derived=*/false};
+    } else if (!mark.backward) {
+      // An op after the backward (clipping, the optimizer) that reads the
+      // gradient of one weight and no other.
+      for (Value operand : op.getOperands()) {
+        auto it = gradients.find(operand);
+        if (it == gradients.end())
+          continue;
+        if (origin && origin->weight != it->second.weight) {
+          origin.reset();
+          break;
+        }
+        origin = GradientOrigin{it->second.weight, /*derived=*/true};
+      }
+    }
+    if (origin)
+      for (Value result : op.getResults())
+        gradients.try_emplace(result, *origin);
+  }
+}
 
 void FunctionPropagation::explainRedistribute(
     int nodeId, unsigned slot, int chosen, const Layout &from, const Layout &to,
@@ -88,10 +119,29 @@ void FunctionPropagation::explainRedistribute(
           ? "the function's result #" + std::to_string(info.index)
           : "this op (" + info.op->getName().getStringRef().str();
   // A model plan's ops are located in their module: name it.
-  if (auto module = dyn_cast<NameLoc>(loc); module && info.op)
+  if (auto module = dyn_cast<NameLoc>(autodiff::getUnmarkedLoc(loc));
+      module && info.op)
     what += ", module '" + module.getName().str() + "'";
-  if (info.op)
+  if (info.op) {
+    autodiff::BackwardMark mark = autodiff::getBackwardMark(loc);
+    if (!mark.gradientOf.empty()) {
+      // The layout the strategy gives the gradient: what asks for the move.
+      what += ", computing the gradient of '" + mark.gradientOf + "'";
+      const Strategy &strategy = problem.getStrategy(nodeId, chosen);
+      if (strategy.results.size() == 1)
+        what += " as " + layout::str(strategy.results.front());
+    } else if (mark.backward) {
+      what += ", of the backward";
+    }
     what += ")";
+  }
+  // The moved value, when it is a weight's gradient.
+  std::string operand = "operand #" + std::to_string(slot);
+  if (auto it = gradients.find(valueOf(slot)); it != gradients.end())
+    operand += std::string(it->second.derived ? " (computed from the gradient "
+                                                "of '"
+                                              : " (the gradient of '") +
+               it->second.weight + "')";
   std::string cost;
   llvm::raw_string_ostream costStream(cost);
   costStream << llvm::format(" (%.3g us", moveUs);
@@ -101,7 +151,7 @@ void FunctionPropagation::explainRedistribute(
     if (from[dim] != to[dim])
       costStream << ", mesh dim " << dim << " on " << links[dim].name;
   costStream << ")";
-  emitRemark(loc) << "explain: operand #" << slot << " is redistributed from "
+  emitRemark(loc) << "explain: " << operand << " is redistributed from "
                   << layout::str(from) << " to " << layout::str(to) << cost
                   << " for " << what << ", whose chosen strategy #" << chosen
                   << " needs " << layout::str(to)

@@ -115,6 +115,8 @@ private:
   void explainRedistribute(int nodeId, unsigned slot, int chosen,
                            const Layout &from, const Layout &to,
                            const llvm::DenseMap<mlir::Value, Layout> &produced);
+  /// Fills `gradients` from the marks of the backward (BackwardMark.h).
+  void findGradients();
 
   /// The layout a constraint claims for `value` (which has one).
   const Layout &claimed(mlir::Value value) const {
@@ -138,6 +140,15 @@ private:
   /// argument attributes or the layout-carrying producers.
   llvm::MapVector<mlir::Value, Assertion> assertions;
   std::vector<NodeInfo> nodes;
+  /// The ops that give a weight its gradient (Autodiff/BackwardMark.h).
+  unsigned numGradients = 0;
+  /// With `explain`: the values that are a weight's gradient, or computed
+  /// from one weight's gradient only (the optimizer's uses of it).
+  struct GradientOrigin {
+    std::string weight;
+    bool derived = false;
+  };
+  llvm::DenseMap<mlir::Value, GradientOrigin> gradients;
 };
 
 } // namespace dtensor::propagation

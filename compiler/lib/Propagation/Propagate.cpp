@@ -20,9 +20,13 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <functional>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace dtensor {
@@ -43,6 +47,8 @@ LogicalResult FunctionPropagation::run(unsigned maxSweeps,
   if (failed(collectAssertions()))
     return failure();
   buildNodes();
+  if (explain)
+    findGradients();
   unsigned sweeps = 0;
   std::vector<int> choice = problem.solve(maxSweeps, &sweeps);
   counts.sweeps += sweeps;
@@ -170,11 +176,13 @@ private:
   /// Orders functions so that callees come before callers.
   LogicalResult orderFunctions(SmallVectorImpl<func::FuncOp> &order);
   LogicalResult propagate(func::FuncOp func);
+  /// The per-rank compute rate in GFLOP/s, and where it comes from.
+  std::pair<double, std::string> getComputeRate() const;
 
   PropagationCounts total;
   /// The `topology` file, once read.
   std::optional<rt::Topology> topologyFile;
-  /// The meshes whose links `explain` has shown.
+  /// The meshes whose links and compute rate `explain` has shown.
   llvm::DenseSet<Operation *> explainedMeshes;
 };
 
@@ -212,6 +220,28 @@ LogicalResult Propagate::orderFunctions(SmallVectorImpl<func::FuncOp> &order) {
     if (failed(visit(func)))
       return failure();
   return success();
+}
+
+/// What compute costs when neither `compute-gflops` nor the topology file
+/// says: a guess at one rank of a CPU server, kept as the model's default
+/// so that programs compiled without a measurement do not change.
+static constexpr double kAssumedComputeGflops = 100.0;
+
+/// A rate as people write it: 100, 0.01, 245.469.
+static std::string formatGflops(double gflops) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g", gflops);
+  return text;
+}
+
+std::pair<double, std::string> Propagate::getComputeRate() const {
+  if (computeGflops > 0)
+    return {computeGflops, "compute-gflops"};
+  if (topologyFile && topologyFile->computeGflops > 0)
+    return {topologyFile->computeGflops,
+            "compute_gflops of topology " + topology.getValue()};
+  return {kAssumedComputeGflops, "assumed; compute-gflops or a topology "
+                                 "file's compute_gflops sets it"};
 }
 
 LogicalResult Propagate::propagate(func::FuncOp func) {
@@ -261,13 +291,18 @@ LogicalResult Propagate::propagate(func::FuncOp func) {
                                                     shape, dimNames, costs);
         !error.empty())
       return mesh.emitError() << error;
-    if (explain && explainedMeshes.insert(mesh.getOperation()).second)
+    if (explain && !explainedMeshes.contains(mesh.getOperation()))
       emitRemark(mesh.getLoc())
           << "explain: topology " << topology << ": "
           << layout::describeMeshDimLinks(costs, dimNames);
   }
+  auto [gflops, source] = getComputeRate();
+  if (explain && explainedMeshes.insert(mesh.getOperation()).second)
+    emitRemark(mesh.getLoc())
+        << "explain: compute priced at " << formatGflops(gflops)
+        << " GFLOP/s per rank (" << source << ")";
   ComputeParams compute;
-  compute.usPerPoint = 1.0 / (computeGflops * 1e3);
+  compute.usPerPoint = 1.0 / (gflops * 1e3);
   compute.headTailMeshDims = getHeadTailMeshDims(func, mesh.getRank());
   FunctionPropagation propagation(func, mesh, *meshRef, costs, compute,
                                   explain);
@@ -282,10 +317,12 @@ LogicalResult Propagate::propagate(func::FuncOp func) {
 }
 
 void Propagate::runOnOperation() {
-  if (callUs < 0 || latencyUs < 0 || bandwidthGBps <= 0 || computeGflops <= 0) {
+  if (callUs < 0 || latencyUs < 0 || bandwidthGBps <= 0 || computeGflops < 0) {
     getOperation().emitError()
         << "dtensor-propagate: call-us and latency-us must be >= 0, "
-           "bandwidth-gbps and compute-gflops > 0";
+           "bandwidth-gbps and compute-gflops > 0 (or compute-gflops 0 for "
+           "the topology file's compute_gflops, else the assumed "
+        << formatGflops(kAssumedComputeGflops) << ")";
     return signalPassFailure();
   }
   topologyFile.reset();

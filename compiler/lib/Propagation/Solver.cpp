@@ -86,6 +86,18 @@ double Problem::redistributeTimeUs(int value, const Layout &source,
   return redistributeTimeUs(value, intern(source), intern(target));
 }
 
+const layout::CostParams &Problem::getSharedFixedCost(double share) {
+  auto [it, inserted] = sharedFixedCostParams.try_emplace(share, params);
+  if (inserted) {
+    layout::CostParams &shared = it->second;
+    shared.callUs *= share;
+    shared.latencyUs *= share;
+    for (layout::LinkCost &link : shared.meshDimLinks)
+      link.latencyUs *= share;
+  }
+  return it->second;
+}
+
 double Problem::redistributeTimeUs(int value, int source, int target) {
   if (source == target)
     return 0.0;
@@ -98,10 +110,10 @@ double Problem::redistributeTimeUs(int value, int source, int target) {
   if (it != redistributeCache.end())
     return it->second;
   const ValueInfo &info = values[value].info;
-  double time =
-      layout::redistributeTimeUs(info.shape, info.elementBytes,
-                                 layouts[source], layouts[target], mesh,
-                                 params);
+  double time = layout::redistributeTimeUs(
+      info.shape, info.elementBytes, layouts[source], layouts[target], mesh,
+      info.fixedCostShare == 1.0 ? params
+                                 : getSharedFixedCost(info.fixedCostShare));
   redistributeCache.emplace(key, time);
   return time;
 }

@@ -5,6 +5,21 @@
 // for the all-reduce (P->R).
 // RUN: dtensor-opt %s --dtensor-propagate | FileCheck %s --check-prefix=DEFAULT
 // RUN: dtensor-opt %s --dtensor-propagate="compute-gflops=0.01" | FileCheck %s --check-prefix=SLOW
+// The compute rate can be the machine's, from a topology file
+// (compute_gflops); compute-gflops overrides it, and explain says which
+// rate was used and where it comes from.
+// RUN: dtensor-opt %s --dtensor-propagate="topology=%S/Inputs/topology-slow-compute.json" | FileCheck %s --check-prefix=SLOW
+// RUN: dtensor-opt %s --dtensor-propagate="topology=%S/Inputs/topology-slow-compute.json compute-gflops=100" | FileCheck %s --check-prefix=DEFAULT
+// RUN: dtensor-opt %s --dtensor-propagate="topology=%S/Inputs/topology-slow-compute.json explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FROM-FILE
+// RUN: dtensor-opt %s --dtensor-propagate="topology=%S/Inputs/topology-slow-compute.json compute-gflops=2.5 explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FROM-OPTION
+// RUN: dtensor-opt %s --dtensor-propagate="explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ASSUMED
+// RUN: dtensor-opt %s "--dtensor-distribute=compute-gflops=0.01" | FileCheck %s --check-prefix=PIPELINE
+// RUN: not dtensor-opt %s --dtensor-propagate="compute-gflops=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// FROM-FILE: remark: explain: compute priced at 0.01 GFLOP/s per rank (compute_gflops of topology {{.*}}topology-slow-compute.json)
+// FROM-OPTION: remark: explain: compute priced at 2.5 GFLOP/s per rank (compute-gflops)
+// ASSUMED: remark: explain: compute priced at 100 GFLOP/s per rank (assumed; compute-gflops or a topology file's compute_gflops sets it)
+// PIPELINE: dtensor.all_reduce
+// NEGATIVE: error: dtensor-propagate: call-us and latency-us must be >= 0, bandwidth-gbps and compute-gflops > 0 (or compute-gflops 0 for the topology file's compute_gflops, else the assumed 100)
 
 dtensor.mesh @tp shape [2]
 

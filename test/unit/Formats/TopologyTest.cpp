@@ -104,7 +104,32 @@ TEST(TopologyTest, ErrorsNameTheirJsonPath) {
   EXPECT_EQ(parseError(R"({"links": {"ib": {"latency_us": 1,
       "bandwidth_gbps": 1}}, "hosts": 2})"),
             "topo.json: hosts: unknown key; expected one of comment, "
-            "inter_host, intra_host, links, mesh_dims");
+            "compute_gflops, inter_host, intra_host, links, mesh_dims");
+}
+
+TEST(TopologyTest, ComputeRateIsOptionalAndPositive) {
+  Topology topology;
+  ASSERT_EQ(parseTopology(kTwoClasses, "t.json", topology), "");
+  EXPECT_EQ(topology.computeGflops, 0.0);
+  const std::string rated = R"({"links": {"ib": {"latency_us": 1,
+      "bandwidth_gbps": 1}}, "compute_gflops": 37.5})";
+  ASSERT_EQ(parseTopology(rated, "t.json", topology), "");
+  EXPECT_DOUBLE_EQ(topology.computeGflops, 37.5);
+  Topology again;
+  ASSERT_EQ(parseTopology(encodeTopology(topology), "b.json", again), "");
+  EXPECT_DOUBLE_EQ(again.computeGflops, 37.5);
+  // Without a rate the file says nothing of compute.
+  topology.computeGflops = 0.0;
+  EXPECT_EQ(encodeTopology(topology).find("compute_gflops"), std::string::npos);
+  const std::string links =
+      R"({"links": {"ib": {"latency_us": 1, "bandwidth_gbps": 1}}, )";
+  EXPECT_EQ(parseError(links + R"("compute_gflops": 0})"),
+            "topo.json: compute_gflops: expected a positive number, got 0");
+  EXPECT_EQ(parseError(links + R"("compute_gflops": -3})"),
+            "topo.json: compute_gflops: expected a positive number, got -3");
+  EXPECT_EQ(parseError(links + R"("compute_gflops": "fast"})"),
+            "topo.json: compute_gflops: expected a positive number, got "
+            "\"fast\"");
 }
 
 TEST(TopologyTest, ResolvesLastDimInsideAHost) {

@@ -44,6 +44,32 @@ double bruteForce(Problem &problem, const std::vector<int> &counts) {
   }
 }
 
+TEST(SolverTest, ASharedFixedCostPaysOnlyItsShare) {
+  // An all_reduce of 4 KiB over 2 ranks: call + 2 latency rounds + bytes.
+  // A weight's gradient, one of 4 bucketed together, pays a quarter of the
+  // call and the rounds, and all of its bytes.
+  layout::CostParams params;
+  Problem problem(layout::Mesh({2}), params);
+  int alone = problem.addValue(tensor({1024}));
+  ValueInfo bucketed = tensor({1024});
+  bucketed.fixedCostShare = 0.25;
+  int shared = problem.addValue(bucketed);
+  double fixedUs = params.callUs + 2 * params.latencyUs;
+  double aloneUs = problem.redistributeTimeUs(alone, {P}, {R});
+  double sharedUs = problem.redistributeTimeUs(shared, {P}, {R});
+  EXPECT_NEAR(aloneUs - sharedUs, 0.75 * fixedUs, 1e-9);
+  EXPECT_GT(sharedUs, 0.25 * fixedUs);
+
+  // With a topology the link's latency is shared likewise.
+  params.meshDimLinks = {layout::LinkCost{"ib", 20.0, 10.0}};
+  Problem linked(layout::Mesh({2}), params);
+  alone = linked.addValue(tensor({1024}));
+  shared = linked.addValue(bucketed);
+  EXPECT_NEAR(linked.redistributeTimeUs(alone, {P}, {R}) -
+                  linked.redistributeTimeUs(shared, {P}, {R}),
+              0.75 * (params.callUs + 2 * 20.0), 1e-9);
+}
+
 TEST(SolverTest, FollowsTheFixedSource) {
   // arg (S0) -> op {needs R | needs S0} -> result (R).
   Problem problem(layout::Mesh({2}), layout::CostParams());

@@ -71,6 +71,9 @@ struct CompileOptions {
   /// The topology file (docs/topology.md) the cost model of propagation
   /// and partitioning reads; "" = every mesh dim priced alike.
   std::string topology;
+  /// Per-rank compute rate of the cost model, GFLOP/s; 0 = the topology
+  /// file's compute_gflops, else propagation's assumed rate.
+  double computeGflops = 0.0;
   /// Collective fusion (see --dtensor-fuse-collectives).
   uint64_t bucketBytes = 25 * 1024 * 1024;
   bool overlap = true;

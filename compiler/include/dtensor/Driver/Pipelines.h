@@ -63,6 +63,10 @@ struct DistributeOptions {
   /// The topology file of the cost model of propagation and partitioning
   /// (their `topology` option, docs/topology.md); "" for none.
   std::string topology;
+  /// Per-rank compute rate propagation weighs collectives against, in
+  /// GFLOP/s (its `compute-gflops` option); 0: the topology file's
+  /// compute_gflops, else propagation's assumed rate.
+  double computeGflops = 0.0;
   /// What the target computes as one op. Without `attentionKernel`,
   /// dtensor.attention is decomposed into linalg before propagation
   /// (--dtensor-decompose-attention). With it, the kernel's ops stay whole;

@@ -50,12 +50,27 @@ def Propagate : Pass<"dtensor-propagate", "mlir::ModuleOp"> {
     total can exceed the chosen one's when the chosen one saves work
     elsewhere (its results' users).
 
+    In a gradient function or training step (--dtensor-differentiate marks
+    the backward's ops, Autodiff/BackwardMark.h), the remark says when the
+    op is of the backward, names the weight whose gradient the op computes
+    with the layout chosen for it ("computing the gradient of 'fc1.weight'
+    as [R]"), and names the weight when the moved value is its gradient
+    ("operand #0 (the gradient of 'fc1.weight')") or computed from it
+    alone ("computed from the gradient of ..."). The reductions of N > 1
+    weights' gradients are priced with 1/N of a collective's call and
+    latency each, since collective fusion buckets them.
+
     With `topology` (a file, docs/topology.md), each mesh dim's collectives
     are priced with the latency and bandwidth of its link class, a group
     over several dims with the slowest of theirs. With `explain`, the mesh
     gets a remark naming each dim's class, and each redistribute's remark
     names the classes of the mesh dims it changes
     ("(6.2e+03 us, mesh dim 0 on ib)").
+
+    Compute is priced at `compute-gflops` when it is given, else at the
+    topology file's `compute_gflops` (a machine's measured rate,
+    `dtensor-bench-ceilings --calibrate-topology`), else at an assumed
+    100 GFLOP/s; with `explain`, the mesh gets a remark saying which.
   }];
   let options = [
     Option<"callUs", "call-us", "double", /*default=*/"1.0",
@@ -69,9 +84,10 @@ def Propagate : Pass<"dtensor-propagate", "mlir::ModuleOp"> {
            "crosses; each collective is priced with the latency and "
            "bandwidth of the slowest class its group crosses instead of "
            "latency-us and bandwidth-gbps">,
-    Option<"computeGflops", "compute-gflops", "double", /*default=*/"100.0",
+    Option<"computeGflops", "compute-gflops", "double", /*default=*/"0.0",
            "Per-rank compute throughput in GFLOP/s: arithmetic ops of an "
-           "op's body per loop point, per nanosecond">,
+           "op's body per loop point, per nanosecond; 0 (the default): the "
+           "topology file's compute_gflops, else an assumed 100">,
     Option<"maxSweeps", "max-sweeps", "unsigned", /*default=*/"16",
            "Upper bound on forward/backward improvement sweeps">,
     Option<"explain", "explain", "bool", /*default=*/"false",

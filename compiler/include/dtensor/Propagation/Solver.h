@@ -58,6 +58,11 @@ struct ValueInfo {
   /// The producer can be recreated in any layout for free (an empty tensor,
   /// a constant), so differing users cost nothing.
   bool rematerializable = false;
+  /// The share of each collective's fixed cost (its call and its latency
+  /// rounds) that a redistribute of this value pays: 1, or 1/N for one of N
+  /// weight gradients, whose independent reductions collective fusion
+  /// buckets into one collective (as DDP does), so that they share it.
+  double fixedCostShare = 1.0;
 };
 
 class Problem {
@@ -146,6 +151,9 @@ private:
   int intern(const Layout &layout);
   /// The time to redistribute `value` between interned layouts.
   double redistributeTimeUs(int value, int source, int target);
+  /// `params` with each collective's fixed cost scaled by `share`
+  /// (ValueInfo::fixedCostShare).
+  const layout::CostParams &getSharedFixedCost(double share);
 
   /// Interned layouts: ids index `layouts`.
   std::vector<Layout> layouts;
@@ -154,6 +162,8 @@ private:
   std::vector<int> scratch;
   /// Memoised redistribute times keyed by value and both layout ids.
   std::unordered_map<uint64_t, double> redistributeCache;
+  /// getSharedFixedCost's parameters, by share.
+  std::map<double, layout::CostParams> sharedFixedCostParams;
 };
 
 } // namespace dtensor::propagation

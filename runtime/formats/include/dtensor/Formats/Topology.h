@@ -6,8 +6,10 @@
 // groups cross: by default the last mesh dim stays inside a host
 // (`intra_host`) and the others cross hosts (`inter_host`); `mesh_dims`
 // names the class of a dim by its name or index. The compiler's cost model
-// prices each collective with the slowest class its group crosses;
-// dtensor-bench-ceilings --calibrate writes such a file from measurements.
+// prices each collective with the slowest class its group crosses, and
+// compute at the file's `compute_gflops` per rank when it gives one;
+// dtensor-bench-ceilings --calibrate-topology writes such a file from
+// measurements.
 //
 // Reading stops at the first error and names its JSON path, as the
 // manifest's reader does. Plain C++17 and nlohmann/json; no MLIR.
@@ -48,6 +50,10 @@ struct Topology {
   /// mesh_dims: a mesh dim's name or index (as text), and its class, in
   /// the order of the keys.
   std::vector<std::pair<std::string, std::string>> meshDims;
+  /// compute_gflops: one rank's arithmetic throughput, in GFLOP/s, which
+  /// propagation's cost model weighs collectives against; 0 when absent
+  /// (the compiler then assumes its default).
+  double computeGflops = 0.0;
   /// A free-form note (how the numbers were measured); "" when absent.
   std::string comment;
 
