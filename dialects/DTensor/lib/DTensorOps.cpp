@@ -1,5 +1,7 @@
 //===- DTensorOps.cpp - dtensor operations ----------------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "AttentionShapes.h"
+
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -253,92 +255,29 @@ LogicalResult WriteRowsOp::verify() {
   return verifyRowIndices(*this, "positions", getPositions().getType(), values);
 }
 
-/// Checks that `dims` is a permutation of [0, 4) and `type` has rank 4.
-static LogicalResult verifyAttentionOperand(AttentionOp op, StringRef name,
-                                            Type type, ArrayRef<int64_t> dims) {
-  auto ranked = cast<RankedTensorType>(type);
-  if (ranked.getRank() != 4)
-    return op.emitOpError()
-           << name << " must have rank 4, not " << ranked.getRank();
-  SmallVector<int64_t> sorted(dims);
-  llvm::sort(sorted);
-  if (sorted != SmallVector<int64_t>{0, 1, 2, 3})
-    return op.emitOpError()
-           << name << "'s dims must be a permutation of [0, 4)";
-  return success();
-}
-
 LogicalResult AttentionOp::verify() {
-  struct Operand {
-    StringRef name;
-    Value value;
-    ArrayRef<int64_t> dims;
-  } operands[] = {{"query", getQuery(), getQueryDims()},
-                  {"key", getKey(), getKeyDims()},
-                  {"value", getValue(), getValueDims()},
-                  {"init", getInit(), getResultDims()}};
+  using namespace attention_shapes;
+  Operand query{"query", getQuery(), getQueryDims()},
+      key{"key", getKey(), getKeyDims()},
+      value{"value", getValue(), getValueDims()},
+      init{"init", getInit(), getResultDims()};
   if (getResult().getType() != getInit().getType())
     return emitOpError() << "result type " << getResult().getType()
                          << " differs from init type " << getInit().getType();
   Type element = getQuery().getType().getElementType();
-  if (!isa<FloatType>(element))
-    return emitOpError() << "element type must be a float type, not "
-                         << element;
-  for (const Operand &operand : operands) {
-    if (failed(verifyAttentionOperand(*this, operand.name,
-                                      operand.value.getType(), operand.dims)))
-      return failure();
-    if (cast<RankedTensorType>(operand.value.getType()).getElementType() !=
-        element)
-      return emitOpError() << operand.name
-                           << " must have the query's element type";
-  }
-  auto size = [](const Operand &operand, int64_t dim) {
-    return logicalSize(operand.value, operand.dims, dim);
-  };
-  // Dynamic sizes (uneven shards) are checked by the runtime kernel; here
-  // two sizes disagree only when both are known.
-  auto differ = [](int64_t a, int64_t b) {
-    return a != b && !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b);
-  };
-  const Operand &q = operands[0], &k = operands[1], &v = operands[2],
-                &out = operands[3];
-  int64_t batch = size(q, 0), heads = size(q, 1), queries = size(q, 2);
-  int64_t kvHeads = size(k, 1), keys = size(k, 2);
-  if (differ(size(k, 3), size(q, 3)))
-    return emitOpError() << "key and query need the same last dim E";
-  if (differ(size(v, 0), size(k, 0)) || differ(size(v, 1), kvHeads) ||
-      differ(size(v, 2), keys))
-    return emitOpError() << "value must have the key's batch, heads and "
-                            "sequence";
-  if (!ShapedType::isDynamic(heads) && !ShapedType::isDynamic(kvHeads) &&
-      (kvHeads == 0 ? heads != 0 : heads % kvHeads != 0))
-    return emitOpError() << "query heads " << heads
-                         << " are not a multiple of key/value heads "
-                         << kvHeads;
-  if (!getRows() && differ(size(k, 0), batch))
-    return emitOpError() << "key batch " << size(k, 0)
-                         << " differs from query batch " << batch
-                         << " (without rows)";
-  if (differ(size(out, 0), batch) || differ(size(out, 1), heads) ||
-      differ(size(out, 2), queries) || differ(size(out, 3), size(v, 3)))
-    return emitOpError() << "result must be [B, H, L, Ev] in logical order";
-  for (auto [name, indices] :
-       {std::pair<StringRef, Value>{"rows", getRows()},
-        std::pair<StringRef, Value>{"positions", getPositions()}}) {
-    if (!indices)
-      continue;
-    auto type = cast<RankedTensorType>(indices.getType());
-    if (type.getRank() != 1 || differ(type.getDimSize(0), batch) ||
-        !type.getElementType().isInteger(64))
-      return emitOpError() << name << " must be tensor<"
-                           << (ShapedType::isDynamic(batch)
-                                   ? std::string("?")
-                                   : std::to_string(batch))
-                           << "xi64>";
-  }
+  if (failed(verifyOperandTypes(*this, {query, key, value, init}, element)))
+    return failure();
+  FailureOr<Sizes> sizes =
+      verifyShapes(*this, query, key, value, init,
+                   /*sameBatch=*/!getRows(), " (without rows)", "result");
+  if (failed(sizes) ||
+      failed(verifyBatchIndices(*this, "rows", getRows(), sizes->batch)) ||
+      failed(
+          verifyBatchIndices(*this, "positions", getPositions(), sizes->batch)))
+    return failure();
   if (getPositions() && !getCausal())
     return emitOpError() << "positions need causal";
+  int64_t batch = sizes->batch, heads = sizes->heads, queries = sizes->queries;
   if (Value lseInit = getLogSumExpInit()) {
     auto type = cast<RankedTensorType>(lseInit.getType());
     if (type.getRank() != 3 || type.getElementType() != element ||
@@ -355,18 +294,7 @@ LogicalResult AttentionOp::verify() {
   }
   if (getAccumulate() && !getLogSumExpInit())
     return emitOpError() << "accumulate needs a log_sum_exp init";
-  if (Value mask = getMask()) {
-    auto type = cast<RankedTensorType>(mask.getType());
-    int64_t logical[] = {batch, heads, queries, keys};
-    bool broadcasts = type.getRank() == 4 && type.getElementType() == element;
-    for (int64_t dim = 0; broadcasts && dim < 4; ++dim)
-      broadcasts = !differ(type.getDimSize(dim), logical[dim]) ||
-                   type.getDimSize(dim) == 1;
-    if (!broadcasts)
-      return emitOpError() << "mask must broadcast to [B, H, L, S] (each dim "
-                              "equal or 1), of the query's element type";
-  }
-  return success();
+  return verifyMask(*this, getMask(), *sizes, element);
 }
 
 //===----------------------------------------------------------------------===//
