@@ -56,17 +56,9 @@ ShardingRule dtensor::detail::getAttentionBackwardRule(AttentionBackwardOp op) {
   addOperand(rule, firstOperandNumber(op.getDOutMutable()), outFactors);
   addOperand(rule, firstOperandNumber(op.getLseMutable()),
              TensorFactors{batch, head, queries});
-  if (Value mask = op.getMask()) {
-    // [B, H, L, S] in logical order, any dim of size 1 broadcast.
-    auto type = cast<RankedTensorType>(mask.getType());
-    const unsigned logical[] = {batch, head, queries, keys};
-    TensorFactors factors(4);
-    for (unsigned dim = 0; dim < 4; ++dim)
-      if (type.getDimSize(dim) == rule.factors[logical[dim]].size)
-        factors[dim] = logical[dim];
+  if (Value mask = op.getMask())
     addOperand(rule, firstOperandNumber(op.getMaskMutable()),
-               std::move(factors));
-  }
+               maskFactors(rule, mask, {batch, head, queries, keys}));
   if (op.getPositions())
     addOperand(rule, firstOperandNumber(op.getPositionsMutable()),
                TensorFactors{batch});

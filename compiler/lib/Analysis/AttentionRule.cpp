@@ -25,6 +25,16 @@ unsigned dtensor::detail::firstOperandNumber(MutableOperandRange range) {
   return range[0].getOperandNumber();
 }
 
+TensorFactors dtensor::detail::maskFactors(const ShardingRule &rule, Value mask,
+                                           ArrayRef<unsigned> logical) {
+  auto type = cast<RankedTensorType>(mask.getType());
+  TensorFactors factors(4);
+  for (unsigned dim = 0; dim < 4; ++dim)
+    if (type.getDimSize(dim) == rule.factors[logical[dim]].size)
+      factors[dim] = logical[dim];
+  return factors;
+}
+
 ShardingRule dtensor::detail::getAttentionRule(AttentionOp op) {
   ArrayRef<int64_t> queryDims = op.getQueryDims(), keyDims = op.getKeyDims(),
                     valueDims = op.getValueDims(),
@@ -56,17 +66,9 @@ ShardingRule dtensor::detail::getAttentionRule(AttentionOp op) {
              permutedFactors(keyDims, {keyBatch, keyHead, keys, embed}));
   addOperand(rule, firstOperandNumber(op.getValueMutable()),
              permutedFactors(valueDims, {keyBatch, keyHead, keys, valueEmbed}));
-  if (Value mask = op.getMask()) {
-    // [B, H, L, S] in logical order, any dim of size 1 broadcast.
-    auto type = cast<RankedTensorType>(mask.getType());
-    const unsigned logical[] = {batch, head, queries, keys};
-    TensorFactors factors(4);
-    for (unsigned dim = 0; dim < 4; ++dim)
-      if (type.getDimSize(dim) == rule.factors[logical[dim]].size)
-        factors[dim] = logical[dim];
+  if (Value mask = op.getMask())
     addOperand(rule, firstOperandNumber(op.getMaskMutable()),
-               std::move(factors));
-  }
+               maskFactors(rule, mask, {batch, head, queries, keys}));
   if (op.getRows())
     addOperand(rule, firstOperandNumber(op.getRowsMutable()),
                TensorFactors{batch});

@@ -52,6 +52,10 @@ int64_t logicalDimSize(mlir::Value value, llvm::ArrayRef<int64_t> dims,
 
 /// The operand number of the first operand of `range`.
 unsigned firstOperandNumber(mlir::MutableOperandRange range);
+/// The factors of a mask [B, H, L, S] in logical order, the factors
+/// `logical` of those loops; a dim of size 1 broadcasts and takes none.
+TensorFactors maskFactors(const ShardingRule &rule, mlir::Value mask,
+                          llvm::ArrayRef<unsigned> logical);
 
 } // namespace dtensor::detail
 
