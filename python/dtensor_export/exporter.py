@@ -46,7 +46,10 @@ def _output_names(tree_spec, count):
     return names
 
 
-def _pattern_matches(pattern, path):
+def pattern_matches(pattern, path):
+    """Whether the module pattern `pattern` matches the dotted `path`
+    segment by segment (fnmatch wildcards within a segment), as the
+    compiler's plan patterns match."""
     segments, parts = pattern.split("."), path.split(".")
     return len(segments) == len(parts) and all(
         fnmatch.fnmatchcase(p, s) for s, p in zip(segments, parts))
@@ -63,7 +66,7 @@ def _rename(plan_ops, old, new):
 
 def _check_plan_keys(parallelize_plan, modules):
     for pattern in parallelize_plan:
-        if not any(_pattern_matches(pattern, m) for m in modules):
+        if not any(pattern_matches(pattern, m) for m in modules):
             raise ExportError(f"parallelize_plan[{pattern!r}] matches no "
                               "module of the model")
 
@@ -218,7 +221,7 @@ def export(module, example_args=(), mesh_shape=(1,), parallelize_plan=None,
     modules = sorted({op.get("module", "") for op in builder.ops})
     holds_embedding = {
         pattern: any(op["op"] == "embedding" and
-                     _pattern_matches(pattern, op.get("module", ""))
+                     pattern_matches(pattern, op.get("module", ""))
                      for op in builder.ops)
         for pattern in parallelize_plan}
     _check_plan_keys(parallelize_plan, modules)

@@ -87,9 +87,7 @@ def torch_optimizer(training, parameters):
     members = [[] for _ in groups] + [[]]
     for name, tensor in parameters.items():
         index = next((i for i, g in enumerate(groups)
-                      if any(fnmatch.fnmatchcase(name, p) for p in
-                             ([g["params"]] if isinstance(g["params"], str)
-                              else g["params"]))), len(groups))
+                      if matches_any(g["params"], name)), len(groups))
         members[index].append(tensor)
     param_groups = []
     for group, tensors in zip(groups + [{}], members):
@@ -104,11 +102,17 @@ def torch_optimizer(training, parameters):
     return torch.optim.AdamW(param_groups, **spec)
 
 
+def matches_any(patterns, name):
+    """Whether a glob of `patterns` (one, or a list: a section's `params` or
+    `frozen`) matches the parameter name `name`."""
+    if isinstance(patterns, str):
+        patterns = [patterns]
+    return any(fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
 def is_frozen(training, name):
     """Whether the section's `frozen` globs name the weight `name`."""
-    frozen = training.get("frozen", [])
-    patterns = [frozen] if isinstance(frozen, str) else frozen
-    return any(fnmatch.fnmatchcase(name, p) for p in patterns)
+    return matches_any(training.get("frozen", []), name)
 
 
 def reference_run(plan, training, weights, batches, calls):

@@ -111,21 +111,15 @@ def _fully_shard(model, patterns, mesh):
     """FSDP2's fully_shard over the modules of the Llama inside `model` (the
     logits module) that `patterns` match segment by segment, innermost
     first, then over `model` (the root unit, "")."""
-    import fnmatch
-
     from torch.distributed.fsdp import fully_shard
+
+    from dtensor_export.exporter import pattern_matches
     if "" not in patterns:
         raise ValueError("the PyTorch DTensor peer needs the root unit \"\" "
                          "in fully_shard")
-
-    def matches(pattern, path):
-        p, s = pattern.split("."), path.split(".")
-        return len(p) == len(s) and all(
-            fnmatch.fnmatchcase(b, a) for a, b in zip(p, s))
-
     inner = model.model
     units = [name for name, _ in inner.named_modules() if name and any(
-        matches(p, name) for p in patterns if p)]
+        pattern_matches(p, name) for p in patterns if p)]
     for name in sorted(units, key=lambda n: -n.count(".")):
         fully_shard(inner.get_submodule(name), mesh=mesh)
     fully_shard(model, mesh=mesh)
