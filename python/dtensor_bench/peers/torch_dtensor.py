@@ -356,14 +356,29 @@ def worker(rank, world, threads, store, task, result_path):
         dist.destroy_process_group()
 
 
-def launch(task, world, threads):
+def launch(task, world, threads, attempts=2):
+    """Runs `task` on `world` gloo ranks; rank 0's result. A rank that
+    aborts (SIGABRT: gloo's threads now and then end a process with
+    "terminate called without an active exception" on 2 busy cores) gets
+    the whole run tried again, up to `attempts` runs; any other failure is
+    raised at once."""
     import torch.multiprocessing as mp
-    with tempfile.TemporaryDirectory(prefix="bench_dtensor.") as tmp:
-        result_path = os.path.join(tmp, "result.json")
-        mp.spawn(worker, args=(world, threads, os.path.join(tmp, "store"),
-                               task, result_path), nprocs=world, join=True)
-        with open(result_path) as f:
-            return json.load(f)
+    for attempt in range(1, attempts + 1):
+        with tempfile.TemporaryDirectory(prefix="bench_dtensor.") as tmp:
+            result_path = os.path.join(tmp, "result.json")
+            try:
+                mp.spawn(worker, args=(world, threads,
+                                       os.path.join(tmp, "store"), task,
+                                       result_path), nprocs=world, join=True)
+            except mp.ProcessExitedException as error:
+                if error.signal_name != "SIGABRT" or attempt == attempts:
+                    raise
+                print(f"torch_dtensor: rank {error.error_index} aborted "
+                      f"(SIGABRT); run {attempt + 1} of {attempts}",
+                      file=sys.stderr)
+                continue
+            with open(result_path) as f:
+                return json.load(f)
 
 
 def serve(ranks, threads):
