@@ -139,7 +139,7 @@ def check_chat(server, ranks, logits_of, tokenizer_dir):
         if chunk.choices:
             got += (chunk.choices[0].model_extra or {}).get("token_ids") or []
             text += chunk.choices[0].delta.content or ""
-    if got != want:
+    if got != want or not want:
         fail(f"{ranks} ranks, openai chat stream: {got}, the reference "
              f"draws {want}")
     if text != tokenizer.decode(want, skip_special_tokens=True):
@@ -165,6 +165,9 @@ def main():
     logits_of = logits_function(args)
     body = dict(PARAMS, prompt=PROMPT, max_tokens=COUNT, n=2, logprobs=3)
     want = [reference(logits_of, choice) for choice in (0, 1)]
+    # No temperature: OpenAI's default, 1, and nothing else.
+    default_params = {"temperature": 1.0, "seed": 99}
+    want_default, _ = reference(logits_of, 0, params=default_params)
 
     for spec in args.artifact:
         ranks, artifact = spec.split(":", 1)
@@ -214,6 +217,15 @@ def main():
             print(f"{ranks} rank(s): n=2 seeded choices equal the reference "
                   f"draws {want[0][0]} and {want[1][0]}, alone and batched; "
                   "logprobs within 1e-4")
+            answer = server.request("POST", "/v1/completions", {
+                "prompt": PROMPT, "max_tokens": COUNT, "seed": 99})
+            if answer.status != 200 or \
+                    answer.json()["choices"][0]["token_ids"] != want_default:
+                fail(f"{ranks} ranks, no temperature: {answer.status} "
+                     f"{answer.body}, the reference draws at temperature 1 "
+                     f"{want_default}")
+            print(f"{ranks} rank(s): without 'temperature' the seeded draws "
+                  "are the reference's at temperature 1")
             if ranks == "1":
                 for name, bad in (("negative temperature",
                                    {"temperature": -0.5}),
