@@ -193,6 +193,18 @@ TEST(SlotScheduler, SamplingJobsDrawFromTheirRowsLogits) {
   EXPECT_EQ(b->wait().generated, result.generated);
 }
 
+TEST(SlotScheduler, NextTokenWithLogitsGetsThoseAfterTheLastPromptToken) {
+  SlotScheduler scheduler(1, 3);
+  auto job = std::make_shared<Job>(JobKind::NextToken,
+                                   std::vector<int64_t>{1, 2}, 1, true);
+  scheduler.admit({job});
+  EXPECT_TRUE(scheduler.wantsLogits(0));
+  scheduler.prefilled(0, {5, 6}, {0.5f, -1.0f, 2.0f});
+  JobResult result = job->wait();
+  EXPECT_EQ(result.generated, std::vector<int64_t>{6});
+  EXPECT_EQ(result.logits, (std::vector<float>{0.5f, -1.0f, 2.0f}));
+}
+
 TEST(SlotScheduler, AnArtifactWithoutLogitsFetchesNone) {
   SlotScheduler scheduler(1);
   auto a = sampling({1}, 1, 1);
