@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Model.h"
 
+#include "dtensor/Tooling/ElementTypes.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -29,10 +31,6 @@ std::vector<TensorInfo> listTensors(const dtensor_program *program) {
                                             info.global_shape + info.ndim)});
   }
   return tensors;
-}
-
-bool isFloat(dtensor_dtype dtype) {
-  return dtype == DTENSOR_F32 || dtype == DTENSOR_F64;
 }
 
 std::string shapeText(const std::vector<int64_t> &shape) {
@@ -246,7 +244,7 @@ bool Model::describe(const Options &options, ModelSpec &spec,
       tensors, options.logitsName, DTENSOR_OUTPUT,
       "float output of rank 3 (the logits)", "--logits",
       [](const TensorInfo &t) {
-        return isFloat(t.dtype) && t.shape.size() == 3;
+        return tooling::isFloatingPoint(t.dtype) && t.shape.size() == 3;
       },
       options.logitsName.empty(), error);
   if (!logits && !options.logitsName.empty())
@@ -305,16 +303,7 @@ dtensor_status Model::step(const ModelSpec &spec,
     return failed(status);
   if (!root)
     return DTENSOR_OK;
-  logits.resize(count);
-  if (spec.logitsDtype == DTENSOR_F32) {
-    std::memcpy(logits.data(), raw.data(), raw.size());
-  } else {
-    for (size_t i = 0; i < count; ++i) {
-      double value;
-      std::memcpy(&value, raw.data() + i * sizeof(double), sizeof(double));
-      logits[i] = static_cast<float>(value);
-    }
-  }
+  logits = tooling::floatElements(raw.data(), spec.logitsDtype, count);
   return DTENSOR_OK;
 }
 

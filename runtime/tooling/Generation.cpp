@@ -3,6 +3,8 @@
 
 #include "dtensor/Tooling/Generation.h"
 
+#include "dtensor/Tooling/ElementTypes.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -126,21 +128,6 @@ std::vector<int64_t> decodeValues(const std::vector<uint8_t> &bytes,
 std::string lastError() { return dtensor_last_error(); }
 
 /// f32 or f64 bytes as f32 values.
-std::vector<float> floatValues(const std::vector<uint8_t> &bytes,
-                               dtensor_dtype dtype) {
-  if (dtype == DTENSOR_F32) {
-    std::vector<float> values(bytes.size() / sizeof(float));
-    std::memcpy(values.data(), bytes.data(), bytes.size());
-    return values;
-  }
-  std::vector<float> values(bytes.size() / sizeof(double));
-  for (size_t i = 0; i < values.size(); ++i) {
-    double value;
-    std::memcpy(&value, bytes.data() + i * sizeof(double), sizeof(double));
-    values[i] = static_cast<float>(value);
-  }
-  return values;
-}
 } // namespace
 
 std::unique_ptr<Generator> Generator::create(dtensor_program *program,
@@ -232,9 +219,7 @@ std::unique_ptr<Generator> Generator::create(dtensor_program *program,
     generator->nextTypes.push_back(found["next_token"].dtype);
     auto logits = found.find("logits");
     bool hasLogits =
-        logits != found.end() &&
-        (logits->second.dtype == DTENSOR_F32 ||
-         logits->second.dtype == DTENSOR_F64) &&
+        logits != found.end() && isFloatingPoint(logits->second.dtype) &&
         logits->second.shape.size() == 3 && logits->second.shape[0] == rows &&
         logits->second.shape[1] == tokens &&
         (logitsVocab < 0 || logits->second.shape[2] == logitsVocab);
@@ -311,7 +296,8 @@ bool Generator::runStep(const StepShape &step,
   if (dtensor_program_get(program, "logits", DTENSOR_GLOBAL, 0,
                           root ? raw.data() : nullptr, raw.size()))
     return fail();
-  *logits = floatValues(raw, logitsTypes[index]);
+  *logits = floatElements(raw.data(), logitsTypes[index],
+                          raw.size() / dtypeSize(logitsTypes[index]));
   return true;
 }
 
