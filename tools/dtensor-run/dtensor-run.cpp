@@ -199,6 +199,44 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
                "leading dim of --warmup + --iters, and every\n"
                "--output file gets one value per step, stacked\n"
                "likewise (a training loop's batches and losses)");
+  CLI::Option *data =
+      app.add_option("--data", options.run.data,
+                     "train from token files (.npy of any integer\n"
+                     "dtype, llm.c .bin shards; repeatable, read\n"
+                     "as one stream): step s feeds batch\n"
+                     "--data-start + s of [batch, seq] windows to\n"
+                     "--data-tokens and their next tokens to\n"
+                     "--data-targets, each rank its shard; implies\n"
+                     "--per-step and prints a line per step")
+          ->type_name("FILE")
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+          ->allow_extra_args(false);
+  CLI::Option *dataTokens =
+      app.add_option("--data-tokens", options.run.dataTokens,
+                     "the input --data's tokens feed (default tokens)")
+          ->type_name("NAME");
+  CLI::Option *dataTargets =
+      app.add_option("--data-targets", options.run.dataTargets,
+                     "the input their next tokens feed (default\n"
+                     "targets)")
+          ->type_name("NAME");
+  uint64_t dataSeed = 0;
+  CLI::Option *dataSeedOption =
+      app.add_option("--data-seed", dataSeed,
+                     "visit the --data windows in an order drawn\n"
+                     "from SEED, a new one each epoch (default: in\n"
+                     "the files' order)")
+          ->type_name("SEED");
+  CLI::Option *dataStart =
+      app.add_option("--data-start", options.run.dataStart,
+                     "the batch step 0 reads (default 0; a resumed\n"
+                     "run's next batch)")
+          ->type_name("B");
+  app.add_option("--log", options.run.log,
+                 "with --per-step or --data: write one JSON line\n"
+                 "per step (step, batch, ms, tokens/s, and each\n"
+                 "scalar output: loss, grad_norm, lr)")
+      ->type_name("FILE.jsonl");
   app.add_option("--save-weights", options.run.saveWeights,
                  "after the steps, write the weights and the\n"
                  "parameters the steps trained to a safetensors\n"
@@ -288,6 +326,30 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
        !options.run.outputs.empty() || !options.run.localOutputs.empty())) {
     cli.error("--generate makes its own inputs and prints its tokens: it "
               "takes no --input, --input-local, --output or --output-local");
+    return 2;
+  }
+  for (CLI::Option *needsData :
+       {dataTokens, dataTargets, dataSeedOption, dataStart})
+    if (*needsData && !*data) {
+      cli.error(needsData->get_name() + " needs --data");
+      return 2;
+    }
+  if (*dataSeedOption)
+    options.run.dataSeed = dataSeed;
+  if (*data) {
+    for (const std::string &name :
+         {options.run.dataTokens, options.run.dataTargets})
+      if (options.run.inputs.count(name) ||
+          options.run.localInputs.count(name)) {
+        cli.error(
+            "input '" + name + "' is fed by --data and given by " +
+            (options.run.inputs.count(name) ? "--input" : "--input-local"));
+        return 2;
+      }
+    options.run.perStep = true;
+  }
+  if (!options.run.log.empty() && !options.run.perStep) {
+    cli.error("--log needs --per-step or --data");
     return 2;
   }
   if (options.run.perStep &&

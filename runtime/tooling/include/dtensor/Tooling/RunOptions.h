@@ -50,6 +50,18 @@ struct RunOptions {
   /// --per-step: each --input file holds one value per step and each
   /// --output file gets one (RunSteps.h).
   bool perStep = false;
+  /// --data: token files (.npy, llm.c .bin) read as one stream into the
+  /// batches of the entry's --data-tokens and --data-targets inputs, batch
+  /// --data-start + s at step s, shuffled by --data-seed when given
+  /// (RunData.h); implies per-step steps.
+  std::vector<std::string> data;
+  std::string dataTokens = "tokens", dataTargets = "targets";
+  std::optional<uint64_t> dataSeed;
+  uint64_t dataStart = 0;
+  /// --log: rank 0 appends one JSON line per step (the step, its batch,
+  /// its time, tokens per second, and each scalar output: loss, grad_norm,
+  /// lr of a train_step) to this file ("": none).
+  std::string log;
   /// --save-weights: after the steps, write the weights and trained
   /// parameters to this safetensors file ("": none).
   std::string saveWeights;
