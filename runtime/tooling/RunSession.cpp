@@ -149,6 +149,11 @@ int runSession(const RunOptions &options, RunRanks &ranks,
     bool writeFailed = rank == 0 && !writeStackedOutputs(tensors, options,
                                                          ranks, stacked, steps);
     writeFailed |= progress.failed();
+    if (rank == 0)
+      if (std::string error = progress.writePlot(options); !error.empty()) {
+        ranks.report(error);
+        writeFailed = true;
+      }
     writeFailed |= !saveWeights();
     return finish(ranks.anyFailed(writeFailed) ? 1 : 0);
   }

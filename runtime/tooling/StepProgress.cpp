@@ -3,6 +3,7 @@
 #include "dtensor/Tooling/StepProgress.h"
 
 #include "dtensor/Tooling/ElementTypes.h"
+#include "dtensor/Tooling/LossCurve.h"
 
 #include <nlohmann/json.hpp>
 
@@ -19,13 +20,19 @@ std::string StepProgress::open(const std::vector<RunTensor> &tensors,
   firstBatch = options.dataStart;
   print = data && !options.quiet && rank == 0;
   // Every rank fetches the scalars with rank 0, which prints or logs them.
-  active = data || !options.log.empty();
+  active = data || !options.log.empty() || !options.plot.empty();
   if (!active)
     return "";
   for (const RunTensor &tensor : tensors)
     if (tensor.role == DTENSOR_OUTPUT && isFloatingPoint(tensor.dtype) &&
         tensor.numElements() == 1)
       scalars.push_back(&tensor);
+  if (!options.plot.empty() && !scalars.empty()) {
+    plotted = 0;
+    for (size_t i = 0; i < scalars.size(); ++i)
+      if (scalars[i]->name == "loss")
+        plotted = static_cast<int>(i);
+  }
   if (rank != 0 || options.log.empty())
     return "";
   log.reset(std::fopen(options.log.c_str(), "w"));
@@ -64,6 +71,8 @@ dtensor_status StepProgress::report(dtensor_program *program,
   }
   if (ranks.rank() != 0)
     return DTENSOR_OK;
+  if (plotted >= 0)
+    curve.emplace_back(double(step + 1), values[plotted].second);
   double tokensPerSecond =
       data && ms > 0 ? double(data->batchTokens()) * 1000.0 / ms : 0.0;
   uint64_t batch = firstBatch + uint64_t(step);
@@ -91,6 +100,21 @@ dtensor_status StepProgress::report(dtensor_program *program,
     }
   }
   return DTENSOR_OK;
+}
+
+std::string StepProgress::writePlot(const RunOptions &options) const {
+  if (options.plot.empty())
+    return "";
+  if (plotted < 0)
+    return "--plot: the entry has no scalar float output to draw";
+  std::string name = scalars[plotted]->name;
+  std::string title =
+      name + " of " +
+      (options.entry.empty() ? std::string("the run") : options.entry) + ", " +
+      std::to_string(curve.size()) + " steps";
+  std::string error = writeTextFile(
+      options.plot, lossCurveSvg(title, {{name, "#1f77b4", curve}}));
+  return error.empty() ? "" : "--plot: " + error;
 }
 
 } // namespace dtensor::tooling

@@ -237,6 +237,10 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
                  "per step (step, batch, ms, tokens/s, and each\n"
                  "scalar output: loss, grad_norm, lr)")
       ->type_name("FILE.jsonl");
+  app.add_option("--plot", options.run.plot,
+                 "with --per-step or --data: after the steps,\n"
+                 "draw the loss against the step (an SVG file)")
+      ->type_name("FILE.svg");
   app.add_option("--save-weights", options.run.saveWeights,
                  "after the steps, write the weights and the\n"
                  "parameters the steps trained to a safetensors\n"
@@ -348,8 +352,10 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
       }
     options.run.perStep = true;
   }
-  if (!options.run.log.empty() && !options.run.perStep) {
-    cli.error("--log needs --per-step or --data");
+  if (!options.run.perStep &&
+      (!options.run.log.empty() || !options.run.plot.empty())) {
+    cli.error(std::string(options.run.log.empty() ? "--plot" : "--log") +
+              " needs --per-step or --data");
     return 2;
   }
   if (options.run.perStep &&

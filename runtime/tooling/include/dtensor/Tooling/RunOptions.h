@@ -62,6 +62,10 @@ struct RunOptions {
   /// its time, tokens per second, and each scalar output: loss, grad_norm,
   /// lr of a train_step) to this file ("": none).
   std::string log;
+  /// --plot: after the steps rank 0 draws the loss (the scalar output named
+  /// loss, else the first scalar output) against the step as an SVG file
+  /// ("": none; LossCurve.h).
+  std::string plot;
   /// --save-weights: after the steps, write the weights and trained
   /// parameters to this safetensors file ("": none).
   std::string saveWeights;

@@ -5,7 +5,7 @@
 // one JSON object to the --log file (JSON lines), each with the step, its
 // batch, its time, the tokens per second of a --data batch, and the value
 // of every scalar float output of the entry (a train_step's loss,
-// grad_norm and lr).
+// grad_norm and lr); with --plot the loss is drawn at the end.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +38,10 @@ public:
   dtensor_status report(dtensor_program *program, const RunRanks &ranks,
                         int step, double ms);
 
+  /// Rank 0: draws the --plot picture of the steps reported ("" or the
+  /// error; nothing without --plot).
+  std::string writePlot(const RunOptions &options) const;
+
   /// Rank 0: whether writing the log failed (reported when it did).
   bool failed() const { return logFailed; }
 
@@ -48,6 +52,9 @@ public:
 
 private:
   std::vector<const RunTensor *> scalars;
+  /// Rank 0, with --plot: the plotted scalar's index and its values.
+  int plotted = -1;
+  std::vector<std::pair<double, double>> curve;
   const RunData *data = nullptr;
   /// Whether the steps report (the same on every rank); whether this rank
   /// prints.
