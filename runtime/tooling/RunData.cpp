@@ -31,7 +31,7 @@ std::string readIdBound(const std::string &artifact, const std::string &entry,
   nlohmann::json manifest =
       nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
   if (manifest.is_discarded() || !manifest.is_object())
-    return "--data: cannot read the index bounds of " + path;
+    return "cannot read the index bounds of " + path;
   std::string selected =
       entry.empty() ? manifest.value("entry", std::string()) : entry;
   auto entries = manifest.find("entries");
@@ -56,8 +56,9 @@ std::string readIdBound(const std::string &artifact, const std::string &entry,
 
 } // namespace
 
-std::string RunData::open(const RunOptions &options) {
-  return TokenStream::open(options.data, stream);
+std::string RunData::open(const DataSource &from) {
+  source = from;
+  return TokenStream::open(source.files, stream);
 }
 
 std::string RunData::bind(dtensor_program *program,
@@ -71,16 +72,17 @@ std::string RunData::bind(dtensor_program *program,
        {std::make_tuple(tokenInput, &tokens, "--data-tokens"),
         std::make_tuple(targetInput, &targets, "--data-targets")}) {
     if (!tensor)
-      return "--data: the entry has no input '" + *name + "' (" + flag +
+      return source.flag + ": the entry has no input '" + *name + "' (" + flag +
              " names the input the batches feed)";
     if ((tensor->dtype != DTENSOR_I64 && tensor->dtype != DTENSOR_I32) ||
         tensor->shape.size() != 2)
-      return "--data: input '" + *name + "' is " + tensor->typeString() +
+      return source.flag + ": input '" + *name + "' is " +
+             tensor->typeString() +
              "; the batches feed [batch, sequence] token ids of i64 or i32";
   }
   if (tokenInput->shape != targetInput->shape ||
       tokenInput->dtype != targetInput->dtype)
-    return "--data: the token input '" + tokens + "' is " +
+    return source.flag + ": the token input '" + tokens + "' is " +
            tokenInput->typeString() + " but the target input '" + targets +
            "' is " + targetInput->typeString() + "; they must agree";
   dtype = tokenInput->dtype;
@@ -92,17 +94,18 @@ std::string RunData::bind(dtensor_program *program,
   for (int i = 0; i < 2; ++i) {
     if (dtensor_program_tensor_info(
             program, (i ? targetInput : tokenInput)->index, &info[i]))
-      return std::string("--data: ") + dtensor_last_error();
+      return source.flag + ": " + dtensor_last_error();
   }
   for (const dtensor_tensor_info &one : info)
     if (std::strstr(one.placements, "head_tail"))
-      return "--data: input '" + std::string(one.name) + "' is laid out " +
-             one.placements + "; head-tail shards are not fed from --data";
+      return source.flag + ": input '" + std::string(one.name) +
+             "' is laid out " + one.placements +
+             "; head-tail shards are not fed from token files";
   if (!std::equal(info[0].local_shape, info[0].local_shape + 2,
                   info[1].local_shape) ||
       !std::equal(info[0].local_offset, info[0].local_offset + 2,
                   info[1].local_offset))
-    return "--data: inputs '" + tokens + "' (" + info[0].placements +
+    return source.flag + ": inputs '" + tokens + "' (" + info[0].placements +
            ") and '" + targets + "' (" + info[1].placements +
            ") are sharded differently";
   rowOffset = info[0].local_offset[0];
@@ -111,18 +114,17 @@ std::string RunData::bind(dtensor_program *program,
   localColumns = info[0].local_shape[1];
 
   int64_t bound = 0;
-  if (std::string error = readIdBound(options.artifact, options.entry,
-                                      {tokens, targets}, bound);
+  if (std::string error =
+          readIdBound(options.artifact, source.entry, {tokens, targets}, bound);
       !error.empty())
-    return error;
+    return source.flag + ": " + error;
   if (bound != std::numeric_limits<int64_t>::max())
     if (std::string error = stream.checkVocabulary(bound); !error.empty())
-      return "--data: " + error;
-  if (std::string error = TokenBatches::create(stream, rows, columns,
-                                               options.dataSeed, batches);
+      return source.flag + ": " + error;
+  if (std::string error =
+          TokenBatches::create(stream, rows, columns, source.seed, batches);
       !error.empty())
-    return "--data: " + error;
-  start = options.dataStart;
+    return source.flag + ": " + error;
   return "";
 }
 
@@ -130,7 +132,7 @@ std::vector<std::pair<std::string, NpyArray>>
 RunData::shards(int64_t step) const {
   std::vector<int64_t> tokenRows(localRows * columns),
       targetRows(localRows * columns);
-  batches.read(start + uint64_t(step), rowOffset, rowOffset + localRows,
+  batches.read(source.start + uint64_t(step), rowOffset, rowOffset + localRows,
                tokenRows.data(), targetRows.data());
   std::vector<std::pair<std::string, NpyArray>> result;
   for (auto [name, values] : {std::make_pair(&tokens, &tokenRows),

@@ -4,6 +4,7 @@
 
 #include "dtensor/Tooling/RunCheck.h"
 #include "dtensor/Tooling/RunData.h"
+#include "dtensor/Tooling/RunEvaluation.h"
 #include "dtensor/Tooling/RunGeneration.h"
 #include "dtensor/Tooling/RunInputs.h"
 #include "dtensor/Tooling/RunOutputs.h"
@@ -30,8 +31,19 @@ int runSession(const RunOptions &options, RunRanks &ranks,
   bool readOk = readInputFiles(options, ranks, files);
   RunData data;
   if (!options.data.empty())
-    if (std::string error = data.open(options); !error.empty()) {
+    if (std::string error = data.open({"--data", options.data, options.dataSeed,
+                                       options.dataStart, options.entry});
+        !error.empty()) {
       ranks.report("--data: " + error);
+      readOk = false;
+    }
+  RunEvaluation evaluation;
+  if (!options.evalData.empty())
+    if (std::string error =
+            evaluation.data.open({"--eval-data", options.evalData, std::nullopt,
+                                  0, options.evalEntry});
+        !error.empty()) {
+      ranks.report("--eval-data: " + error);
       readOk = false;
     }
   if (ranks.anyFailed(!readOk))
@@ -111,6 +123,15 @@ int runSession(const RunOptions &options, RunRanks &ranks,
     for (auto &[name, shard] : data.shards(0))
       firstStep.local[name] = std::move(shard);
   }
+  // --eval-data: bound with its entry selected, then the run's again.
+  if (!options.evalData.empty()) {
+    std::string error = evaluation.bind(program, options);
+    if (!error.empty()) {
+      if (rank == 0)
+        ranks.report(error);
+      return finish(1);
+    }
+  }
   StepProgress progress;
   {
     std::string error = progress.open(
@@ -139,8 +160,9 @@ int runSession(const RunOptions &options, RunRanks &ranks,
     std::vector<double> times;
     if (dtensor_status status =
             runPerStep(program, tensors, options, files,
-                       options.data.empty() ? nullptr : &data, progress, ranks,
-                       stacked, times))
+                       options.data.empty() ? nullptr : &data,
+                       options.evalData.empty() ? nullptr : &evaluation,
+                       progress, ranks, stacked, times))
       return finish(fail(status));
     if (rank == 0 && !options.quiet)
       std::printf("%s\n", describeStepTimes(steps, ranks.worldSize(),

@@ -64,9 +64,9 @@ std::string firstStepInputs(const std::vector<RunTensor> &tensors,
 dtensor_status runPerStep(dtensor_program *program,
                           const std::vector<RunTensor> &tensors,
                           const RunOptions &options, const InputFiles &files,
-                          const RunData *data, StepProgress &progress,
-                          const RunRanks &ranks, GlobalValues &stacked,
-                          std::vector<double> &timesMs) {
+                          const RunData *data, RunEvaluation *evaluation,
+                          StepProgress &progress, const RunRanks &ranks,
+                          GlobalValues &stacked, std::vector<double> &timesMs) {
   int steps = options.warmup + options.iters;
   for (int step = 0; step < steps; ++step) {
     auto start = std::chrono::steady_clock::now();
@@ -95,6 +95,16 @@ dtensor_status runPerStep(dtensor_program *program,
     if (dtensor_status status =
             progress.report(program, ranks, step, timesMs.back()))
       return status;
+    bool last = step + 1 == steps;
+    if (evaluation && (last || (options.evalEvery > 0 &&
+                                (step + 1) % options.evalEvery == 0))) {
+      double loss = 0;
+      if (dtensor_status status =
+              evaluation->evaluate(program, options, ranks, loss))
+        return status;
+      if (ranks.rank() == 0)
+        progress.reportEvaluation(step, loss);
+    }
     for (const auto &[name, path] : options.outputs) {
       const RunTensor *tensor = findTensor(tensors, name);
       if (!tensor)

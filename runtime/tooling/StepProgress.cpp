@@ -20,7 +20,8 @@ std::string StepProgress::open(const std::vector<RunTensor> &tensors,
   firstBatch = options.dataStart;
   print = data && !options.quiet && rank == 0;
   // Every rank fetches the scalars with rank 0, which prints or logs them.
-  active = data || !options.log.empty() || !options.plot.empty();
+  active = data || !options.log.empty() || !options.plot.empty() ||
+           !options.evalData.empty();
   if (!active)
     return "";
   for (const RunTensor &tensor : tensors)
@@ -102,6 +103,25 @@ dtensor_status StepProgress::report(dtensor_program *program,
   return DTENSOR_OK;
 }
 
+void StepProgress::reportEvaluation(int step, double loss) {
+  evalCurve.emplace_back(double(step + 1), loss);
+  if (print)
+    std::printf("eval after step %d: loss %.6g\n", step + 1, loss);
+  std::fflush(stdout);
+  if (!log)
+    return;
+  nlohmann::ordered_json record;
+  record["step"] = step;
+  record["eval_loss"] = loss;
+  std::string line = record.dump() + "\n";
+  if (std::fwrite(line.data(), 1, line.size(), log.get()) != line.size() ||
+      std::fflush(log.get()) != 0) {
+    std::fprintf(stderr, "--log: cannot write: %s\n", std::strerror(errno));
+    log.reset();
+    logFailed = true;
+  }
+}
+
 std::string StepProgress::writePlot(const RunOptions &options) const {
   if (options.plot.empty())
     return "";
@@ -112,8 +132,10 @@ std::string StepProgress::writePlot(const RunOptions &options) const {
       name + " of " +
       (options.entry.empty() ? std::string("the run") : options.entry) + ", " +
       std::to_string(curve.size()) + " steps";
-  std::string error = writeTextFile(
-      options.plot, lossCurveSvg(title, {{name, "#1f77b4", curve}}));
+  std::vector<CurveSeries> series{{name, "#1f77b4", curve}};
+  if (!evalCurve.empty())
+    series.push_back({"eval " + name, "#ff7f0e", evalCurve});
+  std::string error = writeTextFile(options.plot, lossCurveSvg(title, series));
   return error.empty() ? "" : "--plot: " + error;
 }
 

@@ -232,6 +232,30 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
                      "the batch step 0 reads (default 0; a resumed\n"
                      "run's next batch)")
           ->type_name("B");
+  CLI::Option *evalData =
+      app.add_option("--eval-data", options.run.evalData,
+                     "evaluation token files (as --data's): every\n"
+                     "--eval-every steps and after the last, the\n"
+                     "mean loss of --eval-entry over the first\n"
+                     "--eval-batches batches (repeatable)")
+          ->type_name("FILE")
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+          ->allow_extra_args(false);
+  CLI::Option *evalEntry =
+      app.add_option("--eval-entry", options.run.evalEntry,
+                     "the entry --eval-data feeds (default eval_step)")
+          ->type_name("NAME");
+  CLI::Option *evalEvery =
+      app.add_option("--eval-every", options.run.evalEvery,
+                     "evaluate every K steps (default: after the\n"
+                     "last only)")
+          ->type_name("K")
+          ->transform(integerAtLeast(1, kIntMax));
+  CLI::Option *evalBatches =
+      app.add_option("--eval-batches", options.run.evalBatches,
+                     "batches each evaluation averages (default 1)")
+          ->type_name("N")
+          ->transform(integerAtLeast(1, kIntMax));
   app.add_option("--log", options.run.log,
                  "with --per-step or --data: write one JSON line\n"
                  "per step (step, batch, ms, tokens/s, and each\n"
@@ -340,6 +364,15 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
     }
   if (*dataSeedOption)
     options.run.dataSeed = dataSeed;
+  for (CLI::Option *needsEval : {evalEntry, evalEvery, evalBatches})
+    if (*needsEval && !*evalData) {
+      cli.error(needsEval->get_name() + " needs --eval-data");
+      return 2;
+    }
+  if (*evalData && !*data) {
+    cli.error("--eval-data needs --data (it evaluates a run fed by it)");
+    return 2;
+  }
   if (*data) {
     for (const std::string &name :
          {options.run.dataTokens, options.run.dataTargets})

@@ -23,27 +23,41 @@
 #include "dtensor/runtime.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace dtensor::tooling {
 
+/// Where a run's batches come from: --data (the trained entry's) or
+/// --eval-data (the evaluated entry's).
+struct DataSource {
+  /// The flag, for messages.
+  std::string flag;
+  std::vector<std::string> files;
+  std::optional<uint64_t> seed;
+  /// The batch read at step 0.
+  uint64_t start = 0;
+  /// The entry fed ("": the artifact's default).
+  std::string entry;
+};
+
 class RunData {
 public:
-  /// Opens and checks the --data files on this rank (no collective). "" or
-  /// the error, naming the file.
-  std::string open(const RunOptions &options);
+  /// Opens and checks the files of `source` on this rank (no collective).
+  /// "" or the error, naming the file.
+  std::string open(const DataSource &source);
 
-  /// After the entry is selected: finds its token and target inputs, this
-  /// rank's shard of them, the bound of their ids (the manifest of
-  /// `options.artifact`), checks every token against it and cuts the
-  /// batches. The same on every rank: "" or the error.
+  /// With the source's entry selected: finds its token and target inputs
+  /// (among `tensors`), this rank's shard of them, the bound of their ids
+  /// (the manifest of `options.artifact`), checks every token against it
+  /// and cuts the batches. The same on every rank: "" or the error.
   std::string bind(dtensor_program *program,
                    const std::vector<RunTensor> &tensors,
                    const RunOptions &options);
 
-  /// This rank's shards of batch `options.dataStart + step`: the token and
-  /// target inputs' names and values.
+  /// This rank's shards of batch `start + step`: the token and target
+  /// inputs' names and values.
   std::vector<std::pair<std::string, NpyArray>> shards(int64_t step) const;
 
   /// Tokens of one global batch.
@@ -57,7 +71,7 @@ private:
   /// The global batch, and this rank's box of it.
   int64_t rows = 0, columns = 0;
   int64_t rowOffset = 0, localRows = 0, columnOffset = 0, localColumns = 0;
-  uint64_t start = 0;
+  DataSource source;
 };
 
 } // namespace dtensor::tooling

@@ -58,6 +58,14 @@ struct RunOptions {
   std::string dataTokens = "tokens", dataTargets = "targets";
   std::optional<uint64_t> dataSeed;
   uint64_t dataStart = 0;
+  /// --eval-data: token files of the evaluation batches, fed to the
+  /// --eval-entry's token and target inputs (the same names as --data's);
+  /// every --eval-every steps (and after the last) the run evaluates the
+  /// mean loss of the first --eval-batches batches (RunEvaluation.h).
+  std::vector<std::string> evalData;
+  std::string evalEntry = "eval_step";
+  int evalEvery = 0;
+  int evalBatches = 1;
   /// --log: rank 0 appends one JSON line per step (the step, its batch,
   /// its time, tokens per second, and each scalar output: loss, grad_norm,
   /// lr of a train_step) to this file ("": none).

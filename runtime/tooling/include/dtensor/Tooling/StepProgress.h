@@ -38,6 +38,11 @@ public:
   dtensor_status report(dtensor_program *program, const RunRanks &ranks,
                         int step, double ms);
 
+  /// Rank 0: after step `step`, the evaluation's mean loss: a line (with
+  /// --data, unless --quiet), a log record {"step", "eval_loss"} and a
+  /// point of the picture's eval series.
+  void reportEvaluation(int step, double loss);
+
   /// Rank 0: draws the --plot picture of the steps reported ("" or the
   /// error; nothing without --plot).
   std::string writePlot(const RunOptions &options) const;
@@ -54,7 +59,7 @@ private:
   std::vector<const RunTensor *> scalars;
   /// Rank 0, with --plot: the plotted scalar's index and its values.
   int plotted = -1;
-  std::vector<std::pair<double, double>> curve;
+  std::vector<std::pair<double, double>> curve, evalCurve;
   const RunData *data = nullptr;
   /// Whether the steps report (the same on every rank); whether this rank
   /// prints.
