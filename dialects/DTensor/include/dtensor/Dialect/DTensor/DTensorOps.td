@@ -954,7 +954,9 @@ def DTensor_OptimizationBarrierOp : DTensor_Op<"optimization_barrier",
     forward, and elementwise fusion cannot fuse the forward's producers into
     them (which would recompute values outside the module). The op has no
     folder and declares no memory effects, so passes treat it as having
-    unknown ones: it is neither removed, merged nor moved. Propagation
+    unknown ones: it is neither removed, merged nor moved, and collective
+    bucketing moves no op below it (which would run the recomputation
+    before that part of the backward). Propagation
     gives the result the operand's layout (a copy); partitioning keeps it
     per rank; `--dtensor-lower-optimization-barriers` replaces it by its
     operand after elementwise fusion, before bufferization.
