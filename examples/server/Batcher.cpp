@@ -2,35 +2,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Batcher.h"
 
+#include "TokenChoice.h"
+
 #include <algorithm>
 #include <cassert>
 
 namespace dtensor::server {
-
-namespace {
-
-/// `token`'s log-probability under `logits` and the `count` most likely
-/// tokens (ties in id order).
-TokenLogprobs logprobsOf(const float *logits, int64_t vocab, int64_t token,
-                         int count) {
-  std::vector<double> logprobs = tooling::logSoftmax(logits, vocab);
-  TokenLogprobs entry;
-  entry.logprob = logprobs[token];
-  std::vector<int64_t> order(static_cast<size_t>(vocab));
-  for (int64_t id = 0; id < vocab; ++id)
-    order[id] = id;
-  size_t kept = std::min<size_t>(static_cast<size_t>(count), order.size());
-  std::partial_sort(order.begin(), order.begin() + kept, order.end(),
-                    [&](int64_t a, int64_t b) {
-                      return logprobs[a] > logprobs[b] ||
-                             (logprobs[a] == logprobs[b] && a < b);
-                    });
-  for (size_t i = 0; i < kept; ++i)
-    entry.top.emplace_back(order[i], logprobs[order[i]]);
-  return entry;
-}
-
-} // namespace
 
 void Batcher::admit(std::vector<JobPtr> jobs) {
   assert(jobs.size() <= freeRows() && "more jobs than free rows");
@@ -78,18 +55,13 @@ size_t Batcher::complete(const std::vector<int64_t> &next,
       continue;
     }
     // Sampling and logprobs read the logits at the job's last position.
-    const TokenLogprobs *tokenLogprobs = nullptr;
-    TokenLogprobs entry;
-    if (job.needsLogits() && !logits.empty()) {
-      const float *at = logits.data() + (row * seqLen_ + length - 1) * vocab_;
-      if (job.sampling)
-        token = tooling::sampleToken(at, vocab_, *job.sampling, job.prompt,
-                                     job.generated, job.choice);
-      if (job.logprobs >= 0) {
-        entry = logprobsOf(at, vocab_, token, job.logprobs);
-        tokenLogprobs = &entry;
-      }
-    }
+    const float *at =
+        logits.empty() ? nullptr
+                       : logits.data() + (row * seqLen_ + length - 1) * vocab_;
+    TokenChoice choice = chooseToken(job, token, at, vocab_);
+    token = choice.token;
+    const TokenLogprobs *tokenLogprobs =
+        choice.logprobs ? &*choice.logprobs : nullptr;
     // A stop token ends a completion and is not returned.
     bool stopped = std::find(job.stop.begin(), job.stop.end(), token) !=
                    job.stop.end();

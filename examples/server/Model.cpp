@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "Model.h"
 
+#include "dtensor/Tooling/ElementTypes.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -29,10 +31,6 @@ std::vector<TensorInfo> listTensors(const dtensor_program *program) {
                                             info.global_shape + info.ndim)});
   }
   return tensors;
-}
-
-bool isFloat(dtensor_dtype dtype) {
-  return dtype == DTENSOR_F32 || dtype == DTENSOR_F64;
 }
 
 std::string shapeText(const std::vector<int64_t> &shape) {
@@ -178,13 +176,30 @@ bool Model::describe(const Options &options, ModelSpec &spec,
   if (std::any_of(tensors.begin(), tensors.end(), [](const TensorInfo &t) {
         return t.role == DTENSOR_STATE;
       })) {
-    generator_ = tooling::Generator::create(program_, error);
+    generator_ = tooling::Generator::create(program_, error, rank_);
     if (!generator_)
       return false;
     spec.cache = true;
     spec.batch = generator_->numSlots();
     spec.seqLen = generator_->maxPositions();
-    return findVocab(options, tensors, nullptr, spec, error);
+    // The steps' logits [B, T, V] (every entry has them or none counts).
+    TensorInfo stepLogits{"logits",
+                          DTENSOR_OUTPUT,
+                          DTENSOR_F32,
+                          {spec.batch, 1, generator_->logitsVocab()}};
+    bool haveLogits = generator_->logitsVocab() > 0;
+    if (haveLogits)
+      spec.logits = stepLogits.name;
+    if (!findVocab(options, tensors, haveLogits ? &stepLogits : nullptr, spec,
+                   error))
+      return false;
+    if (haveLogits && spec.vocab != generator_->logitsVocab()) {
+      error = "--vocab " + std::to_string(spec.vocab) +
+              " differs from the last dim of the steps' logits (" +
+              std::to_string(generator_->logitsVocab()) + ")";
+      return false;
+    }
+    return true;
   }
   const TensorInfo *tokens = pick(
       tensors, options.tokensName, DTENSOR_INPUT,
@@ -229,7 +244,7 @@ bool Model::describe(const Options &options, ModelSpec &spec,
       tensors, options.logitsName, DTENSOR_OUTPUT,
       "float output of rank 3 (the logits)", "--logits",
       [](const TensorInfo &t) {
-        return isFloat(t.dtype) && t.shape.size() == 3;
+        return tooling::isFloatingPoint(t.dtype) && t.shape.size() == 3;
       },
       options.logitsName.empty(), error);
   if (!logits && !options.logitsName.empty())
@@ -288,16 +303,7 @@ dtensor_status Model::step(const ModelSpec &spec,
     return failed(status);
   if (!root)
     return DTENSOR_OK;
-  logits.resize(count);
-  if (spec.logitsDtype == DTENSOR_F32) {
-    std::memcpy(logits.data(), raw.data(), raw.size());
-  } else {
-    for (size_t i = 0; i < count; ++i) {
-      double value;
-      std::memcpy(&value, raw.data() + i * sizeof(double), sizeof(double));
-      logits[i] = static_cast<float>(value);
-    }
-  }
+  logits = tooling::floatElements(raw.data(), spec.logitsDtype, count);
   return DTENSOR_OK;
 }
 
@@ -318,22 +324,27 @@ dtensor_status breakSet(dtensor_program *program, std::string &error) {
 } // namespace
 
 dtensor_status Model::prefill(int64_t slot, const std::vector<int64_t> &prompt,
-                              bool breakIt, std::vector<int64_t> &all,
-                              std::string &error) {
+                              bool fetchLogits, bool breakIt,
+                              std::vector<int64_t> &all,
+                              std::vector<float> &logits, std::string &error) {
+  logits.clear();
   if (breakIt)
     return breakSet(program_, error);
   int64_t next = 0;
-  if (!generator_->prefill(slot, prompt, next, error, &all))
+  if (!generator_->prefill(slot, prompt, next, error, &all,
+                           fetchLogits ? &logits : nullptr))
     return DTENSOR_ERR_RUNTIME;
   return DTENSOR_OK;
 }
 
 dtensor_status Model::decode(const std::vector<tooling::Generator::Row> &rows,
-                             bool breakIt, std::vector<int64_t> &next,
-                             std::string &error) {
+                             bool fetchLogits, bool breakIt,
+                             std::vector<int64_t> &next,
+                             std::vector<float> &logits, std::string &error) {
+  logits.clear();
   if (breakIt)
     return breakSet(program_, error);
-  if (!generator_->decode(rows, next, error))
+  if (!generator_->decode(rows, next, error, fetchLogits ? &logits : nullptr))
     return DTENSOR_ERR_RUNTIME;
   return DTENSOR_OK;
 }

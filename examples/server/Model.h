@@ -25,7 +25,9 @@ namespace dtensor::server {
 struct ModelSpec {
   std::string tokens; // input, i64 [batch, seqLen]
   std::string output; // output, i64 [batch, seqLen]: argmax per position
-  std::string logits; // output, f32/f64 [batch, seqLen, vocab]; "" if none
+  /// output, f32/f64 [batch, seqLen, vocab] (with a KV cache: every step
+  /// entry's `logits[B, T, V]`); "" if none
+  std::string logits;
   dtensor_dtype logitsDtype = DTENSOR_F32;
   int64_t batch = 0;
   int64_t seqLen = 0;
@@ -56,13 +58,18 @@ public:
   bool describe(const Options &options, ModelSpec &spec, std::string &error);
 
   /// COLLECTIVE, KV-cache artifacts. Prefills `prompt` into `slot`; `all`
-  /// gets the next token after each prompt token. `breakIt`: as step's.
+  /// gets the next token after each prompt token and, with `fetchLogits`
+  /// (an artifact with logits), `logits` on rank 0 the V logits after the
+  /// last one. `breakIt`: as step's.
   dtensor_status prefill(int64_t slot, const std::vector<int64_t> &prompt,
-                         bool breakIt, std::vector<int64_t> &all,
+                         bool fetchLogits, bool breakIt,
+                         std::vector<int64_t> &all, std::vector<float> &logits,
                          std::string &error);
-  /// COLLECTIVE, KV-cache artifacts. One decode step over `rows`.
+  /// COLLECTIVE, KV-cache artifacts. One decode step over `rows`; with
+  /// `fetchLogits`, `logits` on rank 0 holds each row's V logits.
   dtensor_status decode(const std::vector<tooling::Generator::Row> &rows,
-                        bool breakIt, std::vector<int64_t> &next,
+                        bool fetchLogits, bool breakIt,
+                        std::vector<int64_t> &next, std::vector<float> &logits,
                         std::string &error);
 
   /// COLLECTIVE. One step on `tokens` (batch * seqLen ids, the same on

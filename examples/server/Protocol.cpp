@@ -258,8 +258,10 @@ bool readInteger(const json &document, const char *name, int64_t low,
 bool parseSampling(const json &document, const Limits &limits, Request &request,
                    RequestError &error) {
   tooling::SamplingParams params;
-  // Greedy unless asked otherwise (OpenAI's default is 1).
-  params.temperature = 0;
+  // OpenAI's default, 1, where the artifact can sample; an argmax-only
+  // artifact decodes greedily a request that leaves it out.
+  bool canSample = limits.hasLogits;
+  params.temperature = canSample ? 1 : 0;
   double topK = 0;
   int64_t topKValue = 0, seed = -1, n = 1, logprobs = -1;
   if (!readNumber(document, "temperature", 0, 2, false, params.temperature,
@@ -310,12 +312,14 @@ bool parseSampling(const json &document, const Limits &limits, Request &request,
   request.n = n;
   request.logprobs = static_cast<int>(logprobs);
   bool needsLogits = !params.greedyArgmax() || logprobs >= 0;
-  bool canSample = limits.hasLogits && !limits.cache;
   if (!canSample) {
-    const char *why = limits.cache
-                          ? "the KV-cache steps of this artifact return their "
-                            "argmax only"
-                          : "this artifact has no logits output";
+    const char *why =
+        limits.cache
+            ? "the KV-cache steps of this artifact return their argmax only; "
+              "compile a plan of gen_model_plan --kv-cache --logits-output"
+            : "this artifact has no logits output; export with "
+              "dtensor-export --next-token, or gen_model_plan "
+              "--logits-output";
     if (params.temperature != 0)
       return refuse(error, 422,
                     std::string("only greedy decoding is served: "

@@ -150,7 +150,7 @@ LoopEnd followSteps(Model &model, const ModelSpec &spec, const Options &options,
 LoopEnd leadCacheSteps(Model &model, const ModelSpec &spec,
                        const Options &options, CommandChannel &channel,
                        ServerState &state, StepWatchdog &watchdog) {
-  SlotScheduler scheduler(spec.batch);
+  SlotScheduler scheduler(spec.batch, spec.logits.empty() ? 0 : spec.vocab);
   auto batchWait = std::chrono::milliseconds(options.maxBatchWaitMs);
   int64_t step = 0;
   auto record = [&](size_t rows, std::chrono::steady_clock::time_point start,
@@ -193,20 +193,23 @@ LoopEnd leadCacheSteps(Model &model, const ModelSpec &spec,
       command.step = step;
       command.slot = slot;
       command.count = static_cast<int64_t>(job->prompt.size());
+      command.fetchLogits = scheduler.wantsLogits(slot);
       delayStep(options);
       auto start = std::chrono::steady_clock::now();
       watchdog.arm(step, scheduler.active());
       std::string error;
       std::vector<int64_t> all;
+      std::vector<float> logits;
       bool sent = channel.send(command, job->prompt, error);
       dtensor_status status = DTENSOR_OK;
       if (sent)
-        status = model.prefill(slot, job->prompt,
-                               injectFailure(options, model, step), all, error);
+        status = model.prefill(slot, job->prompt, command.fetchLogits,
+                               injectFailure(options, model, step), all, logits,
+                               error);
       watchdog.disarm();
       if (!sent || status != DTENSOR_OK)
         return failStep(state, scheduler, step, error, sent);
-      record(1, start, scheduler.prefilled(slot, all));
+      record(1, start, scheduler.prefilled(slot, all, logits));
       ++step;
     }
 
@@ -217,6 +220,8 @@ LoopEnd leadCacheSteps(Model &model, const ModelSpec &spec,
     command.kind = Command::Decode;
     command.step = step;
     command.count = static_cast<int64_t>(rows.size());
+    // Greedy rows alone fetch no logits: the argmax is the answer.
+    command.fetchLogits = scheduler.wantsLogits(rows);
     std::vector<int64_t> payload;
     for (const tooling::Generator::Row &row : rows)
       payload.insert(payload.end(), {row.slot, row.token, row.position});
@@ -225,15 +230,17 @@ LoopEnd leadCacheSteps(Model &model, const ModelSpec &spec,
     watchdog.arm(step, scheduler.active());
     std::string error;
     std::vector<int64_t> next;
+    std::vector<float> logits;
     bool sent = channel.send(command, payload, error);
     dtensor_status status = DTENSOR_OK;
     if (sent)
-      status = model.decode(rows, injectFailure(options, model, step), next,
+      status = model.decode(rows, command.fetchLogits,
+                            injectFailure(options, model, step), next, logits,
                             error);
     watchdog.disarm();
     if (!sent || status != DTENSOR_OK)
       return failStep(state, scheduler, step, error, sent);
-    record(rows.size(), start, scheduler.decoded(rows, next));
+    record(rows.size(), start, scheduler.decoded(rows, next, logits));
     ++step;
   }
 
@@ -251,6 +258,7 @@ LoopEnd followCacheSteps(Model &model, const Options &options,
                          CommandChannel &channel) {
   Command command;
   std::vector<int64_t> payload, out;
+  std::vector<float> logits; // empty: only rank 0 receives them
   for (;;) {
     std::string error;
     if (!channel.receive(command, payload, error)) {
@@ -264,13 +272,15 @@ LoopEnd followCacheSteps(Model &model, const Options &options,
     if (command.kind == Command::Prefill) {
       std::vector<int64_t> prompt(payload.begin(),
                                   payload.begin() + command.count);
-      status = model.prefill(command.slot, prompt, inject, out, error);
+      status = model.prefill(command.slot, prompt, command.fetchLogits, inject,
+                             out, logits, error);
     } else if (command.kind == Command::Decode) {
       std::vector<tooling::Generator::Row> rows;
       for (int64_t i = 0; i < command.count; ++i)
         rows.push_back({payload[3 * i], payload[3 * i + 1],
                         payload[3 * i + 2]});
-      status = model.decode(rows, inject, out, error);
+      status =
+          model.decode(rows, command.fetchLogits, inject, out, logits, error);
     } else {
       logError("rank 0 sent a recompute step to a KV-cache server");
       return LoopEnd::ChannelBroken;

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "SlotScheduler.h"
 
+#include "TokenChoice.h"
+
 #include <algorithm>
 #include <cassert>
 
@@ -39,14 +41,17 @@ void SlotScheduler::finish(int64_t slot, const std::string &reason) {
   JobResult result;
   result.status = 200;
   result.generated = job.generated;
+  result.logprobs = job.generatedLogprobs;
   result.finishReason = reason;
   job.finish(std::move(result));
   entries_[slot].reset();
 }
 
-void SlotScheduler::append(int64_t slot, int64_t token) {
+void SlotScheduler::append(int64_t slot, int64_t argmax, const float *logits) {
   Entry &entry = *entries_[slot];
   Job &job = *entry.job;
+  TokenChoice choice = chooseToken(job, argmax, logits, vocab_);
+  int64_t token = choice.token;
   Clock::time_point now = Clock::now();
   if (job.generated.empty())
     firstTokenSeconds.push_back(
@@ -58,13 +63,29 @@ void SlotScheduler::append(int64_t slot, int64_t token) {
   if (std::find(job.stop.begin(), job.stop.end(), token) != job.stop.end())
     return finish(slot, "stop");
   job.generated.push_back(token);
-  job.publish(token);
+  if (choice.logprobs)
+    job.generatedLogprobs.push_back(*choice.logprobs);
+  job.publish(token, choice.logprobs ? &*choice.logprobs : nullptr);
   if (static_cast<int64_t>(job.generated.size()) >= job.maxNewTokens)
     return finish(slot, "length");
   entry.last = token;
 }
 
-size_t SlotScheduler::prefilled(int64_t slot, const std::vector<int64_t> &all) {
+bool SlotScheduler::wantsLogits(int64_t slot) const {
+  return vocab_ > 0 && entries_[slot] && entries_[slot]->job->needsLogits();
+}
+
+bool SlotScheduler::wantsLogits(
+    const std::vector<tooling::Generator::Row> &rows) const {
+  return std::any_of(rows.begin(), rows.end(),
+                     [&](const tooling::Generator::Row &row) {
+                       return wantsLogits(row.slot);
+                     });
+}
+
+size_t SlotScheduler::prefilled(int64_t slot, const std::vector<int64_t> &all,
+                                const std::vector<float> &logits) {
+  const float *lastLogits = logits.empty() ? nullptr : logits.data();
   Entry &entry = *entries_[slot];
   Job &job = *entry.job;
   assert(all.size() == job.prompt.size() && "one token per prompt token");
@@ -73,6 +94,8 @@ size_t SlotScheduler::prefilled(int64_t slot, const std::vector<int64_t> &all) {
     result.status = 200;
     result.generated = {all.back()};
     result.argmax = all;
+    if (job.wantLogits && lastLogits)
+      result.logits.assign(lastLogits, lastLogits + vocab_);
     firstTokenSeconds.push_back(
         std::chrono::duration<double>(Clock::now() - job.created).count());
     job.finish(std::move(result));
@@ -81,7 +104,7 @@ size_t SlotScheduler::prefilled(int64_t slot, const std::vector<int64_t> &all) {
   }
   entry.prefilled = true;
   entry.position = static_cast<int64_t>(job.prompt.size());
-  append(slot, all.back());
+  append(slot, all.back(), lastLogits);
   return 1;
 }
 
@@ -94,14 +117,19 @@ std::vector<tooling::Generator::Row> SlotScheduler::decodeRows() const {
 }
 
 size_t SlotScheduler::decoded(const std::vector<tooling::Generator::Row> &rows,
-                              const std::vector<int64_t> &next) {
+                              const std::vector<int64_t> &next,
+                              const std::vector<float> &logits) {
   assert(rows.size() == next.size() && "one token per row");
+  assert((logits.empty() ||
+          logits.size() == rows.size() * static_cast<size_t>(vocab_)) &&
+         "V logits per row");
   for (size_t i = 0; i < rows.size(); ++i) {
     int64_t slot = rows[i].slot;
     if (!entries_[slot])
       continue;
     ++entries_[slot]->position;
-    append(slot, next[i]);
+    append(slot, next[i],
+           logits.empty() ? nullptr : logits.data() + i * vocab_);
   }
   return rows.size();
 }

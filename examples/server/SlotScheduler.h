@@ -9,6 +9,10 @@
 // needs no clearing: a prefill overwrites the positions it uses, and
 // attention never reads a position past a row's own).
 //
+// A job that samples (or reports logprobs) takes its tokens from the logits
+// of its prefill and decode steps, which the caller fetches when
+// wantsLogits says so; the others take the model's argmax.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef DTENSOR_EXAMPLES_SERVER_SLOTSCHEDULER_H
@@ -31,7 +35,9 @@ public:
   using JobPtr = std::shared_ptr<Job>;
   using Clock = std::chrono::steady_clock;
 
-  explicit SlotScheduler(int64_t slots) : slots_(slots) {}
+  /// `vocab`: the logits' last dim (0: the artifact has none).
+  explicit SlotScheduler(int64_t slots, int64_t vocab = 0)
+      : slots_(slots), vocab_(vocab) {}
 
   size_t freeSlots() const;
   bool idle() const { return freeSlots() == static_cast<size_t>(slots_); }
@@ -43,17 +49,25 @@ public:
   std::vector<int64_t> admit(std::vector<JobPtr> jobs);
   const JobPtr &jobAt(int64_t slot) const { return entries_[slot]->job; }
 
-  /// After slot's prefill: `all` is the next token after each prompt token.
+  /// After slot's prefill: `all` is the next token after each prompt token,
+  /// `logits` the V logits after the last one (empty when not fetched).
   /// Finishes a next_token job, or records the first generated token.
   /// Returns the tokens produced (0 or 1).
-  size_t prefilled(int64_t slot, const std::vector<int64_t> &all);
+  size_t prefilled(int64_t slot, const std::vector<int64_t> &all,
+                   const std::vector<float> &logits = {});
 
   /// The rows of the next decode step: every prefilled job that goes on.
   std::vector<tooling::Generator::Row> decodeRows() const;
+  /// Whether the step over `rows` (of decodeRows) must fetch the logits;
+  /// with a single row, whether slot `rows[0].slot`'s prefill must.
+  bool wantsLogits(const std::vector<tooling::Generator::Row> &rows) const;
+  bool wantsLogits(int64_t slot) const;
   /// After a decode step over `rows` (as decodeRows gave them): appends
-  /// each row's token. Returns the tokens produced.
+  /// each row's token; `logits` holds each row's V logits when fetched.
+  /// Returns the tokens produced.
   size_t decoded(const std::vector<tooling::Generator::Row> &rows,
-                 const std::vector<int64_t> &next);
+                 const std::vector<int64_t> &next,
+                 const std::vector<float> &logits = {});
 
   /// Ends the jobs whose clients went away; returns how many.
   size_t dropCancelled();
@@ -74,12 +88,14 @@ private:
     int64_t last = 0;     // the last token, not yet in the cache
     Clock::time_point lastTokenAt;
   };
-  /// Appends `token` to the slot's job; finishes it (and frees the slot)
-  /// when it is done.
-  void append(int64_t slot, int64_t token);
+  /// Appends the job's choice after `argmax` and `logits` (null: not
+  /// fetched) to the slot's job; finishes it (and frees the slot) when it
+  /// is done.
+  void append(int64_t slot, int64_t argmax, const float *logits);
   void finish(int64_t slot, const std::string &reason);
 
   int64_t slots_;
+  int64_t vocab_;
   std::vector<std::optional<Entry>> entries_ =
       std::vector<std::optional<Entry>>(static_cast<size_t>(slots_));
 };

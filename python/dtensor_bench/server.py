@@ -36,11 +36,14 @@ load averages, the commands) and DIR/results.md (the table). Models:
   recompute server's [8, 528] step under a second on 2 cores; a 2048-dim
   model's would take about 15 s per generated token.
 
---sampling: the recompute server is also loaded with sampling requests
+--sampling: both servers are also loaded with sampling requests
 (temperature, top-k, top-p, repetition penalty, a seed per request: the
-server fetches the [B, S, V] logits to rank 0 each step and samples there),
-rows "recompute+sampling", against its greedy rows (the model's own argmax,
-no logits fetched).
+recompute server fetches the [B, S, V] logits to rank 0 each step, the
+KV-cache server the logits of its prefill and decode steps, and rank 0
+samples), rows "kv+sampling" and "recompute+sampling", against their
+greedy rows on the same artifacts (the model's own argmax, no logits
+fetched). Greedy requests say temperature 0 (the server's default is
+OpenAI's 1 on an artifact with logits).
 
 --quick: the tiny model on 2 ranks, 1 and 4 clients, prompts of 16-64
 tokens, 8 new tokens (under a minute with the compiles). Timings are
@@ -283,7 +286,7 @@ def run_load(port, prompts, max_tokens, clients, timeout, sampling=False):
                 return
             records[index] = stream_completion(
                 port, prompts[index], max_tokens, timeout,
-                sampling_fields(index) if sampling else None)
+                sampling_fields(index) if sampling else {"temperature": 0})
 
     threads = [threading.Thread(target=client) for _ in range(clients)]
     start = time.monotonic()
@@ -375,7 +378,8 @@ def prepare(args, model, work):
     kv_plan = os.path.join(work, "kv.json")
     run(gen + MODELS[model] + ["--kv-cache", "--slots", str(slots),
         "--max-seq", str(max_seq), "--prefill",
-        ",".join(map(str, prefill)), "-o", kv_plan])
+        ",".join(map(str, prefill)), "-o", kv_plan] +
+        (["--logits-output"] if args.sampling else []))
     seq = args.prompt_max + args.max_tokens
     stateless_plan = os.path.join(work, "recompute.json")
     # --sampling: the logits are an output too (the server samples from
@@ -417,8 +421,8 @@ def prompts_for(args, model, clients, count):
 def bench_server(args, model, kind, ranks, artifact, weights, work,
                  sampling=False):
     """Every concurrency on one started server; a list of result rows.
-    `sampling`: the requests sample (the recompute server, whose artifact
-    has logits), their rows named "<kind>+sampling"."""
+    `sampling`: the requests sample (the artifact has logits), their rows
+    named "<kind>+sampling"."""
     rows = []
     binary = os.path.join(args.build_dir, "bin", "dtensor-server")
     threads = args.http_threads or max(args.concurrency) + 8
@@ -589,10 +593,11 @@ def main():
                              "concurrency; fewer: the other requests wait "
                              "in the server's queue for a free slot)")
     parser.add_argument("--sampling", action="store_true",
-                        help="also run the recompute server with sampling "
+                        help="also run both servers with sampling "
                         "requests (temperature 0.8, top_k 50, top_p 0.95, "
                         "repetition_penalty 1.1, seeded): the logits are "
-                        "fetched to rank 0 each step")
+                        "fetched to rank 0 each step (the KV-cache plan "
+                        "gets --logits-output)")
     parser.add_argument("--no-recompute", action="store_true",
                         help="the KV-cache server only")
     parser.add_argument("--http-threads", type=int, default=0,
@@ -663,7 +668,7 @@ def main():
                 result["rows"] += bench_server(
                     args, model, kind, ranks, artifacts[(kind, ranks)],
                     weights, os.path.join(work, model))
-                if kind == "recompute" and args.sampling:
+                if args.sampling:
                     result["rows"] += bench_server(
                         args, model, kind, ranks, artifacts[(kind, ranks)],
                         weights, os.path.join(work, model), sampling=True)

@@ -33,7 +33,8 @@ way). Prints one line per mesh and quantity; exits 1 on the first
 disagreement.
 
 --dtensor-peer D,T (a dtensor_testing.gen_model_plan Llama with --lm-loss,
-whose last mesh is dp=D,tp=T) also trains with PyTorch DTensor itself
+whose last mesh is dp=D,tp=T; D may be RxS, the replicate and shard dims of
+HSDP) also trains with PyTorch DTensor itself
 (dtensor_testing.dtensor_training: parallelize_module over tp with loss
 parallelism, DDP over dp, gloo) from the same weights and batches: its
 losses and final parameters must agree with ours as with the one-device
@@ -391,7 +392,8 @@ def check_dtensor_peer(args, plan, training, weights, batches, calls, ours,
                        work):
     """--dtensor-peer: PyTorch DTensor's run against ours."""
     from dtensor_testing import dtensor_training
-    dp, tp = (int(v) for v in args.dtensor_peer.split(","))
+    dp_text, tp_text = args.dtensor_peer.split(",")
+    dp, tp = [int(v) for v in dp_text.split("x")], int(tp_text)
     schedule = training.get("schedule", {})
     peer = dtensor_training.train(
         plan, {k: v.numpy() for k, v in weights.items()},
@@ -399,7 +401,7 @@ def check_dtensor_peer(args, plan, training, weights, batches, calls, ours,
         lambda t: schedule_factor(schedule, t))
     our_losses, our_params, artifact_flags = ours
     fsdp = "FSDP2 " if plan.get("plan", {}).get("fully_shard") else ""
-    label = f"PyTorch DTensor {fsdp}dp{dp} x tp{tp}"
+    label = f"PyTorch DTensor {fsdp}dp{dp_text} x tp{tp}"
     error = np.max(np.abs(np.array(peer["losses"]) - our_losses) /
                    np.abs(our_losses))
     status = "ok" if error <= args.loss_tolerance else "FAIL"

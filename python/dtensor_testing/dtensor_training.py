@@ -19,7 +19,8 @@ gloo processes the way a user of PyTorch 2 writes it:
   tp2 with PyTorch 2.15; DistributedDataParallel matches to 1e-7.)
 - with the plan's `fully_shard` units instead: FSDP2's fully_shard on the
   dp mesh dim over each unit's module (innermost first) and the root (the
-  logits module), after parallelize_module on tp (2-D FSDP + TP);
+  logits module), after parallelize_module on tp (2-D FSDP + TP); with two
+  data-parallel dims (replicate, shard) on that 2-D mesh: HSDP;
 - the optimizer of the plan's training section (torch.optim.SGD or AdamW
   with its groups), a LambdaLR with its schedule, and clip_grad_norm_'s
   norm over the DTensor and the plain gradients together (clip_grad_norm_
@@ -146,8 +147,15 @@ def _worker(rank, world, task, store, result_path):
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method="file://" + store, rank=rank,
                             world_size=world)
-    dp, tp = task["dp"], task["tp"]
-    mesh = init_device_mesh("cpu", (dp, tp), mesh_dim_names=("dp", "tp"))
+    dp_shape, tp = task["dp"], task["tp"]
+    # One data-parallel dim, or two (replicate, shard): FSDP2's fully_shard
+    # on a 2-D mesh is HSDP.
+    dp_names = ("dp",) if len(dp_shape) == 1 else ("replicate", "shard")
+    mesh = init_device_mesh("cpu", tuple(dp_shape) + (tp,),
+                            mesh_dim_names=dp_names + ("tp",))
+    dp_mesh = mesh[dp_names] if len(dp_names) > 1 else mesh["dp"]
+    flat_dp = dp_mesh._flatten() if len(dp_names) > 1 else dp_mesh
+    dp = flat_dp.size()
     plan = task["plan"]
     cfg = llama.model_config(plan)
     model = llama.build_model(cfg)
@@ -159,14 +167,14 @@ def _worker(rank, world, task, store, result_path):
     model = logits_module(model)
     units = plan.get("plan", {}).get("fully_shard")
     if units and dp > 1:
-        model = _fully_shard(model, units, mesh["dp"])
+        model = _fully_shard(model, units, dp_mesh)
     elif dp > 1:
         from torch.nn.parallel import DistributedDataParallel
-        model = DistributedDataParallel(model, device_mesh=mesh["dp"])
+        model = DistributedDataParallel(model, device_mesh=flat_dp)
     training = plan["model"]["training"]
     optimizer, scheduler = _optimizer(training, model, task["factor"])
     accumulation = training.get("accumulation_steps", 1)
-    dp_rank = mesh["dp"].get_local_rank()
+    dp_rank = flat_dp.get_local_rank()
     tokens_all = torch.tensor(task["batches"]["tokens"])
     targets_all = torch.tensor(task["batches"]["targets"])
     rows = tokens_all.shape[1] // dp
@@ -184,7 +192,7 @@ def _worker(rank, world, task, store, result_path):
                 (loss / accumulation).backward()
         value = loss.full_tensor() if hasattr(loss, "full_tensor") else loss
         value = value.detach().clone()
-        dist.all_reduce(value, op=dist.ReduceOp.SUM, group=mesh["dp"].get_group())
+        dist.all_reduce(value, op=dist.ReduceOp.SUM, group=flat_dp.get_group())
         losses.append(value.item() / dp)
         comms.append({str(k): v for k, v in comm.get_comm_counts().items()})
         if (call + 1) % accumulation:
@@ -207,11 +215,16 @@ def _worker(rank, world, task, store, result_path):
 
 
 def train(plan, weights, batches, dp, tp, factor):
-    """Trains with PyTorch DTensor on dp x tp gloo ranks; returns rank 0's
-    {"losses", "comms", "final"}. `weights` and `batches` are numpy arrays
-    (batches: "tokens" and "targets", [calls, batch, ...]); `factor(t)` the
-    schedule."""
+    """Trains with PyTorch DTensor on dp x tp gloo ranks (dp: the sizes of
+    the data-parallel dims, one, or two for HSDP: replicate, shard); returns
+    rank 0's {"losses", "comms", "final"}. `weights` and `batches` are numpy
+    arrays (batches: "tokens" and "targets", [calls, batch, ...]; the batch a
+    multiple of the data-parallel ranks); `factor(t)` the schedule."""
+    import math
+
     import torch.multiprocessing as mp
+    dp = list(dp)
+    world = math.prod(dp) * tp
     steps = max(batches["tokens"].shape[0], 1)
     task = {"plan": plan, "dp": dp, "tp": tp,
             "weights": {k: v.tolist() for k, v in weights.items()},
@@ -219,8 +232,8 @@ def train(plan, weights, batches, dp, tp, factor):
             "factor": _Factor([factor(t) for t in range(1, steps + 2)])}
     with tempfile.TemporaryDirectory(prefix="dtensor_training.") as tmp:
         path = os.path.join(tmp, "result.json")
-        mp.spawn(_worker, args=(dp * tp, task, os.path.join(tmp, "store"),
-                                path), nprocs=dp * tp, join=True)
+        mp.spawn(_worker, args=(world, task, os.path.join(tmp, "store"),
+                                path), nprocs=world, join=True)
         with open(path) as f:
             return json.load(f)
 

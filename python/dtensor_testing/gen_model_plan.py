@@ -27,7 +27,11 @@ dims B (rows) and T (tokens per row) with the entries `decode` (B = --slots,
 T = 1), `decode_<N>` (B = N, T = 1) for each --decode-rows N, and
 `prefill_<N>` (B = 1, T = N) for each --prefill length. Inputs
 `tokens[B, T]`, `slots[B]` (each row's cache slot) and `start[B]` (the
-position of each row's first token); output `next_token[B, T]`.
+position of each row's first token); output `next_token[B, T]`, and with
+--logits-output also `logits[B, T, V]` (what dtensor-server samples from:
+it fetches them only for steps with a sampling request, the last prefill
+chunk's [1, T, V] and a decode step's [B, 1, V]; each entry keeps a buffer
+of B * T * V values for them).
 
 --kv-heads N (default: --heads): grouped-query attention with N key/value
 heads, a divisor of --heads: wk and wv project to N * head_dim features,
@@ -398,8 +402,9 @@ def main(argv=None):
     p.add_argument("--model", choices=["llama", "block", "mlp"],
                    default="llama")
     p.add_argument("--logits-output", action="store_true",
-                   help="llama: also return the logits [B, S, V] (what "
-                   "dtensor-server samples from)")
+                   help="llama: also return the logits [B, S, V] (with "
+                   "--kv-cache [B, T, V] of each entry; what dtensor-server "
+                   "samples from)")
     p.add_argument("--loss", action="store_true",
                    help="also a targets input and the cross-entropy loss")
     p.add_argument("--kv-cache", action="store_true",

@@ -68,6 +68,18 @@ bool isFloatingPoint(dtensor_dtype dtype) {
          dtype == DTENSOR_F16 || dtype == DTENSOR_BF16;
 }
 
+std::vector<float> floatElements(const void *data, dtensor_dtype dtype,
+                                 size_t count) {
+  std::vector<float> values(count);
+  if (dtype == DTENSOR_F32) {
+    std::memcpy(values.data(), data, count * sizeof(float));
+    return values;
+  }
+  for (size_t i = 0; i < count; ++i)
+    values[i] = static_cast<float>(elementAsDouble(data, dtype, i));
+  return values;
+}
+
 double elementAsDouble(const void *data, dtensor_dtype dtype, size_t index) {
   const uint8_t *p =
       static_cast<const uint8_t *>(data) + index * dtypeSize(dtype);

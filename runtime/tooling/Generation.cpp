@@ -3,6 +3,8 @@
 
 #include "dtensor/Tooling/Generation.h"
 
+#include "dtensor/Tooling/ElementTypes.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -124,11 +126,17 @@ std::vector<int64_t> decodeValues(const std::vector<uint8_t> &bytes,
 }
 
 std::string lastError() { return dtensor_last_error(); }
+
+/// f32 or f64 bytes as f32 values.
 } // namespace
 
 std::unique_ptr<Generator> Generator::create(dtensor_program *program,
-                                             std::string &error) {
+                                             std::string &error, int rank) {
   std::unique_ptr<Generator> generator(new Generator(program));
+  generator->rank = rank;
+  // Logits are served only when every step entry has them, of one V.
+  bool allLogits = true;
+  int64_t logitsVocab = -1;
   int32_t numTensors = 0, numEntries = 0;
   dtensor_program_num_tensors(program, &numTensors);
   dtensor_program_num_entries(program, &numEntries);
@@ -172,13 +180,15 @@ std::unique_ptr<Generator> Generator::create(dtensor_program *program,
       return nullptr;
     }
     std::map<std::string, Found> found;
-    for (const char *wanted : {"tokens", "slots", "start", "next_token"}) {
+    for (const char *wanted :
+         {"tokens", "slots", "start", "next_token", "logits"}) {
       int32_t index = -1;
       if (dtensor_program_find_tensor(program, wanted, &index))
         continue;
       dtensor_tensor_info info;
       dtensor_program_tensor_info(program, index, &info);
-      bool output = std::strcmp(wanted, "next_token") == 0;
+      bool output = std::strcmp(wanted, "next_token") == 0 ||
+                    std::strcmp(wanted, "logits") == 0;
       if ((info.role == DTENSOR_OUTPUT) != output)
         continue;
       found[wanted] = {info.dtype, std::vector<int64_t>(
@@ -207,7 +217,20 @@ std::unique_ptr<Generator> Generator::create(dtensor_program *program,
     generator->slotTypes.push_back(found["slots"].dtype);
     generator->startTypes.push_back(found["start"].dtype);
     generator->nextTypes.push_back(found["next_token"].dtype);
+    auto logits = found.find("logits");
+    bool hasLogits =
+        logits != found.end() && isFloatingPoint(logits->second.dtype) &&
+        logits->second.shape.size() == 3 && logits->second.shape[0] == rows &&
+        logits->second.shape[1] == tokens &&
+        (logitsVocab < 0 || logits->second.shape[2] == logitsVocab);
+    if (hasLogits)
+      logitsVocab = logits->second.shape[2];
+    allLogits = allLogits && hasLogits;
+    generator->logitsTypes.push_back(hasLogits ? logits->second.dtype
+                                               : DTENSOR_F32);
   }
+  if (allLogits && logitsVocab > 0)
+    generator->vocab = logitsVocab;
   dtensor_program_select_entry(program, initial.c_str());
   if (generator->steps.empty()) {
     error = "no entry of the program is a generation step (inputs "
@@ -227,7 +250,8 @@ bool Generator::runStep(const StepShape &step,
                         const std::vector<int64_t> &tokens,
                         const std::vector<int64_t> &slotIds,
                         const std::vector<int64_t> &starts,
-                        std::vector<int64_t> &next, std::string &error) {
+                        std::vector<int64_t> &next, std::string &error,
+                        std::vector<float> *logits) {
   size_t index = &step - steps.data();
   auto fail = [&] {
     error = lastError();
@@ -262,14 +286,30 @@ bool Generator::runStep(const StepShape &step,
                           bytes.data(), bytes.size()))
     return fail();
   next = decodeValues(bytes, nextTypes[index]);
+  if (!logits)
+    return true;
+  // Gathered to rank 0 only: the others sample nothing.
+  bool root = rank == 0;
+  std::vector<uint8_t> raw(root ? tokens.size() * vocab *
+                                      dtensor_dtype_size(logitsTypes[index])
+                                : 0);
+  if (dtensor_program_get(program, "logits", DTENSOR_GLOBAL, 0,
+                          root ? raw.data() : nullptr, raw.size()))
+    return fail();
+  *logits = floatElements(raw.data(), logitsTypes[index],
+                          raw.size() / dtypeSize(logitsTypes[index]));
   return true;
 }
 
 bool Generator::prefill(int64_t slot, const std::vector<int64_t> &prompt,
                         int64_t &next, std::string &error,
-                        std::vector<int64_t> *all) {
+                        std::vector<int64_t> *all, std::vector<float> *logits) {
   if (all)
     all->clear();
+  if (logits && !vocab) {
+    error = "the program's steps have no logits output";
+    return false;
+  }
   if (slot < 0 || slot >= slots) {
     error = "slot " + std::to_string(slot) + " is outside the cache's " +
             std::to_string(slots) + " slots";
@@ -290,19 +330,34 @@ bool Generator::prefill(int64_t slot, const std::vector<int64_t> &prompt,
     slotIds[0] = slot;
     starts[0] = chunk.offset;
     std::vector<int64_t> out;
-    if (!runStep(step, tokens, slotIds, starts, out, error))
+    bool last = &chunk == &chunks.back();
+    std::vector<float> chunkLogits;
+    if (!runStep(step, tokens, slotIds, starts, out, error,
+                 logits && last ? &chunkLogits : nullptr))
       return false;
     next = out[chunk.length - 1];
+    if (logits && last) {
+      logits->clear();
+      if (!chunkLogits.empty()) // rank 0: row 0, the last prompt token
+        logits->assign(chunkLogits.begin() + (chunk.length - 1) * vocab,
+                       chunkLogits.begin() + chunk.length * vocab);
+    }
     if (all)
       all->insert(all->end(), out.begin(), out.begin() + chunk.length);
   }
   return true;
 }
 
-bool Generator::decode(const std::vector<Row> &rows,
-                       std::vector<int64_t> &next, std::string &error) {
+bool Generator::decode(const std::vector<Row> &rows, std::vector<int64_t> &next,
+                       std::string &error, std::vector<float> *logits) {
+  if (logits && !vocab) {
+    error = "the program's steps have no logits output";
+    return false;
+  }
   const StepShape &step = steps[pickDecodeStep(steps, rows.size())];
   next.clear();
+  if (logits)
+    logits->clear();
   for (size_t first = 0; first < rows.size(); first += step.rows) {
     std::vector<int64_t> tokens(step.rows, 0), slotIds(step.rows, -1),
         starts(step.rows, -1);
@@ -323,9 +378,14 @@ bool Generator::decode(const std::vector<Row> &rows,
       starts[i] = row.position;
     }
     std::vector<int64_t> out;
-    if (!runStep(step, tokens, slotIds, starts, out, error))
+    std::vector<float> stepLogits;
+    if (!runStep(step, tokens, slotIds, starts, out, error,
+                 logits ? &stepLogits : nullptr))
       return false;
     next.insert(next.end(), out.begin(), out.begin() + count);
+    if (!stepLogits.empty()) // rank 0; T = 1: a row's V logits
+      logits->insert(logits->end(), stepLogits.begin(),
+                     stepLogits.begin() + count * vocab);
   }
   return true;
 }

@@ -260,7 +260,7 @@ private:
 
 } // namespace
 
-std::string readNpy(const std::string &path, NpyArray &array) {
+std::string readNpyLayout(const std::string &path, NpyLayout &layout) {
   std::FILE *file = std::fopen(path.c_str(), "rb");
   if (!file)
     return "cannot open " + path + ": " + std::strerror(errno);
@@ -320,31 +320,57 @@ std::string readNpy(const std::string &path, NpyArray &array) {
   if (header.fortranOrder)
     return path + ": fortran_order True is not supported (save a C-ordered "
                   "array, e.g. numpy.ascontiguousarray)";
-  std::optional<dtensor_dtype> dtype = dtypeOfDescr(header.descr);
-  if (!dtype)
-    return path + ": unsupported descr '" + header.descr +
-           "' (supported: '<f4', '<f8', '<f2', '<i4', '<i8', '|i1', '|b1')";
+  layout.descr = std::move(header.descr);
+  layout.shape = std::move(header.shape);
+  layout.dataOffset = prefix + headerSize;
+  layout.fileSize = fileSize;
+  return "";
+}
 
-  int64_t elements = numElements(header.shape);
-  uint64_t elemSize = dtypeSize(*dtype);
+std::string checkNpyDataSize(const std::string &path, const NpyLayout &layout,
+                             uint64_t elementBytes, uint64_t &dataBytes) {
+  int64_t elements = numElements(layout.shape);
   if (elements < 0 ||
-      uint64_t(elements) > std::numeric_limits<uint64_t>::max() / elemSize)
+      uint64_t(elements) > std::numeric_limits<uint64_t>::max() / elementBytes)
     return path + ": the size of the shape overflows 64 bits";
-  uint64_t dataSize = uint64_t(elements) * elemSize;
-  uint64_t available = fileSize - prefix - headerSize;
-  if (available < dataSize)
+  dataBytes = uint64_t(elements) * elementBytes;
+  uint64_t available = layout.fileSize - layout.dataOffset;
+  if (available < dataBytes)
     return path + ": the data is " + std::to_string(available) +
-           " bytes, but the shape and dtype need " + std::to_string(dataSize) +
+           " bytes, but the shape and dtype need " + std::to_string(dataBytes) +
            " (the file is truncated)";
-  if (available > dataSize)
-    return path + ": " + std::to_string(available - dataSize) +
+  if (available > dataBytes)
+    return path + ": " + std::to_string(available - dataBytes) +
            " trailing bytes after the data";
+  return "";
+}
 
+std::string readNpy(const std::string &path, NpyArray &array) {
+  NpyLayout layout;
+  if (std::string error = readNpyLayout(path, layout); !error.empty())
+    return error;
+  std::optional<dtensor_dtype> dtype = dtypeOfDescr(layout.descr);
+  if (!dtype)
+    return path + ": unsupported descr '" + layout.descr +
+           "' (supported: '<f4', '<f8', '<f2', '<i4', '<i8', '|i1', '|b1')";
+  uint64_t dataSize = 0;
+  if (std::string error =
+          checkNpyDataSize(path, layout, dtypeSize(*dtype), dataSize);
+      !error.empty())
+    return error;
+
+  std::FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file)
+    return "cannot open " + path + ": " + std::strerror(errno);
+  std::unique_ptr<std::FILE, int (*)(std::FILE *)> closer(file, &std::fclose);
   std::vector<uint8_t> data(dataSize);
-  if (!readBytes(data.data(), dataSize))
-    return readError();
+  if (std::fseek(file, static_cast<long>(layout.dataOffset), SEEK_SET) != 0 ||
+      (dataSize != 0 && std::fread(data.data(), 1, dataSize, file) != dataSize))
+    return "cannot read " + path + ": " +
+           (std::ferror(file) ? std::strerror(errno)
+                              : "unexpected end of file");
   array.dtype = *dtype;
-  array.shape = std::move(header.shape);
+  array.shape = std::move(layout.shape);
   array.data = std::move(data);
   return "";
 }

@@ -3,6 +3,8 @@
 #include "dtensor/Tooling/RunSession.h"
 
 #include "dtensor/Tooling/RunCheck.h"
+#include "dtensor/Tooling/RunData.h"
+#include "dtensor/Tooling/RunEvaluation.h"
 #include "dtensor/Tooling/RunGeneration.h"
 #include "dtensor/Tooling/RunInputs.h"
 #include "dtensor/Tooling/RunOutputs.h"
@@ -27,6 +29,23 @@ int runSession(const RunOptions &options, RunRanks &ranks,
   // input must not leave the others waiting in the runtime.
   InputFiles files;
   bool readOk = readInputFiles(options, ranks, files);
+  RunData data;
+  if (!options.data.empty())
+    if (std::string error = data.open({"--data", options.data, options.dataSeed,
+                                       options.dataStart, options.entry});
+        !error.empty()) {
+      ranks.report("--data: " + error);
+      readOk = false;
+    }
+  RunEvaluation evaluation;
+  if (!options.evalData.empty())
+    if (std::string error =
+            evaluation.data.open({"--eval-data", options.evalData, std::nullopt,
+                                  0, options.evalEntry});
+        !error.empty()) {
+      ranks.report("--eval-data: " + error);
+      readOk = false;
+    }
   if (ranks.anyFailed(!readOk))
     return 1;
 
@@ -92,6 +111,36 @@ int runSession(const RunOptions &options, RunRanks &ranks,
     }
     initial = &firstStep;
   }
+  // --data: the same files and manifest on every rank, so the same verdict;
+  // this rank's shards of batch 0 are its first inputs.
+  if (!options.data.empty()) {
+    std::string error = data.bind(program, tensors, options);
+    if (!error.empty()) {
+      if (rank == 0)
+        ranks.report(error);
+      return finish(1);
+    }
+    for (auto &[name, shard] : data.shards(0))
+      firstStep.local[name] = std::move(shard);
+  }
+  // --eval-data: bound with its entry selected, then the run's again.
+  if (!options.evalData.empty()) {
+    std::string error = evaluation.bind(program, options);
+    if (!error.empty()) {
+      if (rank == 0)
+        ranks.report(error);
+      return finish(1);
+    }
+  }
+  StepProgress progress;
+  {
+    std::string error = progress.open(
+        tensors, options, options.data.empty() ? nullptr : &data, rank);
+    if (!error.empty())
+      ranks.report(error);
+    if (ranks.anyFailed(!error.empty()))
+      return finish(1);
+  }
   if (!populateInputs(program, tensors, options, *initial, ranks))
     return finish(1);
   auto saveWeights = [&]() {
@@ -110,7 +159,10 @@ int runSession(const RunOptions &options, RunRanks &ranks,
     GlobalValues stacked;
     std::vector<double> times;
     if (dtensor_status status =
-            runPerStep(program, tensors, options, files, ranks, stacked, times))
+            runPerStep(program, tensors, options, files,
+                       options.data.empty() ? nullptr : &data,
+                       options.evalData.empty() ? nullptr : &evaluation,
+                       progress, ranks, stacked, times))
       return finish(fail(status));
     if (rank == 0 && !options.quiet)
       std::printf("%s\n", describeStepTimes(steps, ranks.worldSize(),
@@ -118,6 +170,12 @@ int runSession(const RunOptions &options, RunRanks &ranks,
                               .c_str());
     bool writeFailed = rank == 0 && !writeStackedOutputs(tensors, options,
                                                          ranks, stacked, steps);
+    writeFailed |= progress.failed();
+    if (rank == 0)
+      if (std::string error = progress.writePlot(options); !error.empty()) {
+        ranks.report(error);
+        writeFailed = true;
+      }
     writeFailed |= !saveWeights();
     return finish(ranks.anyFailed(writeFailed) ? 1 : 0);
   }

@@ -5,6 +5,7 @@
 #include "dtensor/Tooling/ElementTypes.h"
 #include "dtensor/Tooling/Npy.h"
 #include "dtensor/Tooling/RunRanks.h"
+#include "dtensor/Tooling/StepProgress.h"
 
 #include <algorithm>
 #include <chrono>
@@ -63,12 +64,13 @@ std::string firstStepInputs(const std::vector<RunTensor> &tensors,
 dtensor_status runPerStep(dtensor_program *program,
                           const std::vector<RunTensor> &tensors,
                           const RunOptions &options, const InputFiles &files,
-                          const RunRanks &ranks, GlobalValues &stacked,
-                          std::vector<double> &timesMs) {
+                          const RunData *data, RunEvaluation *evaluation,
+                          StepProgress &progress, const RunRanks &ranks,
+                          GlobalValues &stacked, std::vector<double> &timesMs) {
   int steps = options.warmup + options.iters;
   for (int step = 0; step < steps; ++step) {
     auto start = std::chrono::steady_clock::now();
-    if (step > 0)
+    if (step > 0) {
       for (const auto &[name, array] : files.global) {
         NpyArray slice = stepSlice(array, step);
         if (dtensor_status status = dtensor_program_set(
@@ -77,11 +79,32 @@ dtensor_status runPerStep(dtensor_program *program,
                 slice.data.data(), slice.data.size()))
           return status;
       }
+      if (data)
+        for (const auto &[name, shard] : data->shards(step))
+          if (dtensor_status status = dtensor_program_set(
+                  program, name.c_str(), DTENSOR_LOCAL, shard.dtype,
+                  static_cast<int32_t>(shard.shape.size()), shard.shape.data(),
+                  shard.data.data(), shard.data.size()))
+            return status;
+    }
     if (dtensor_status status = dtensor_program_run(program))
       return status;
     timesMs.push_back(std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - start)
                           .count());
+    if (dtensor_status status =
+            progress.report(program, ranks, step, timesMs.back()))
+      return status;
+    bool last = step + 1 == steps;
+    if (evaluation && (last || (options.evalEvery > 0 &&
+                                (step + 1) % options.evalEvery == 0))) {
+      double loss = 0;
+      if (dtensor_status status =
+              evaluation->evaluate(program, options, ranks, loss))
+        return status;
+      if (ranks.rank() == 0)
+        progress.reportEvaluation(step, loss);
+    }
     for (const auto &[name, path] : options.outputs) {
       const RunTensor *tensor = findTensor(tensors, name);
       if (!tensor)

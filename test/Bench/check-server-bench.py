@@ -22,9 +22,10 @@ def main():
         result = json.load(f)
     settings = result["settings"]
     rows = result["rows"]
-    # --sampling adds the recompute server with sampling requests.
+    # --sampling adds both servers with sampling requests.
     servers = ("kv", "recompute") + (
-        ("recompute+sampling",) if settings.get("sampling") else ())
+        ("kv+sampling", "recompute+sampling") if settings.get("sampling")
+        else ())
     expected = {(model, server, ranks, clients)
                 for model in settings["models"]
                 for server in servers

@@ -162,7 +162,7 @@ def check(args):
             count = 10
             want_ids, want_finish = generate(model, ids, count)
             want_text = tokenizer.decode(want_ids, skip_special_tokens=True)
-            body = {"prompt": prompt, "max_tokens": count}
+            body = {"prompt": prompt, "max_tokens": count, "temperature": 0}
             answer = post("/v1/completions", body)
             choice = answer["choices"][0]
             got = (choice["token_ids"], choice["text"], choice["finish_reason"])
@@ -211,7 +211,8 @@ def check(args):
         want_ids, want_finish = generate(model, list(ids), 8)
         want_text = tokenizer.decode(want_ids, skip_special_tokens=True)
         answer = post("/v1/chat/completions", {"messages": CHAT,
-                                               "max_tokens": 8})
+                                               "max_tokens": 8,
+                                               "temperature": 0})
         choice = answer["choices"][0]
         got = (choice["token_ids"], choice["message"]["content"],
                choice["finish_reason"], answer["usage"]["prompt_tokens"])
@@ -224,11 +225,12 @@ def check(args):
         import openai
         client = openai.OpenAI(base_url=server.url("/v1"), api_key=KEY)
         reply = client.chat.completions.create(model="m", messages=CHAT,
-                                               max_tokens=8)
+                                               max_tokens=8, temperature=0)
         streamed = "".join(
             chunk.choices[0].delta.content or "" for chunk in
             client.chat.completions.create(model="m", messages=CHAT,
-                                           max_tokens=8, stream=True))
+                                           max_tokens=8, stream=True,
+                                           temperature=0))
         if reply.choices[0].message.content != want_text or \
                 streamed != want_text:
             fail(f"openai chat: {reply.choices[0].message.content!r}, "
@@ -260,7 +262,7 @@ def check(args):
         ids = tokenizer(PROMPTS[0]).input_ids
         want_ids, _ = generate(model, ids, 6)
         completion = client.completions.create(model="m", prompt=PROMPTS[0],
-                                               max_tokens=6)
+                                               max_tokens=6, temperature=0)
         if completion.choices[0].text != tokenizer.decode(
                 want_ids, skip_special_tokens=True):
             fail(f"openai: {completion.choices[0].text!r}")

@@ -199,6 +199,72 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
                "leading dim of --warmup + --iters, and every\n"
                "--output file gets one value per step, stacked\n"
                "likewise (a training loop's batches and losses)");
+  CLI::Option *data =
+      app.add_option("--data", options.run.data,
+                     "train from token files (.npy of any integer\n"
+                     "dtype, llm.c .bin shards; repeatable, read\n"
+                     "as one stream): step s feeds batch\n"
+                     "--data-start + s of [batch, seq] windows to\n"
+                     "--data-tokens and their next tokens to\n"
+                     "--data-targets, each rank its shard; implies\n"
+                     "--per-step and prints a line per step")
+          ->type_name("FILE")
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+          ->allow_extra_args(false);
+  CLI::Option *dataTokens =
+      app.add_option("--data-tokens", options.run.dataTokens,
+                     "the input --data's tokens feed (default tokens)")
+          ->type_name("NAME");
+  CLI::Option *dataTargets =
+      app.add_option("--data-targets", options.run.dataTargets,
+                     "the input their next tokens feed (default\n"
+                     "targets)")
+          ->type_name("NAME");
+  uint64_t dataSeed = 0;
+  CLI::Option *dataSeedOption =
+      app.add_option("--data-seed", dataSeed,
+                     "visit the --data windows in an order drawn\n"
+                     "from SEED, a new one each epoch (default: in\n"
+                     "the files' order)")
+          ->type_name("SEED");
+  CLI::Option *dataStart =
+      app.add_option("--data-start", options.run.dataStart,
+                     "the batch step 0 reads (default 0; a resumed\n"
+                     "run's next batch)")
+          ->type_name("B");
+  CLI::Option *evalData =
+      app.add_option("--eval-data", options.run.evalData,
+                     "evaluation token files (as --data's): every\n"
+                     "--eval-every steps and after the last, the\n"
+                     "mean loss of --eval-entry over the first\n"
+                     "--eval-batches batches (repeatable)")
+          ->type_name("FILE")
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+          ->allow_extra_args(false);
+  CLI::Option *evalEntry =
+      app.add_option("--eval-entry", options.run.evalEntry,
+                     "the entry --eval-data feeds (default eval_step)")
+          ->type_name("NAME");
+  CLI::Option *evalEvery =
+      app.add_option("--eval-every", options.run.evalEvery,
+                     "evaluate every K steps (default: after the\n"
+                     "last only)")
+          ->type_name("K")
+          ->transform(integerAtLeast(1, kIntMax));
+  CLI::Option *evalBatches =
+      app.add_option("--eval-batches", options.run.evalBatches,
+                     "batches each evaluation averages (default 1)")
+          ->type_name("N")
+          ->transform(integerAtLeast(1, kIntMax));
+  app.add_option("--log", options.run.log,
+                 "with --per-step or --data: write one JSON line\n"
+                 "per step (step, batch, ms, tokens/s, and each\n"
+                 "scalar output: loss, grad_norm, lr)")
+      ->type_name("FILE.jsonl");
+  app.add_option("--plot", options.run.plot,
+                 "with --per-step or --data: after the steps,\n"
+                 "draw the loss against the step (an SVG file)")
+      ->type_name("FILE.svg");
   app.add_option("--save-weights", options.run.saveWeights,
                  "after the steps, write the weights and the\n"
                  "parameters the steps trained to a safetensors\n"
@@ -288,6 +354,41 @@ std::optional<int> parseArgs(int argc, char **argv, Options &options,
        !options.run.outputs.empty() || !options.run.localOutputs.empty())) {
     cli.error("--generate makes its own inputs and prints its tokens: it "
               "takes no --input, --input-local, --output or --output-local");
+    return 2;
+  }
+  for (CLI::Option *needsData :
+       {dataTokens, dataTargets, dataSeedOption, dataStart})
+    if (*needsData && !*data) {
+      cli.error(needsData->get_name() + " needs --data");
+      return 2;
+    }
+  if (*dataSeedOption)
+    options.run.dataSeed = dataSeed;
+  for (CLI::Option *needsEval : {evalEntry, evalEvery, evalBatches})
+    if (*needsEval && !*evalData) {
+      cli.error(needsEval->get_name() + " needs --eval-data");
+      return 2;
+    }
+  if (*evalData && !*data) {
+    cli.error("--eval-data needs --data (it evaluates a run fed by it)");
+    return 2;
+  }
+  if (*data) {
+    for (const std::string &name :
+         {options.run.dataTokens, options.run.dataTargets})
+      if (options.run.inputs.count(name) ||
+          options.run.localInputs.count(name)) {
+        cli.error(
+            "input '" + name + "' is fed by --data and given by " +
+            (options.run.inputs.count(name) ? "--input" : "--input-local"));
+        return 2;
+      }
+    options.run.perStep = true;
+  }
+  if (!options.run.perStep &&
+      (!options.run.log.empty() || !options.run.plot.empty())) {
+    cli.error(std::string(options.run.log.empty() ? "--plot" : "--log") +
+              " needs --per-step or --data");
     return 2;
   }
   if (options.run.perStep &&

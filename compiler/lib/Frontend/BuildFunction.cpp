@@ -105,6 +105,15 @@ LogicalResult FunctionImporter::run() {
       placements = *normalized;
     }
     LayoutAttr layout = getLayout(placements);
+    // A unit's parameter (unless its placements are given): gathered over
+    // the data-parallel dim where it is first read.
+    if (parameter && !rawPlacements.count(decl->name) &&
+        parameterLayouts.count(decl->name) &&
+        parameterLayouts[decl->name].fullyShard) {
+      SmallVector<PlacementAttr> gathered(placements);
+      gathered[plan.dataParallelDims.back()] = ReplicateAttr::get(context);
+      fullyShardGathers[decl->name] = getLayout(gathered);
+    }
     func.setArgAttr(index, DTensorDialect::getLayoutAttrName(), layout);
     func.setArgAttr(index, DTensorDialect::getNameAttrName(),
                     builder.getStringAttr(decl->name));
@@ -195,6 +204,7 @@ LogicalResult FunctionImporter::run() {
 }
 
 LogicalResult FunctionImporter::emitOp(const OpDecl &op) {
+  gatherFullyShardedParameters(op.inputs, getOpLocation(op.module, *op.node));
   SmallVector<Value> inputs;
   for (const std::string &name : op.inputs) {
     FailureOr<Value> value = getValueFor(name, llvm::StringRef(op.module));
@@ -270,6 +280,8 @@ LogicalResult FunctionImporter::emitOp(const OpDecl &op) {
 LogicalResult
 FunctionImporter::emitLocalMapModule(const LocalMapModule &localMap) {
   const LocalMapDecl &decl = *localMap.decl;
+  gatherFullyShardedParameters(localMap.inputs,
+                               getOpLocation(localMap.path, *decl.node));
   SmallVector<Value> inputs;
   SmallVector<LayoutAttr> layouts;
   for (auto [index, name] : llvm::enumerate(localMap.inputs)) {

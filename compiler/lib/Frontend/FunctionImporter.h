@@ -44,6 +44,8 @@ namespace dtensor::frontend {
 struct ParameterLayout {
   llvm::SmallVector<PlacementAttr> placements;
   const JsonNode *source = nullptr;
+  /// Sharded on dim 0 over the data-parallel dim by plan.fully_shard.
+  bool fullyShard = false;
 };
 
 /// A colwise key/value projection of grouped-query attention applied
@@ -93,6 +95,10 @@ private:
   /// Values after the input style of a module: key (module path, name).
   std::map<std::pair<std::string, std::string>, mlir::Value> inputStages;
   llvm::StringSet<> parameterNames;
+  /// plan.fully_shard: each parameter its unit shards, with the layout it
+  /// is gathered to (replicated over the data-parallel dim) before its first
+  /// reader, as FSDP2 all-gathers a unit's parameters before its forward.
+  llvm::StringMap<LayoutAttr> fullyShardGathers;
   llvm::StringMap<const PlacementDecl *> rawPlacements;
   /// Context parallelism: each value claimed sequence-sharded, and gathered,
   /// for attention; attentions reading one value share them, so k and v are
@@ -185,6 +191,11 @@ private:
   /// data-parallel dim, added to their style's layout.
   mlir::LogicalResult
   addFullyShardLayouts(llvm::StringMap<ParameterLayout> &layouts);
+  /// Gathers each fully sharded parameter among `names` that no op read
+  /// before, at the builder's point (before its first reader, at `loc`):
+  /// later readers share the gathered value.
+  void gatherFullyShardedParameters(llvm::ArrayRef<std::string> names,
+                                    mlir::Location loc);
   /// Model inputs and parameters that nothing else lays out take the input
   /// layout of the first local map reading them.
   void setLocalMapArgumentPlacements(

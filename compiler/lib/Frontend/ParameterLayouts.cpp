@@ -161,8 +161,22 @@ LogicalResult FunctionImporter::addFullyShardLayouts(
     if (!layout.source)
       layout.source = unit->getValue();
     layout.placements[meshDim] = ShardAttr::get(context, 0);
+    layout.fullyShard = true;
   }
   return success();
+}
+
+void FunctionImporter::gatherFullyShardedParameters(
+    llvm::ArrayRef<std::string> names, Location loc) {
+  for (const std::string &name : names) {
+    auto gather = fullyShardGathers.find(name);
+    if (gather == fullyShardGathers.end())
+      continue;
+    Value sharded = values.lookup(name);
+    values[name] =
+        redistribute(sharded, claims.lookup(sharded), gather->second, loc);
+    fullyShardGathers.erase(gather);
+  }
 }
 
 void FunctionImporter::setLocalMapArgumentPlacements(

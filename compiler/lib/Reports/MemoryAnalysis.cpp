@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Reports/MemoryAnalysis.h"
 
+#include "dtensor/Analysis/BufferLastUse.h"
 #include "dtensor/Analysis/ElementBytes.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 
@@ -11,7 +12,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -464,28 +464,6 @@ MemoryAnalysis::MemoryAnalysis(ModuleOp module,
   }
 }
 
-/// The values through which `buffer` is reachable: itself, views of it,
-/// the results of ops that take it (a future, a region's result).
-static llvm::SetVector<Value> collectAliases(Value buffer) {
-  llvm::SetVector<Value> aliases;
-  aliases.insert(buffer);
-  for (size_t i = 0; i < aliases.size(); ++i) {
-    for (Operation *user : aliases[i].getUsers()) {
-      Operation *producer = user;
-      if (user->hasTrait<OpTrait::IsTerminator>())
-        producer = user->getParentOp();
-      else if (!isa<ViewLikeOpInterface>(user) && !isa<StartOp, WaitOp>(user))
-        continue;
-      if (!producer || isa<func::FuncOp>(producer))
-        continue;
-      for (Value result : producer->getResults())
-        if (!result.getType().isIntOrIndexOrFloat())
-          aliases.insert(result);
-    }
-  }
-  return aliases;
-}
-
 /// The top level op of `body` that computes the loss, the entry's result 0,
 /// into the buffer `out` (its out-param): the last op before the end that
 /// uses (other than to free it) the buffer copied into `out`, or `out`
@@ -497,7 +475,7 @@ static Operation *findLossOp(Block &body, Value out) {
         copy && copy.getTarget() == out)
       loss = copy.getSource();
   Operation *lossOp = nullptr;
-  for (Value alias : collectAliases(loss))
+  for (Value alias : findBufferLastUse(loss, body).aliases)
     for (Operation *user : alias.getUsers()) {
       auto copy = dyn_cast<memref::CopyOp>(user);
       if ((copy && copy.getTarget() == out) || isa<memref::DeallocOp>(user))
@@ -523,10 +501,15 @@ void MemoryAnalysis::addBufferizedProgram(ModuleOp bufferized) {
     int64_t last = static_cast<int64_t>(points.size()) - 1;
     // Each allocation is live until the program frees it (its last use,
     // the dealloc included) and, for the last-use peak, until its last use
-    // other than the dealloc.
+    // as --dtensor-free-after-last-use finds it (BufferLastUse.h), or until
+    // freed where that use cannot be followed.
     struct Allocation {
       Value buffer;
       LiveRange freed, used;
+    };
+    auto pointOf = [&](Operation *op) {
+      Operation *ancestor = topLevel(body, op);
+      return ancestor == body.getTerminator() ? last : points[ancestor];
     };
     SmallVector<Allocation> allocations;
     function.walk([&](Operation *op) {
@@ -534,16 +517,16 @@ void MemoryAnalysis::addBufferizedProgram(ModuleOp bufferized) {
         return;
       Allocation allocation{op->getResult(0), {}, {}};
       allocation.freed.begin = allocation.used.begin = allocation.freed.end =
-          allocation.used.end = points[topLevel(body, op)];
-      for (Value alias : collectAliases(op->getResult(0)))
-        for (Operation *user : alias.getUsers()) {
-          Operation *ancestor = topLevel(body, user);
-          int64_t point =
-              ancestor == body.getTerminator() ? last : points[ancestor];
-          allocation.freed.end = std::max(allocation.freed.end, point);
-          if (!isa<memref::DeallocOp>(user))
-            allocation.used.end = std::max(allocation.used.end, point);
-        }
+          pointOf(op);
+      BufferLastUse uses = findBufferLastUse(op->getResult(0), body);
+      for (Value alias : uses.aliases)
+        for (Operation *user : alias.getUsers())
+          allocation.freed.end = std::max(allocation.freed.end, pointOf(user));
+      if (uses.lastUse)
+        allocation.freed.end =
+            std::max(allocation.freed.end, pointOf(uses.lastUse));
+      allocation.used.end =
+          uses.lastUse ? pointOf(uses.lastUse) : allocation.freed.end;
       allocations.push_back(allocation);
     });
     // The forward ends at the loss; its buffers still live after it are

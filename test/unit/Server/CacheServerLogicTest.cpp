@@ -128,6 +128,90 @@ TEST(SlotScheduler, StreamsSeeEachTokenAsItComes) {
   EXPECT_EQ(result.finishReason, "length");
 }
 
+/// A job that samples with `seed` (temperature 0.8, top-k 3, repetition
+/// penalty) and reports 2 logprobs.
+std::shared_ptr<Job> sampling(std::vector<int64_t> prompt, int64_t count,
+                              uint64_t seed) {
+  auto job = completion(std::move(prompt), count);
+  dtensor::tooling::SamplingParams params;
+  params.temperature = 0.8;
+  params.topK = 3;
+  params.repetitionPenalty = 1.3;
+  params.seed = seed;
+  job->sampling = params;
+  job->logprobs = 2;
+  return job;
+}
+
+TEST(SlotScheduler, SamplingJobsDrawFromTheirRowsLogits) {
+  const int64_t vocab = 6;
+  // Two positions' logits per row: the prefill's, then the decode's.
+  const std::vector<float> first = {0.1f, 2.0f, 1.9f, -1.0f, 1.8f, 0.0f};
+  const std::vector<float> second = {1.0f, 0.5f, 1.2f, 1.1f, -2.0f, 0.9f};
+  auto expected = [&](const Job &job) {
+    std::vector<int64_t> generated;
+    generated.push_back(dtensor::tooling::sampleToken(
+        first.data(), vocab, *job.sampling, job.prompt, generated, 0));
+    generated.push_back(dtensor::tooling::sampleToken(
+        second.data(), vocab, *job.sampling, job.prompt, generated, 0));
+    return generated;
+  };
+  // Alone in slot 0.
+  SlotScheduler alone(2, vocab);
+  auto a = sampling({1, 2}, 2, 42);
+  alone.admit({a});
+  EXPECT_TRUE(alone.wantsLogits(0));
+  alone.prefilled(0, {5, 5}, first);
+  auto rows = alone.decodeRows();
+  EXPECT_TRUE(alone.wantsLogits(rows));
+  alone.decoded(rows, {5}, second);
+  JobResult result = a->wait();
+  EXPECT_EQ(result.generated, expected(*a));
+  ASSERT_EQ(result.logprobs.size(), 2u);
+  EXPECT_NEAR(
+      result.logprobs[0].logprob,
+      dtensor::tooling::logSoftmax(first.data(), vocab)[result.generated[0]],
+      1e-12);
+  EXPECT_EQ(result.logprobs[0].top.size(), 2u);
+  EXPECT_EQ(result.logprobs[0].top[0].first, 1); // the largest logit
+  // Batched in slot 1 behind a greedy job, which needs no logits and takes
+  // the argmax given.
+  SlotScheduler batched(2, vocab);
+  auto greedy = completion({3}, 2);
+  auto b = sampling({1, 2}, 2, 42);
+  batched.admit({greedy, b});
+  EXPECT_FALSE(batched.wantsLogits(0));
+  EXPECT_TRUE(batched.wantsLogits(1));
+  batched.prefilled(0, {4});
+  batched.prefilled(1, {5, 5}, first);
+  rows = batched.decodeRows();
+  ASSERT_EQ(rows.size(), 2u);
+  std::vector<float> both(second.size() * 2, 0.0f);
+  std::copy(second.begin(), second.end(), both.begin() + vocab);
+  batched.decoded(rows, {4, 5}, both);
+  EXPECT_EQ(greedy->wait().generated, (std::vector<int64_t>{4, 4}));
+  EXPECT_EQ(b->wait().generated, result.generated);
+}
+
+TEST(SlotScheduler, NextTokenWithLogitsGetsThoseAfterTheLastPromptToken) {
+  SlotScheduler scheduler(1, 3);
+  auto job = std::make_shared<Job>(JobKind::NextToken,
+                                   std::vector<int64_t>{1, 2}, 1, true);
+  scheduler.admit({job});
+  EXPECT_TRUE(scheduler.wantsLogits(0));
+  scheduler.prefilled(0, {5, 6}, {0.5f, -1.0f, 2.0f});
+  JobResult result = job->wait();
+  EXPECT_EQ(result.generated, std::vector<int64_t>{6});
+  EXPECT_EQ(result.logits, (std::vector<float>{0.5f, -1.0f, 2.0f}));
+}
+
+TEST(SlotScheduler, AnArtifactWithoutLogitsFetchesNone) {
+  SlotScheduler scheduler(1);
+  auto a = sampling({1}, 1, 1);
+  scheduler.admit({a});
+  EXPECT_FALSE(scheduler.wantsLogits(0));
+}
+
 Request parsed(const std::string &body) {
   Request request;
   RequestError error;

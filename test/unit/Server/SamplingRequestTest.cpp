@@ -1,8 +1,10 @@
 //===- SamplingRequestTest.cpp - Tests of sampling requests ---------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The sampling fields of /v1/completions: what they set, their ranges, and
-// their refusal where the artifact gives no logits (a KV cache, or no
-// logits output); the logprobs of an answer as OpenAI lays them out.
+// The sampling fields of /v1/completions: what they set, their ranges, the
+// temperature's default (OpenAI's 1 where the artifact can sample, greedy
+// where it cannot), and their refusal where the artifact gives no logits (a
+// KV cache without them, or no logits output); the logprobs of an answer as
+// OpenAI lays them out.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,8 @@ const Limits kLogits{/*seqLen=*/16, /*vocab=*/100, /*hasLogits=*/true,
                      /*cache=*/false};
 const Limits kCache{/*seqLen=*/16, /*vocab=*/100, /*hasLogits=*/false,
                     /*cache=*/true};
+const Limits kCacheLogits{/*seqLen=*/16, /*vocab=*/100, /*hasLogits=*/true,
+                          /*cache=*/true};
 
 TEST(SamplingRequestTest, SetsTheParameters) {
   Request request;
@@ -41,11 +45,42 @@ TEST(SamplingRequestTest, SetsTheParameters) {
   EXPECT_EQ(request.sampling->logitBias.at(4), -100);
   EXPECT_EQ(request.n, 3);
   EXPECT_EQ(request.logprobs, 2);
-  // No sampling field: greedy, the model's own argmax.
+  // No sampling field: OpenAI's temperature 1, nothing filtered.
   ASSERT_TRUE(parseCompletion(R"({"prompt": [1], "max_tokens": 2})", kLogits,
                               request, error));
-  EXPECT_FALSE(request.sampling);
+  ASSERT_TRUE(request.sampling);
+  EXPECT_EQ(request.sampling->temperature, 1.0);
+  EXPECT_EQ(request.sampling->topK, 0);
+  EXPECT_EQ(request.sampling->topP, 1.0);
   EXPECT_EQ(request.logprobs, -1);
+  // Temperature 0: greedy, the model's own argmax.
+  ASSERT_TRUE(
+      parseCompletion(R"({"prompt": [1], "max_tokens": 2, "temperature": 0})",
+                      kLogits, request, error));
+  EXPECT_FALSE(request.sampling);
+  // An argmax-only artifact decodes a request without a temperature
+  // greedily.
+  ASSERT_TRUE(parseCompletion(R"({"prompt": [1], "max_tokens": 2})", kCache,
+                              request, error));
+  EXPECT_FALSE(request.sampling);
+}
+
+TEST(SamplingRequestTest, KVCacheWithLogitsSamples) {
+  Request request;
+  RequestError error;
+  ASSERT_TRUE(parseCompletion(
+      R"({"prompt": [1], "max_tokens": 2, "temperature": 0.7, "n": 2,
+          "logprobs": 1, "repetition_penalty": 1.1, "seed": 3})",
+      kCacheLogits, request, error))
+      << error.message;
+  ASSERT_TRUE(request.sampling);
+  EXPECT_EQ(request.sampling->temperature, 0.7);
+  EXPECT_EQ(request.n, 2);
+  EXPECT_EQ(request.logprobs, 1);
+  ASSERT_TRUE(parseCompletion(R"({"prompt": [1], "max_tokens": 2})",
+                              kCacheLogits, request, error));
+  ASSERT_TRUE(request.sampling);
+  EXPECT_EQ(request.sampling->temperature, 1.0);
 }
 
 TEST(SamplingRequestTest, RefusesOutOfRange) {
@@ -78,7 +113,17 @@ TEST(SamplingRequestTest, NeedsLogits) {
                       kCache, request, error));
   EXPECT_EQ(error.message, "penalties, logit_bias and logprobs need the "
                            "logits: the KV-cache steps of this artifact "
-                           "return their argmax only");
+                           "return their argmax only; compile a plan of "
+                           "gen_model_plan --kv-cache --logits-output");
+  EXPECT_FALSE(
+      parseCompletion(R"({"prompt": [1], "max_tokens": 1, "temperature": 0.5})",
+                      kCache, request, error));
+  EXPECT_EQ(error.status, 422);
+  EXPECT_EQ(error.message.rfind("only greedy decoding is served: "
+                                "'temperature' must be 0",
+                                0),
+            0u)
+      << error.message;
   // Greedy with a filter that cannot change the argmax is served.
   EXPECT_TRUE(parseCompletion(
       R"({"prompt": [1], "max_tokens": 1, "temperature": 0, "top_p": 0.5})",

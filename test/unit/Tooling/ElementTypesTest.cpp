@@ -85,4 +85,21 @@ TEST(ElementTypesTest, ElementAsDouble) {
   EXPECT_EQ(elementAsDouble(boolean, DTENSOR_BOOL, 1), 1.0);
 }
 
+// The logits of every float dtype, as the server and the generator read
+// them.
+TEST(ElementTypesTest, FloatElements) {
+  float f32[] = {1.5f, -2.25f};
+  double f64[] = {0.1, -3.5};
+  uint16_t f16[] = {0x3c00, 0xc200};  // 1, -3
+  uint16_t bf16[] = {0x4040, 0xbf80}; // 3, -1
+  EXPECT_EQ(floatElements(f32, DTENSOR_F32, 2),
+            (std::vector<float>{1.5f, -2.25f}));
+  EXPECT_EQ(floatElements(f64, DTENSOR_F64, 2),
+            (std::vector<float>{0.1f, -3.5f}));
+  EXPECT_EQ(floatElements(f16, DTENSOR_F16, 2),
+            (std::vector<float>{1.0f, -3.0f}));
+  EXPECT_EQ(floatElements(bf16, DTENSOR_BF16, 2),
+            (std::vector<float>{3.0f, -1.0f}));
+}
+
 } // namespace

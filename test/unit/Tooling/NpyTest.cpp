@@ -4,6 +4,7 @@
 
 #include "dtensor/Tooling/ElementTypes.h"
 
+#include "NpyBytes.h"
 #include "TestFiles.h"
 
 #include <gtest/gtest.h>
@@ -12,20 +13,9 @@
 
 using namespace dtensor::tooling;
 using namespace dtensor::rt::test;
+using dtensor::tooling::test::rawNpy;
 
 namespace {
-
-/// An .npy file of version major.0 with a raw header text and data bytes.
-std::string rawNpy(int major, const std::string &header,
-                   const std::string &data) {
-  std::string bytes("\x93NUMPY", 6);
-  bytes.push_back(static_cast<char>(major));
-  bytes.push_back(0);
-  int lengthSize = major == 1 ? 2 : 4;
-  for (int i = 0; i < lengthSize; ++i)
-    bytes.push_back(static_cast<char>(header.size() >> (8 * i)));
-  return bytes + header + data;
-}
 
 class NpyTest : public ::testing::Test {
 protected:

@@ -50,7 +50,10 @@ void addBufferizationPasses(OpPassManager &pm,
     matmul.halfPrecision = options.halfPrecisionMatmuls;
     pm.addPass(createMatmulToRuntime(matmul));
   }
+  // Frees placed at the end of each block, then moved to the buffers' last
+  // uses: a step holds at once only the buffers it needs at once.
   bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(createFreeAfterLastUse());
   if (options.afterBufferization)
     options.afterBufferization(pm);
 }

@@ -151,6 +151,35 @@ def MatmulToRuntime : Pass<"dtensor-matmul-to-runtime",
                            "::mlir::memref::MemRefDialect"];
 }
 
+def FreeAfterLastUse : Pass<"dtensor-free-after-last-use",
+                                "::mlir::func::FuncOp"> {
+  let summary = "Move each buffer's memref.dealloc after its last use";
+  let description = [{
+    MLIR's buffer deallocation pipeline frees a buffer at the end of the
+    block that allocates it: in a training step, every step buffer is live
+    until the step ends. This pass moves each `memref.dealloc` of a
+    `memref.alloc` of the same block to right after the buffer's last use
+    in that block, as `dtensor/Analysis/BufferLastUse.h` defines it (the
+    memory report's `last_use_peak` uses the same definition):
+
+    - a use through an alias counts: a view (`memref.subview`, `cast`,
+      `reinterpret_cast`, `expand_shape`, `collapse_shape`, `reshape`,
+      `transpose`, any `ViewLikeOpInterface`) or a region op's result that
+      its region yields;
+    - an op nested in a region uses it where its ancestor in the block is;
+    - `dtensor_rt_push_buffer` only queues a buffer: the next runtime call
+      that takes the queue (a matmul, collective, attention, custom call or
+      kernel launch) is the use, and when that call's handle goes to
+      `dtensor_rt_wait` (an asynchronous collective), the wait is too.
+
+    A dealloc stays where it is when the buffer escapes (returned, passed
+    to another block, stored, its address taken as a number, passed to a
+    call other than the runtime's, or a result of an op that may alias it),
+    when it is freed more than once, or when it is not a `memref.alloc` of
+    the dealloc's block.
+  }];
+}
+
 def FinalizeAbi : Pass<"dtensor-finalize-abi", "::mlir::ModuleOp"> {
   let summary = "Export entry points and bind runtime symbols (LLVM dialect)";
   let description = [{

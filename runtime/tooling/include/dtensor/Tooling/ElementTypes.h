@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace dtensor::tooling {
 
@@ -30,6 +31,11 @@ bool isFloatingPoint(dtensor_dtype dtype);
 /// Element `index` of the row-major array `data` of `dtype`, as a double
 /// (exact for every dtype but i64 beyond 2^53; bool is 0 or 1).
 double elementAsDouble(const void *data, dtensor_dtype dtype, size_t index);
+
+/// The `count` elements of the row-major float array `data` of `dtype`
+/// (f32, f64, f16 or bf16) as floats (f64 rounded).
+std::vector<float> floatElements(const void *data, dtensor_dtype dtype,
+                                 size_t count);
 
 /// IEEE binary16 bits to float (exact; NaN keeps its payload).
 float halfToFloat(uint16_t bits);

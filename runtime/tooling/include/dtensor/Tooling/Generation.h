@@ -4,7 +4,9 @@
 // a KV cache held as state (docs/runtime.md, "Generation"): each step entry
 // takes `tokens[B, T]`, `slots[B]` (the cache slot of each row; negative:
 // a padding row) and `start[B]` (the position of each row's first token)
-// and returns `next_token[B, T]`, the greedy next token after each token.
+// and returns `next_token[B, T]`, the greedy next token after each token,
+// and optionally `logits[B, T, V]` (f32 or f64), fetched on demand for
+// sampling (gathered to rank 0; the argmax alone needs none).
 // A prompt is prefilled into its slot by the entries of the most tokens per
 // row (a ladder of lengths, e.g. prefill_16/64/256), then each new token is
 // a decode step (T = 1) over all active slots at once.
@@ -61,19 +63,24 @@ public:
   /// Finds the step entries of `program` (which must outlive the
   /// generator) and the cache's slots and positions (dims 0 and 1 of its
   /// state). Null with `error` set when the program cannot generate.
+  /// `rank`: this process's rank; logits are gathered to rank 0.
   static std::unique_ptr<Generator> create(dtensor_program *program,
-                                           std::string &error);
+                                           std::string &error, int rank = 0);
 
   int64_t numSlots() const { return slots; }
   int64_t maxPositions() const { return positions; }
+  /// V when every step entry has a `logits[B, T, V]` output, else 0.
+  int64_t logitsVocab() const { return vocab; }
   const std::vector<StepShape> &getSteps() const { return steps; }
 
   /// Prefills `prompt` into `slot` (positions 0 .. size-1) and returns the
   /// token after it in `next`; with `all`, the greedy next token after each
-  /// of the prompt's tokens.
-  bool prefill(int64_t slot, const std::vector<int64_t> &prompt,
-               int64_t &next, std::string &error,
-               std::vector<int64_t> *all = nullptr);
+  /// of the prompt's tokens. With `logits` (a program with logitsVocab()),
+  /// rank 0 gets the V logits after the last prompt token (the other ranks
+  /// an empty vector); only the last chunk's logits are fetched.
+  bool prefill(int64_t slot, const std::vector<int64_t> &prompt, int64_t &next,
+               std::string &error, std::vector<int64_t> *all = nullptr,
+               std::vector<float> *logits = nullptr);
 
   /// One token for each row: `token` at `position` of `slot`.
   struct Row {
@@ -82,9 +89,10 @@ public:
     int64_t position = 0;
   };
   /// Runs decode steps over `rows` (several when there are more rows than
-  /// the decode entry has) and returns each row's next token.
+  /// the decode entry has) and returns each row's next token; with
+  /// `logits`, rank 0 gets each row's V logits (rows x V, row-major).
   bool decode(const std::vector<Row> &rows, std::vector<int64_t> &next,
-              std::string &error);
+              std::string &error, std::vector<float> *logits = nullptr);
 
   /// Wall-clock milliseconds of generate's phases.
   struct Times {
@@ -105,15 +113,19 @@ private:
   Generator(dtensor_program *program) : program(program) {}
 
   /// Runs `step` on `rows` rows of tokens (row-major, rows x T), filling the
-  /// next tokens.
+  /// next tokens and, with `logits`, on rank 0 the step's [rows, T, V]
+  /// logits as f32.
   bool runStep(const StepShape &step, const std::vector<int64_t> &tokens,
                const std::vector<int64_t> &slotIds,
-               const std::vector<int64_t> &starts,
-               std::vector<int64_t> &next, std::string &error);
+               const std::vector<int64_t> &starts, std::vector<int64_t> &next,
+               std::string &error, std::vector<float> *logits = nullptr);
 
   dtensor_program *program;
   std::vector<StepShape> steps;
-  std::vector<dtensor_dtype> tokenTypes, slotTypes, startTypes, nextTypes;
+  std::vector<dtensor_dtype> tokenTypes, slotTypes, startTypes, nextTypes,
+      logitsTypes;
+  int rank = 0;
+  int64_t vocab = 0;
   int64_t slots = 0;
   int64_t positions = 0;
 };

@@ -28,6 +28,26 @@ struct NpyArray {
   std::vector<uint8_t> data;
 };
 
+/// Where an .npy file's data lies, from its header, without reading it.
+struct NpyLayout {
+  /// The element type as written, e.g. '<f4' or '<u2'.
+  std::string descr;
+  std::vector<int64_t> shape;
+  /// Bytes before the data.
+  uint64_t dataOffset = 0;
+  uint64_t fileSize = 0;
+};
+
+/// Reads and checks the header of `path`: the magic, the version, the dict
+/// and C order (any descr). "" or the error, naming the file.
+std::string readNpyLayout(const std::string &path, NpyLayout &layout);
+
+/// Checks that the data after the header of `layout` is exactly the shape's
+/// elements of `elementBytes` each, and sets `dataBytes` to that size. ""
+/// or the error (truncated, trailing bytes, an overflowing shape).
+std::string checkNpyDataSize(const std::string &path, const NpyLayout &layout,
+                             uint64_t elementBytes, uint64_t &dataBytes);
+
 /// Reads `path` into `array`. The data must be exactly the product of the
 /// shape times the element size (trailing bytes are an error). "" or the
 /// error, naming the file.

@@ -50,6 +50,30 @@ struct RunOptions {
   /// --per-step: each --input file holds one value per step and each
   /// --output file gets one (RunSteps.h).
   bool perStep = false;
+  /// --data: token files (.npy, llm.c .bin) read as one stream into the
+  /// batches of the entry's --data-tokens and --data-targets inputs, batch
+  /// --data-start + s at step s, shuffled by --data-seed when given
+  /// (RunData.h); implies per-step steps.
+  std::vector<std::string> data;
+  std::string dataTokens = "tokens", dataTargets = "targets";
+  std::optional<uint64_t> dataSeed;
+  uint64_t dataStart = 0;
+  /// --eval-data: token files of the evaluation batches, fed to the
+  /// --eval-entry's token and target inputs (the same names as --data's);
+  /// every --eval-every steps (and after the last) the run evaluates the
+  /// mean loss of the first --eval-batches batches (RunEvaluation.h).
+  std::vector<std::string> evalData;
+  std::string evalEntry = "eval_step";
+  int evalEvery = 0;
+  int evalBatches = 1;
+  /// --log: rank 0 appends one JSON line per step (the step, its batch,
+  /// its time, tokens per second, and each scalar output: loss, grad_norm,
+  /// lr of a train_step) to this file ("": none).
+  std::string log;
+  /// --plot: after the steps rank 0 draws the loss (the scalar output named
+  /// loss, else the first scalar output) against the step as an SVG file
+  /// ("": none; LossCurve.h).
+  std::string plot;
   /// --save-weights: after the steps, write the weights and trained
   /// parameters to this safetensors file ("": none).
   std::string saveWeights;

@@ -11,9 +11,12 @@
 #ifndef DTENSOR_TOOLING_RUNSTEPS_H
 #define DTENSOR_TOOLING_RUNSTEPS_H
 
+#include "dtensor/Tooling/RunData.h"
+#include "dtensor/Tooling/RunEvaluation.h"
 #include "dtensor/Tooling/RunInputs.h"
 #include "dtensor/Tooling/RunOutputs.h"
 #include "dtensor/Tooling/RunTensors.h"
+#include "dtensor/Tooling/StepProgress.h"
 
 #include "dtensor/runtime.h"
 
@@ -33,15 +36,19 @@ std::string firstStepInputs(const std::vector<RunTensor> &tensors,
                             InputFiles &first);
 
 /// COLLECTIVE. Runs `steps` steps of the selected entry, step s reading
-/// slice s of each --input file (step 0's values are already set), and on
-/// rank 0 keeps the value of each tensor --output names after every step,
-/// stacked in `stacked`. `timesMs` gets each step's time. A failed runtime
-/// call returns its status (not reported).
+/// slice s of each --input file and, with `data`, this rank's shards of its
+/// batch s (step 0's values are already set), with `evaluation` evaluates
+/// every --eval-every steps and after the last, and on rank 0 keeps the
+/// value of each tensor --output names after every step, stacked in
+/// `stacked`, and reports each step's progress (StepProgress.h). `timesMs`
+/// gets each step's time. A failed runtime call returns its status (not
+/// reported).
 dtensor_status runPerStep(dtensor_program *program,
                           const std::vector<RunTensor> &tensors,
                           const RunOptions &options, const InputFiles &files,
-                          const RunRanks &ranks, GlobalValues &stacked,
-                          std::vector<double> &timesMs);
+                          const RunData *data, RunEvaluation *evaluation,
+                          StepProgress &progress, const RunRanks &ranks,
+                          GlobalValues &stacked, std::vector<double> &timesMs);
 
 /// Rank 0: writes each --output file of `stacked` with the leading steps
 /// dim. False after a message when a file cannot be written.
