@@ -10,7 +10,9 @@ clip_grad_norm_ 1.0; docs/training.md) against PyTorch's.
 
 Cases: `tiny` (llama_tiny: 2 layers, dim 64, vocab 256, 2 x 16 tokens) and
 `4m` (4 layers, dim 256, 4 heads, ffn 688, vocab 2048, 8 x 128 tokens:
-4.2M parameters), both dtensor_testing.gen_model_plan --loss --plan dp-tp.
+4.2M parameters), both dtensor_testing.gen_model_plan --loss --plan dp-tp;
+`4m-ckpt`, run only when named, is 4m with `activation_checkpointing:
+["layers.*"]` (no PyTorch columns).
 Meshes: 1 rank, dp2, tp2 and dp2 x tp2 (4 ranks: on a 2-core machine
 oversubscribed, for every column alike).
 
@@ -52,6 +54,12 @@ CASES = {
     "4m": ["--layers", "4", "--dim", "256", "--heads", "4", "--ffn", "688",
            "--vocab", "2048", "--batch", "8", "--seq", "128"],
 }
+# Cases run only when named: the 4M case with every layer's activations
+# recomputed in the backward (training.activation_checkpointing), for its
+# step time and memory beside 4m's. No PyTorch columns: the peers do not
+# checkpoint.
+CHECKPOINTED = {"4m-ckpt": "4m"}
+CASE_TRAINING = {"4m-ckpt": {"activation_checkpointing": ["layers.*"]}}
 MESHES = {"1": (1, 1), "dp2": (2, 1), "tp2": (1, 2), "dp2xtp2": (2, 2)}
 TRAINING = {"loss": "loss", "optimizer": {"kind": "adamw", "lr": 1e-3},
             "clip_grad_norm": 1.0}
@@ -63,7 +71,8 @@ def default_log(message):
 
 def add_options(p, prefix=""):
     p.add_argument(f"--{prefix}cases", metavar="C,C",
-                   help="cases: tiny, 4m (default both; --quick tiny)")
+                   help="cases: tiny, 4m (default both; --quick tiny), "
+                   "4m-ckpt (4m with every layer checkpointed)")
     p.add_argument(f"--{prefix}meshes", metavar="M,M",
                    help="meshes: 1, dp2, tp2, dp2xtp2 (default all; --quick "
                    "1,tp2)")
@@ -81,7 +90,7 @@ def configure(a, prefix=""):
                          ["1", "tp2"] if a.quick else list(MESHES))
     a.train_no_torch = getattr(a, prefix + "no_torch")
     for case in a.train_case_list:
-        if case not in CASES:
+        if case not in CASES and case not in CHECKPOINTED:
             return f"--{dash}cases: unknown case '{case}'"
     for mesh in a.train_mesh_list:
         if mesh not in MESHES:
@@ -93,11 +102,12 @@ def plan_path(work, case):
     path = os.path.join(work, f"train-{case}.json")
     if not os.path.exists(path):
         run(module_command(sys.executable, "dtensor_testing.gen_model_plan")
-            + CASES[case] + ["--loss", "--plan", "dp-tp", "--mesh", "2x2",
-                             "-o", path])
+            + CASES[CHECKPOINTED.get(case, case)]
+            + ["--loss", "--plan", "dp-tp", "--mesh", "2x2", "-o", path])
         with open(path) as f:
             plan = json.load(f)
-        plan["model"]["training"] = TRAINING
+        plan["model"]["training"] = {**TRAINING,
+                                     **CASE_TRAINING.get(case, {})}
         with open(path, "w") as f:
             json.dump(plan, f)
     return path
@@ -183,7 +193,8 @@ def measure(a, log=default_log):
         tokens = shape[0] * shape[1]
         inputs = token_inputs(work, plan)
         torch_single = {}
-        if python:
+        peers = python if case not in CHECKPOINTED else None
+        if peers:
             for mode in ("eager", "compiled"):
                 torch_single[mode] = run_torch(
                     a, python, plan, ["--plain", "--mode", mode,
@@ -225,7 +236,7 @@ def measure(a, log=default_log):
                        accounted["last_use_peak"],
                    "cached_buffer_bytes_per_rank":
                        accounted["cached_buffers"]}
-            if python:
+            if peers:
                 threads = max(1, cores // ranks)
                 row["torch_dtensor"] = run_torch(
                     a, python, plan, ["--dp", str(dp), "--tp", str(tp),

@@ -7,6 +7,7 @@
       [--steps N] [--int-high N] [--seed N] [--weight-scale X]
       [--loss-tolerance X] [--sgd-tolerance X] [--adamw-factor X]
       [--learn-sequence A,B --below X] [--dtensor-peer D,T]
+      [--unchecked-tolerance X [--no-torch-reference]]
 
 The plan's `model.training` section (or --training, a JSON object that
 becomes it; with --lm-loss LOGITS the plan first gets a cross-entropy loss
@@ -39,6 +40,15 @@ parallelism, DDP over dp, gloo) from the same weights and batches: its
 losses and final parameters must agree with ours as with the one-device
 loop, and the collectives of a step are printed beside ours (the
 compile-time report of train_step; CommDebugMode for PyTorch).
+
+--unchecked-tolerance X (a section with activation_checkpointing) also
+trains, on each mesh, the plan without activation_checkpointing from the
+same weights and batches: each call's loss (relative) and the final
+parameters (relative to each one's largest magnitude) of the checkpointed
+run must be within X of it. --no-torch-reference leaves the PyTorch loop
+out, for plans whose random ops (dropout) PyTorch draws otherwise: the run
+without checkpointing, which keeps the forward's draws, is then the
+reference, and agreeing with it means the recomputed draws are the same.
 
 --learn-sequence A,B (with --lm-loss) checks that training learns instead:
 each row of `tokens` follows t[j+1] = (A * t[j] + B) mod V (V = --int-high)
@@ -209,6 +219,8 @@ def main():
     parser.add_argument("--learn-sequence")
     parser.add_argument("--below", type=float)
     parser.add_argument("--dtensor-peer")
+    parser.add_argument("--unchecked-tolerance", type=float)
+    parser.add_argument("--no-torch-reference", action="store_true")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     work = lambda name: os.path.join(args.work, name)
@@ -273,8 +285,23 @@ def main():
 
     if args.learn_sequence:
         return learn(args, plan_path, training, calls, input_flags, work)
-    losses, norms, lrs, final = reference_run(plan, training, weights,
-                                              batches, calls)
+    if args.no_torch_reference and args.unchecked_tolerance is None:
+        sys.exit("check_training: --no-torch-reference needs "
+                 "--unchecked-tolerance (the reference is then the run "
+                 "without checkpointing)")
+    if args.unchecked_tolerance is not None and \
+            "activation_checkpointing" not in training:
+        sys.exit("check_training: --unchecked-tolerance needs a section "
+                 "with activation_checkpointing")
+    if not args.no_torch_reference:
+        losses, norms, lrs, final = reference_run(plan, training, weights,
+                                                  batches, calls)
+    unchecked_path = work("plan.unchecked.json")
+    if args.unchecked_tolerance is not None:
+        unchecked = copy.deepcopy(plan)
+        del unchecked["model"]["training"]["activation_checkpointing"]
+        with open(unchecked_path, "w") as f:
+            json.dump(unchecked, f)
     adamw = training["optimizer"]["kind"] == "adamw"
     lr = training["optimizer"].get("lr", 1e-3)
 
@@ -284,20 +311,24 @@ def main():
         shape = mesh_of(plan, overrides)
         ranks = int(np.prod(shape))
         label = "x".join(str(s) for s in shape)
-        artifact = work(f"artifact.{label}")
         mesh_flags = []
         for override in overrides:
             mesh_flags += ["--mesh", override]
-        run([tool("dtensor-compile"), plan_path, "-o", artifact,
-             "--no-reference"] + mesh_flags)
+
+        def train(path, tag):
+            artifact = work(f"artifact.{tag}")
+            run([tool("dtensor-compile"), path, "-o", artifact,
+                 "--no-reference"] + mesh_flags)
+            run([tool("dtensor-run"), artifact, "-n", str(ranks), "--entry",
+                 "train_step", "--per-step", "--iters", str(calls),
+                 "--weights", work("weights.safetensors"), "--save-weights",
+                 work(f"trained.{tag}.safetensors"),
+                 "--output", f"{training['loss']}={work(f'loss.{tag}.npy')}",
+                 "--output", f"grad_norm={work(f'grad_norm.{tag}.npy')}",
+                 "--output", f"lr={work(f'lr.{tag}.npy')}"] + input_flags)
+
+        train(plan_path, label)
         out = lambda name: work(f"{name}.{label}.npy")
-        run([tool("dtensor-run"), artifact, "-n", str(ranks), "--entry",
-             "train_step", "--per-step", "--iters", str(calls), "--weights",
-             work("weights.safetensors"), "--save-weights",
-             work(f"trained.{label}.safetensors"),
-             "--output", f"{training['loss']}={out('loss')}",
-             "--output", f"grad_norm={out('grad_norm')}",
-             "--output", f"lr={out('lr')}"] + input_flags)
         if args.dtensor_peer:
             ours = (np.load(out("loss")).astype(np.float64),
                     load_file(work(f"trained.{label}.safetensors")),
@@ -318,6 +349,21 @@ def main():
             if status != "ok":
                 sys.exit(1)
 
+        if args.unchecked_tolerance is not None:
+            train(unchecked_path, f"unchecked.{label}")
+            plain_losses = np.load(
+                work(f"loss.unchecked.{label}.npy")).astype(np.float64)
+            plain = load_file(work(f"trained.unchecked.{label}.safetensors"))
+            verdict(f"{calls} losses against no checkpointing",
+                    np.max(np.abs(got_losses - plain_losses) /
+                           np.abs(plain_losses)), args.unchecked_tolerance)
+            verdict("parameters against no checkpointing",
+                    max(np.abs(trained[name].astype(np.float64) -
+                               plain[name]).max() /
+                        max(np.abs(plain[name]).max(), 1e-30)
+                        for name in plain), args.unchecked_tolerance)
+        if args.no_torch_reference:
+            continue
         verdict(f"{calls} losses",
                 np.max(np.abs(got_losses - losses) / np.abs(losses)),
                 args.loss_tolerance)

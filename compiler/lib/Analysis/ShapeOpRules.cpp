@@ -1,9 +1,10 @@
 //===- ShapeOpRules.cpp - explicit rules for non-linalg ops -----*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Reshapes, slices, concatenation, gather, softmax, tensor factories and
-// dtensor.write_rows have no indexing maps; their rules are written out
-// here. Ops that only move data commute with any elementwise reduction, so
-// Partial values of every kind pass through their data operands.
+// Reshapes, slices, concatenation, gather, softmax, tensor factories,
+// dtensor.write_rows and dtensor.optimization_barrier have no indexing
+// maps; their rules are written out here. Ops that only move data commute with
+// any elementwise reduction, so Partial values of every kind pass through their
+// data operands.
 //
 //===----------------------------------------------------------------------===//
 
@@ -350,11 +351,23 @@ static std::optional<ShardingRule> getRule(WriteRowsOp op) {
   return rule;
 }
 
+/// A copy: the result has the operand's layout, Partial values included.
+static std::optional<ShardingRule> getRule(OptimizationBarrierOp op) {
+  auto type = cast<RankedTensorType>(op.getInput().getType());
+  ShardingRule rule;
+  TensorFactors identity = addIdentityFactors(rule, type);
+  addOperand(rule, 0, identity);
+  rule.results.push_back(std::move(identity));
+  addDataMovementFlow(rule, {0});
+  return rule;
+}
+
 std::optional<ShardingRule> dtensor::detail::getShapeOpRule(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<ShardingRule>>(op)
       .Case<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp,
             tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::ConcatOp,
             tensor::GatherOp, linalg::SoftmaxOp, tensor::EmptyOp,
-            arith::ConstantOp, WriteRowsOp>([](auto op) { return getRule(op); })
+            arith::ConstantOp, WriteRowsOp, OptimizationBarrierOp>(
+          [](auto op) { return getRule(op); })
       .Default([](Operation *) { return std::nullopt; });
 }

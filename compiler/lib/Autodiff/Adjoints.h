@@ -139,6 +139,15 @@ scalarAdjoint(mlir::OpBuilder &builder, mlir::Location loc, mlir::Block &body,
               llvm::ArrayRef<std::pair<mlir::Value, mlir::Value>> seeds,
               mlir::Value wrt);
 
+/// Activation checkpointing (Recompute.cpp): in `block`, whose ops
+/// `forward` are the forward and the others the backward, each tensor that
+/// a forward op of a checkpointed module instance (`checkpointOf`: its path,
+/// "" for none) computes and the backward reads is recomputed from the
+/// instance's inputs before its first backward use.
+void recomputeCheckpoints(
+    mlir::Block &block, llvm::ArrayRef<mlir::Operation *> forward,
+    llvm::function_ref<llvm::StringRef(mlir::Operation *)> checkpointOf);
+
 } // namespace dtensor::autodiff
 
 #endif // DTENSOR_COMPILER_AUTODIFF_ADJOINTS_H

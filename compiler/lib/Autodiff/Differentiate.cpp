@@ -3,7 +3,9 @@
 // --dtensor-differentiate: a copy of the function that returns the loss and
 // its gradients. The forward ops stay as they are (their values are what
 // the backward reads); the backward is appended before the return, one rule
-// per op from the loss back to the arguments (Adjoints.h).
+// per op from the loss back to the arguments (Adjoints.h). A caller that
+// names checkpointed module instances (the training step) gets their
+// tensors recomputed in the backward instead (Recompute.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,9 +62,10 @@ namespace {
 /// The gradient of `function`'s result `lossIndex` with respect to its
 /// float arguments that `differentiates` selects (by argument number), as a
 /// new function named `name` (not inserted); null after an error.
-func::FuncOp buildGradient(func::FuncOp function, StringRef name,
-                           unsigned lossIndex,
-                           llvm::function_ref<bool(unsigned)> differentiates) {
+func::FuncOp
+buildGradient(func::FuncOp function, StringRef name, unsigned lossIndex,
+              llvm::function_ref<bool(unsigned)> differentiates,
+              llvm::function_ref<StringRef(Operation *)> checkpointOf) {
   func::FuncOp gradient = function.clone();
   gradient.setName(name);
   auto fail = [&]() {
@@ -143,6 +146,8 @@ func::FuncOp buildGradient(func::FuncOp function, StringRef name,
   for (Operation &op : block.without_terminator())
     if (!forwardOps.contains(&op))
       op.setLoc(autodiff::markBackward(op.getLoc(), gradientOf.lookup(&op)));
+  if (checkpointOf)
+    recomputeCheckpoints(block, forward, checkpointOf);
   SmallVector<Type> resultTypes;
   for (Value value : results)
     resultTypes.push_back(value.getType());
@@ -179,11 +184,13 @@ struct Differentiate : dtensor::impl::DifferentiateBase<Differentiate> {
     if (module.lookupSymbol(name))
       return fail("a symbol named '" + name + "' exists already");
     bool all = wrt == "all";
-    func::FuncOp gradient =
-        buildGradient(forward, name, result, [&](unsigned arg) {
+    func::FuncOp gradient = buildGradient(
+        forward, name, result,
+        [&](unsigned arg) {
           return all ||
                  forward.getArgAttr(arg, DTensorDialect::getWeightAttrName());
-        });
+        },
+        {});
     if (!gradient)
       return signalPassFailure();
     SymbolTable(module).insert(gradient, std::next(forward->getIterator()));
@@ -194,6 +201,7 @@ struct Differentiate : dtensor::impl::DifferentiateBase<Differentiate> {
 
 func::FuncOp dtensor::autodiff::buildGradientFunction(
     func::FuncOp function, StringRef name, unsigned lossIndex,
-    llvm::function_ref<bool(unsigned)> differentiates) {
-  return buildGradient(function, name, lossIndex, differentiates);
+    llvm::function_ref<bool(unsigned)> differentiates,
+    llvm::function_ref<StringRef(Operation *)> checkpointOf) {
+  return buildGradient(function, name, lossIndex, differentiates, checkpointOf);
 }

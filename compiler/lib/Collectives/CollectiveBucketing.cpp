@@ -178,9 +178,18 @@ private:
   }
 
   /// Moving an op below others is legal when it has no memory effects; its
-  /// users move with it (they depend on the members too).
+  /// users move with it (they depend on the members too). No op moves below
+  /// a dtensor.optimization_barrier: the recomputation it fences (activation
+  /// checkpointing) would then run before that part of the backward, its
+  /// values live across it.
   bool canSinkDependentsAbove(Operation *anchor) const {
-    return llvm::all_of(getDependentsAbove(anchor),
+    SmallVector<Operation *> above = getDependentsAbove(anchor);
+    if (above.empty())
+      return true;
+    for (Operation *op = above.front(); op != anchor; op = op->getNextNode())
+      if (isa<OptimizationBarrierOp>(op))
+        return false;
+    return llvm::all_of(above,
                         [](Operation *op) { return isMemoryEffectFree(op); });
   }
 

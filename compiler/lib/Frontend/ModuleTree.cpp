@@ -8,44 +8,6 @@
 using namespace mlir;
 using namespace dtensor::frontend;
 
-/// fnmatch-style matching of one segment: `*` any run, `?` one character.
-static bool matchSegment(llvm::StringRef pattern, llvm::StringRef text) {
-  if (pattern.empty())
-    return text.empty();
-  if (pattern.front() == '*') {
-    for (size_t skip = 0; skip <= text.size(); ++skip)
-      if (matchSegment(pattern.drop_front(), text.drop_front(skip)))
-        return true;
-    return false;
-  }
-  if (text.empty())
-    return false;
-  if (pattern.front() != '?' && pattern.front() != text.front())
-    return false;
-  return matchSegment(pattern.drop_front(), text.drop_front());
-}
-
-bool dtensor::frontend::matchModulePattern(llvm::StringRef pattern,
-                                           llvm::StringRef path) {
-  SmallVector<llvm::StringRef> patternSegments, pathSegments;
-  pattern.split(patternSegments, '.');
-  path.split(pathSegments, '.');
-  if (patternSegments.size() != pathSegments.size())
-    return false;
-  for (auto [p, s] : llvm::zip(patternSegments, pathSegments))
-    if (!matchSegment(p, s))
-      return false;
-  return true;
-}
-
-bool dtensor::frontend::moduleContains(llvm::StringRef module,
-                                       llvm::StringRef opModule) {
-  if (module.empty() || module == opModule)
-    return true;
-  return opModule.starts_with(module) && opModule.size() > module.size() &&
-         opModule[module.size()] == '.';
-}
-
 llvm::SetVector<llvm::StringRef>
 dtensor::frontend::getModulePaths(const ModelPlan &plan) {
   llvm::SetVector<llvm::StringRef> paths;

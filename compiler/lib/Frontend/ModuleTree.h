@@ -10,19 +10,15 @@
 #define DTENSOR_COMPILER_FRONTEND_MODULETREE_H
 
 #include "dtensor/Frontend/ModelPlan.h"
+#include "dtensor/Training/ModulePath.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 
 namespace dtensor::frontend {
 
-/// True when the dotted `path` matches `pattern` segment by segment, each
-/// segment with `*` and `?` wildcards.
-bool matchModulePattern(llvm::StringRef pattern, llvm::StringRef path);
-
-/// True when module `module` contains an op of module `opModule` (the root
-/// module "" contains everything).
-bool moduleContains(llvm::StringRef module, llvm::StringRef opModule);
+using dtensor::matchModulePattern;
+using dtensor::moduleContains;
 
 /// Every module path of the plan: each op's module and all its ancestors,
 /// in order of first appearance.

@@ -3,6 +3,7 @@
 #include "TrainingSection.h"
 
 #include "JsonReader.h"
+#include "ModuleTree.h"
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
 #include "dtensor/Training/TrainingAttr.h"
 
@@ -83,6 +84,7 @@ private:
                              llvm::StringRef whose,
                              std::vector<std::string> &out);
   LogicalResult readSchedule(const JsonNode &node, Schedule &out);
+  LogicalResult readCheckpointing(const JsonNode &node, TrainingPlan &out);
 
   const ModelPlan &plan;
   func::FuncOp function;
@@ -250,13 +252,41 @@ LogicalResult TrainingSectionReader::readSchedule(const JsonNode &node,
   return success();
 }
 
+/// `activation_checkpointing`: module patterns, each matching a module.
+/// The list's other checks (empty, a pattern twice) are the plan's.
+LogicalResult TrainingSectionReader::readCheckpointing(const JsonNode &node,
+                                                       TrainingPlan &out) {
+  nodes["activation_checkpointing"] = &node;
+  if (failed(expectKind(node, JsonNode::Kind::Array)))
+    return failure();
+  llvm::SetVector<llvm::StringRef> paths = getModulePaths(plan);
+  std::vector<std::string> patterns;
+  for (auto [index, entry] : llvm::enumerate(node.elements)) {
+    nodes["activation_checkpointing[" + std::to_string(index) + "]"] = &entry;
+    FailureOr<std::string> pattern = readString(entry);
+    if (failed(pattern))
+      return failure();
+    if (!pattern->empty() && llvm::none_of(paths, [&](llvm::StringRef path) {
+          return matchModulePattern(*pattern, path);
+        }))
+      return error(entry) << "the pattern '" << *pattern
+                          << "' matches no module of the model; "
+                             "activation_checkpointing lists module patterns "
+                             "(e.g. \"layers.*\")";
+    patterns.push_back(std::move(*pattern));
+  }
+  out.activationCheckpointing = std::move(patterns);
+  return success();
+}
+
 FailureOr<TrainingPlan> TrainingSectionReader::read(const JsonNode &node) {
   TrainingPlan out;
   out.function = plan.name;
   if (failed(expectKind(node, JsonNode::Kind::Object)) ||
-      failed(checkObject(node,
-                         {"loss", "optimizer", "groups", "frozen", "schedule",
-                          "clip_grad_norm", "accumulation_steps"})))
+      failed(
+          checkObject(node, {"loss", "optimizer", "groups", "frozen",
+                             "schedule", "clip_grad_norm", "accumulation_steps",
+                             "activation_checkpointing"})))
     return failure();
   const JsonNode *loss = require(node, "loss");
   if (!loss || failed(readLoss(*loss, out)))
@@ -271,6 +301,9 @@ FailureOr<TrainingPlan> TrainingSectionReader::read(const JsonNode &node) {
   if (const JsonNode *frozen = node.get("frozen"))
     if (failed(
             readPatterns(*frozen, "frozen", "the frozen patterns", out.frozen)))
+      return failure();
+  if (const JsonNode *checkpointing = node.get("activation_checkpointing"))
+    if (failed(readCheckpointing(*checkpointing, out)))
       return failure();
   if (const JsonNode *schedule = node.get("schedule"))
     if (failed(readSchedule(*schedule, out.schedule)))

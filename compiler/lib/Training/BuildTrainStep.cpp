@@ -14,10 +14,12 @@
 #include "dtensor/Autodiff/Gradient.h"
 #include "dtensor/Builders/LinalgBuilders.h"
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
+#include "dtensor/Training/ModulePath.h"
 #include "dtensor/Training/Passes.h"
 #include "dtensor/Training/TrainingAttr.h"
 
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Debug.h"
 
 namespace dtensor {
@@ -99,6 +101,7 @@ public:
 
 private:
   LogicalResult collectTrained(func::FuncOp forward);
+  LogicalResult checkCheckpointing(func::FuncOp forward);
   LogicalResult addUpdate(func::FuncOp train);
 
   ModuleOp module;
@@ -169,6 +172,31 @@ LogicalResult TrainStepBuilder::collectTrained(func::FuncOp forward) {
   return success();
 }
 
+/// Each activation_checkpointing pattern matches a module of the forward
+/// (the module paths its ops' locations name, and their ancestors).
+LogicalResult TrainStepBuilder::checkCheckpointing(func::FuncOp forward) {
+  if (!plan.activationCheckpointing)
+    return success();
+  llvm::StringSet<> modules;
+  forward.walk([&](Operation *op) {
+    StringRef path = getLocationModule(op->getLoc());
+    for (size_t end = path.find('.'); end != StringRef::npos;
+         end = path.find('.', end + 1))
+      modules.insert(path.take_front(end));
+    if (!path.empty())
+      modules.insert(path);
+  });
+  for (auto [index, pattern] : llvm::enumerate(*plan.activationCheckpointing))
+    if (llvm::none_of(modules.keys(), [&](StringRef path) {
+          return matchModulePattern(pattern, path);
+        }))
+      return planError(module)
+             << "activation_checkpointing[" << index << "]: the pattern '"
+             << pattern << "' matches no module of '" << forward.getName()
+             << "'";
+  return success();
+}
+
 LogicalResult TrainStepBuilder::run() {
   auto forward = module.lookupSymbol<func::FuncOp>(plan.function);
   if (!forward || forward.isExternal())
@@ -188,12 +216,25 @@ LogicalResult TrainStepBuilder::run() {
   if (failed(collectTrained(forward)))
     return failure();
 
-  // Only the trained weights: a frozen one gets no gradient.
+  if (failed(checkCheckpointing(forward)))
+    return failure();
+
+  // Only the trained weights: a frozen one gets no gradient. The ops of a
+  // checkpointed module are recomputed in the backward.
+  std::vector<std::string> checkpointed =
+      plan.activationCheckpointing.value_or(std::vector<std::string>());
+  auto checkpointOf = [&](Operation *op) {
+    return findMatchedModule(checkpointed, getLocationModule(op->getLoc()));
+  };
   func::FuncOp train = autodiff::buildGradientFunction(
-      forward, kTrainStep, static_cast<unsigned>(plan.loss), [&](unsigned arg) {
+      forward, kTrainStep, static_cast<unsigned>(plan.loss),
+      [&](unsigned arg) {
         return llvm::any_of(trained,
                             [&](const Trained &w) { return w.arg == arg; });
-      });
+      },
+      checkpointed.empty()
+          ? llvm::function_ref<StringRef(Operation *)>()
+          : llvm::function_ref<StringRef(Operation *)>(checkpointOf));
   if (!train)
     return failure();
   if (failed(addUpdate(train))) {

@@ -67,6 +67,13 @@ DictionaryAttr dtensor::training::encodeTrainingPlan(MLIRContext *context,
         b.getNamedAttr("clip_grad_norm", f64(*plan.clipGradNorm)));
   if (!frozen.empty())
     entries.push_back(b.getNamedAttr("frozen", b.getArrayAttr(frozen)));
+  if (plan.activationCheckpointing) {
+    SmallVector<Attribute> patterns;
+    for (const std::string &pattern : *plan.activationCheckpointing)
+      patterns.push_back(b.getStringAttr(pattern));
+    entries.push_back(
+        b.getNamedAttr("activation_checkpointing", b.getArrayAttr(patterns)));
+  }
   return b.getDictionaryAttr(entries);
 }
 
@@ -178,8 +185,8 @@ dtensor::training::decodeTrainingPlan(Operation *op, DictionaryAttr attr) {
   TrainingPlan plan;
   DictReader top(op, attr, "");
   if (failed(top.allowOnly({"function", "loss", "optimizer", "groups", "frozen",
-                            "schedule", "clip_grad_norm",
-                            "accumulation_steps"})) ||
+                            "schedule", "clip_grad_norm", "accumulation_steps",
+                            "activation_checkpointing"})) ||
       failed(top.string("function", plan.function, /*required=*/true)) ||
       failed(top.integer("loss", plan.loss)) ||
       failed(top.optionalNumber("clip_grad_norm", plan.clipGradNorm)) ||
@@ -254,6 +261,13 @@ dtensor::training::decodeTrainingPlan(Operation *op, DictionaryAttr attr) {
     }
   if (failed(top.strings("frozen", plan.frozen, /*required=*/false)))
     return failure();
+  if (attr.get("activation_checkpointing")) {
+    std::vector<std::string> patterns;
+    if (failed(top.strings("activation_checkpointing", patterns,
+                           /*required=*/true)))
+      return failure();
+    plan.activationCheckpointing = std::move(patterns);
+  }
 
   FailureOr<DictionaryAttr> schedule = top.get<DictionaryAttr>("schedule");
   if (failed(schedule))

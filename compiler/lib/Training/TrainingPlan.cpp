@@ -114,6 +114,24 @@ dtensor::training::checkTrainingPlan(const TrainingPlan &plan) {
       if (auto problem = nonNegative(at + ".weight_decay", *group.weightDecay))
         return problem;
   }
+  if (const auto &patterns = plan.activationCheckpointing) {
+    if (patterns->empty())
+      return PlanProblem{"activation_checkpointing",
+                         "expected at least one module pattern"};
+    for (size_t j = 0; j < patterns->size(); ++j) {
+      std::string at = "activation_checkpointing[" + std::to_string(j) + "]";
+      const std::string &pattern = (*patterns)[j];
+      if (pattern.empty())
+        return PlanProblem{at, "expected a non-empty module pattern (the "
+                               "root module's forward would be recomputed "
+                               "whole, saving nothing)"};
+      for (size_t k = 0; k < j; ++k)
+        if ((*patterns)[k] == pattern)
+          return PlanProblem{at, "the pattern '" + pattern +
+                                     "' is listed twice (also at [" +
+                                     std::to_string(k) + "])"};
+    }
+  }
   const Schedule &schedule = plan.schedule;
   if (schedule.warmupSteps < 0)
     return PlanProblem{"schedule.warmup_steps", "expected an integer >= 0"};

@@ -1,7 +1,9 @@
 // Every mistake in a training plan is an error, and no train_step or
 // eval_step is added: keys unknown, missing or out of range, a function or
 // loss that does not exist, a group or frozen pattern that matches no weight
-// (or frozen patterns that leave none to train), a loss
+// (or frozen patterns that leave none to train), an activation_checkpointing
+// pattern that matches no module, is not a string or is listed twice, an
+// empty activation_checkpointing list, a loss
 // that is not a float of one element, a forward with state, a name taken.
 // RUN: dtensor-opt %s --dtensor-build-train-step -split-input-file -verify-diagnostics
 
@@ -334,5 +336,94 @@ module attributes {dtensor.training = {function = "f", optimizer = {kind = "sgd"
 module attributes {dtensor.training = {function = "f", optimizer = {kind = "sgd"}}} {
   func.func @f(%x: tensor<f32>) -> tensor<f32> {
     return %x : tensor<f32>
+  }
+}
+
+// -----
+
+// An activation_checkpointing pattern that matches no module the forward's
+// locations name (here layers.0 and layers.0.mlp).
+// expected-error @+1 {{'dtensor.training': activation_checkpointing[1]: the pattern 'blocks.*' matches no module of 'f'}}
+module attributes {dtensor.training = {function = "f", optimizer = {kind = "sgd"}, activation_checkpointing = ["layers.*", "blocks.*"]}} {
+  dtensor.mesh @mesh shape [2]
+  func.func @f(%x: tensor<4xf32> {dtensor.name = "x"}, %w: tensor<4xf32> {dtensor.name = "layers.0.w", dtensor.weight})
+      -> (tensor<f32> {dtensor.name = "loss"}, tensor<4xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x, %w : tensor<4xf32>, tensor<4xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<f32> loc("layers.0.mlp"("m.json":1:1))
+    return %r, %x : tensor<f32>, tensor<4xf32>
+  }
+}
+
+// -----
+
+// activation_checkpointing lists strings.
+// expected-error @+1 {{'dtensor.training': activation_checkpointing: expected strings}}
+module attributes {dtensor.training = {function = "f", optimizer = {kind = "sgd"}, activation_checkpointing = [1]}} {
+  dtensor.mesh @mesh shape [2]
+  func.func @f(%x: tensor<4xf32> {dtensor.name = "x"}, %w: tensor<4xf32> {dtensor.name = "layers.0.w", dtensor.weight})
+      -> (tensor<f32> {dtensor.name = "loss"}, tensor<4xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x, %w : tensor<4xf32>, tensor<4xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<f32> loc("layers.0.mlp"("m.json":1:1))
+    return %r, %x : tensor<f32>, tensor<4xf32>
+  }
+}
+
+// -----
+
+// activation_checkpointing lists a pattern once.
+// expected-error @+1 {{'dtensor.training': activation_checkpointing[1]: the pattern 'layers.*' is listed twice (also at [0])}}
+module attributes {dtensor.training = {function = "f", optimizer = {kind = "sgd"}, activation_checkpointing = ["layers.*", "layers.*"]}} {
+  dtensor.mesh @mesh shape [2]
+  func.func @f(%x: tensor<4xf32> {dtensor.name = "x"}, %w: tensor<4xf32> {dtensor.name = "layers.0.w", dtensor.weight})
+      -> (tensor<f32> {dtensor.name = "loss"}, tensor<4xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x, %w : tensor<4xf32>, tensor<4xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<f32> loc("layers.0.mlp"("m.json":1:1))
+    return %r, %x : tensor<f32>, tensor<4xf32>
+  }
+}
+
+// -----
+
+// activation_checkpointing lists at least one pattern.
+// expected-error @+1 {{'dtensor.training': activation_checkpointing: expected at least one module pattern}}
+module attributes {dtensor.training = {function = "f", optimizer = {kind = "sgd"}, activation_checkpointing = []}} {
+  dtensor.mesh @mesh shape [2]
+  func.func @f(%x: tensor<4xf32> {dtensor.name = "x"}, %w: tensor<4xf32> {dtensor.name = "layers.0.w", dtensor.weight})
+      -> (tensor<f32> {dtensor.name = "loss"}, tensor<4xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<f32>
+    %init = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x, %w : tensor<4xf32>, tensor<4xf32>) outs(%init : tensor<f32>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<f32> loc("layers.0.mlp"("m.json":1:1))
+    return %r, %x : tensor<f32>, tensor<4xf32>
   }
 }

@@ -1,6 +1,7 @@
 //===- TrainingPlanTest.cpp - Training plans: checks, schedule, attribute -===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "dtensor/Training/TrainingPlan.h"
+#include "dtensor/Training/ModulePath.h"
 #include "dtensor/Training/TrainingAttr.h"
 
 #include "dtensor/Dialect/DTensor/DTensorDialect.h"
@@ -97,6 +98,34 @@ TEST(TrainingPlanTest, PatternsAreGlobsOverWholeNames) {
   EXPECT_FALSE(matchesPattern("bias", "fc.bias"));
 }
 
+TEST(TrainingPlanTest, CheckpointedModulesAreOutermostMatches) {
+  std::vector<std::string> layers{"layers.*"};
+  EXPECT_EQ(dtensor::findMatchedModule(layers, "layers.1.attention.wq"),
+            "layers.1");
+  EXPECT_EQ(dtensor::findMatchedModule(layers, "layers.1"), "layers.1");
+  EXPECT_EQ(dtensor::findMatchedModule(layers, "layers"), "");
+  EXPECT_EQ(dtensor::findMatchedModule(layers, "output"), "");
+  EXPECT_EQ(dtensor::findMatchedModule(layers, ""), "");
+  // Nested matches: the outermost module is the instance.
+  std::vector<std::string> nested{"layers.*.attention", "layers.?"};
+  EXPECT_EQ(dtensor::findMatchedModule(nested, "layers.0.attention.wo"),
+            "layers.0");
+  EXPECT_EQ(dtensor::findMatchedModule(nested, "layers.12.attention.wo"),
+            "layers.12.attention");
+}
+
+TEST(TrainingPlanTest, CheckpointingListsDistinctPatterns) {
+  TrainingPlan plan;
+  plan.activationCheckpointing = std::vector<std::string>{};
+  EXPECT_EQ(problemPath(plan), "activation_checkpointing");
+  plan.activationCheckpointing = {"layers.*", ""};
+  EXPECT_EQ(problemPath(plan), "activation_checkpointing[1]");
+  plan.activationCheckpointing = {"layers.*", "output", "layers.*"};
+  EXPECT_EQ(problemPath(plan), "activation_checkpointing[2]");
+  plan.activationCheckpointing = {"layers.*", "output"};
+  EXPECT_EQ(problemPath(plan), "");
+}
+
 TEST(TrainingPlanTest, AttributeRoundTrip) {
   mlir::MLIRContext context;
   context.loadDialect<dtensor::DTensorDialect>();
@@ -112,6 +141,7 @@ TEST(TrainingPlanTest, AttributeRoundTrip) {
   plan.schedule = {3, Schedule::Decay::Linear, 9, 0.25};
   plan.clipGradNorm = 2.0;
   plan.accumulationSteps = 4;
+  plan.activationCheckpointing = {"layers.*", "output"};
   mlir::DictionaryAttr attr = encodeTrainingPlan(&context, plan);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
@@ -133,6 +163,9 @@ TEST(TrainingPlanTest, AttributeRoundTrip) {
   EXPECT_EQ(read->schedule.minLrRatio, 0.25);
   EXPECT_EQ(read->clipGradNorm, 2.0);
   EXPECT_EQ(read->accumulationSteps, 4);
+  EXPECT_EQ(read->activationCheckpointing,
+            std::optional<std::vector<std::string>>(
+                std::vector<std::string>{"layers.*", "output"}));
 }
 
 TEST(TrainingPlanTest, AttributeErrorsNameTheKey) {

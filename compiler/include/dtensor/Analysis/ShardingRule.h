@@ -10,8 +10,8 @@
 // indexing maps and iterator types of linalg structured ops, and identity
 // maps for elementwise ops (LinalgRules). Ops without indexing maps
 // (reshapes, slices, concat, gather, softmax, tensor.empty, tensor
-// constants, dtensor.write_rows and dtensor.attention) get explicit rules of
-// the same form
+// constants, dtensor.write_rows, dtensor.optimization_barrier and
+// dtensor.attention) get explicit rules of the same form
 // (ShapeOpRules, built with ShardingRuleBuilder), and every rule also says
 // which operands may be Partial (PartialFlow.h). getShardingRule
 // (ShardingRuleRegistry.h) picks an op's rule.

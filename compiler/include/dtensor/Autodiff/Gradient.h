@@ -18,10 +18,15 @@ namespace dtensor::autodiff {
 /// respect to each float argument that `differentiates` selects (by
 /// argument number), in argument order, each named `<name>.grad`. Null
 /// after an error, reported at the op without a gradient or at `function`.
-mlir::func::FuncOp
-buildGradientFunction(mlir::func::FuncOp function, llvm::StringRef name,
-                      unsigned lossIndex,
-                      llvm::function_ref<bool(unsigned)> differentiates);
+///
+/// With `checkpointOf`, the path of the checkpointed module instance an op
+/// of the forward belongs to ("" for none): the tensors such an instance
+/// computes are recomputed in the backward from the instance's inputs
+/// instead of kept (activation checkpointing, docs/training.md).
+mlir::func::FuncOp buildGradientFunction(
+    mlir::func::FuncOp function, llvm::StringRef name, unsigned lossIndex,
+    llvm::function_ref<bool(unsigned)> differentiates,
+    llvm::function_ref<llvm::StringRef(mlir::Operation *)> checkpointOf = {});
 
 } // namespace dtensor::autodiff
 

@@ -12,7 +12,8 @@
 //    groups = [{params = ["*.bias"], weight_decay = 0.0 : f64}],
 //    schedule = {warmup_steps = 2 : i64, decay = "cosine",
 //                total_steps = 20 : i64, min_lr_ratio = 0.1 : f64},
-//    clip_grad_norm = 1.0 : f64, accumulation_steps = 1 : i64}
+//    clip_grad_norm = 1.0 : f64, accumulation_steps = 1 : i64,
+//    activation_checkpointing = ["layers.*"]}
 //
 // Keys left out take the defaults of TrainingPlan.h.
 //

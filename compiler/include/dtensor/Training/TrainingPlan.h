@@ -86,6 +86,11 @@ struct TrainingPlan {
   std::optional<double> clipGradNorm;
   /// Micro-batches per optimizer step.
   int64_t accumulationSteps = 1;
+  /// Module patterns (ModulePath.h) whose forward the backward recomputes
+  /// from the module's inputs instead of keeping its activations
+  /// (torch.utils.checkpoint on each matched module); none: nothing is
+  /// recomputed. Given, the list is not empty.
+  std::optional<std::vector<std::string>> activationCheckpointing;
 };
 
 /// A value out of range: the key's path inside the training section (e.g.

@@ -30,6 +30,8 @@ void addBufferizationPasses(OpPassManager &pm,
   pm.addPass(createPrepareCollectives());
   pm.addPass(createEntryOutParams());
   pm.addPass(createCanonicalizerPass());
+  // Recomputations were kept apart from the forward up to here.
+  pm.addPass(createLowerOptimizationBarriers());
 
   // Buffers: collectives become runtime calls as they bufferize.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());

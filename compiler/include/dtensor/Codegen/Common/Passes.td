@@ -101,6 +101,17 @@ def LowerMeshCoords : Pass<"dtensor-lower-mesh-coords",
                            "::mlir::func::FuncDialect"];
 }
 
+def LowerOptimizationBarriers : Pass<"dtensor-lower-optimization-barriers",
+                                     "::mlir::ModuleOp"> {
+  let summary = "Replace each dtensor.optimization_barrier by its operand";
+  let description = [{
+    The barriers kept a recomputation (activation checkpointing) apart from
+    the forward through the tensor-level passes; once elementwise fusion has
+    run, bufferization needs no barrier, and each one's result is replaced
+    by its operand.
+  }];
+}
+
 def LowerStepSeed : Pass<"dtensor-lower-step-seed", "::mlir::ModuleOp"> {
   let summary = "Lower dtensor.step_seed to dtensor_rt_step_seed calls";
   let description = [{

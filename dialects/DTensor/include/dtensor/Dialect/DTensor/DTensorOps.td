@@ -938,6 +938,39 @@ def DTensor_WaitOp : DTensor_Op<"wait", [NoMemoryEffect,
 }
 
 //===----------------------------------------------------------------------===//
+// Recomputation
+//===----------------------------------------------------------------------===//
+
+def DTensor_OptimizationBarrierOp : DTensor_Op<"optimization_barrier",
+    [AllTypesMatch<["input", "result"]>]> {
+  let summary = "an identity that optimizations must not see through";
+  let description = [{
+    Returns its operand, as XLA's optimization barrier does; it exists so
+    that the ops reading its result stay apart from the ops reading the
+    operand. Activation checkpointing (`docs/training.md`) reads a
+    checkpointed module's inputs through barriers where the backward
+    recomputes the module's forward: the recomputed ops then have other
+    operands than the forward's, so CSE cannot merge them back into the
+    forward, and elementwise fusion cannot fuse the forward's producers into
+    them (which would recompute values outside the module). The op has no
+    folder and declares no memory effects, so passes treat it as having
+    unknown ones: it is neither removed, merged nor moved, and collective
+    bucketing moves no op below it (which would run the recomputation
+    before that part of the backward). Propagation
+    gives the result the operand's layout (a copy); partitioning keeps it
+    per rank; `--dtensor-lower-optimization-barriers` replaces it by its
+    operand after elementwise fusion, before bufferization.
+
+    ```mlir
+    %kept = dtensor.optimization_barrier %x : tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+//===----------------------------------------------------------------------===//
 // Random numbers
 //===----------------------------------------------------------------------===//
 
