@@ -544,8 +544,13 @@ DTENSOR_EXPORT void dtensor_rt_collective_site(int64_t site) {
 }
 
 DTENSOR_EXPORT void dtensor_rt_wait(int64_t handle) {
-  if (handle == 0)
+  // Compiled programs push the collective's buffers before its wait (they
+  // stay in use until here); the wait takes them and ignores them.
+  if (handle == 0) {
+    if (dtensor_program *program = currentProgram())
+      program->queued.clear();
     return;
+  }
   AbiCall::run("wait", -1, [&](AbiCall &call) {
     dtensor_program &program = call.program;
     if (!program.collectiveQueue)

@@ -106,7 +106,9 @@ void dtensor_rt_collective_site(int64_t site);
 
 /* Completes an asynchronous collective: blocks until it ran; 0 is accepted
  * and does nothing. An error of the collective is the step's error from
- * here on (or at the step's end when the wait is skipped). */
+ * here on (or at the step's end when the wait is skipped). Buffers pushed
+ * before it (compiled programs push the collective's, which must stay valid
+ * until its wait) are taken and ignored. */
 void dtensor_rt_wait(int64_t handle);
 
 /* Runs task(args, b, e) over pieces [b, e) of [begin, end) -- b a multiple

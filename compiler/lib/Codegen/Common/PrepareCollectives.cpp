@@ -3,8 +3,9 @@
 // One-shot bufferization turns each collective into runtime calls (see
 // CollectiveBufferization.cpp); this pass does what must happen before:
 // the mesh and group ids the calls name are recorded on the module, the
-// local ops (chunk) become tensor ops, and start/wait pairs become
-// synchronous collectives.
+// local ops (chunk) become tensor ops, and each start/wait pair becomes its
+// collective, issued where it started, and a dtensor_rt_wait call where it
+// was first waited for (RuntimeCalls.h, kAsyncIdAttr).
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,25 +97,50 @@ LogicalResult assignCommIds(ModuleOp module) {
 }
 
 /// Issues each started collective where it starts and hands its results to
-/// the wait: the runtime then completes it before the next op.
-// TODO(async): pass async = 1 and call dtensor_rt_wait at the wait; this
-// needs the handle to travel from the start to the wait through
-// bufferization.
-void makeCollectivesSynchronous(ModuleOp module) {
+/// the wait. A collective whose first wait is in its block gets a
+/// kAsyncIdAttr, and that wait a dtensor_rt_wait call with the same id,
+/// which the collective's bufferization completes (CollectiveBufferization);
+/// other collectives complete in their call.
+void issueStartedCollectives(ModuleOp module) {
   SmallVector<StartOp> starts;
   module.walk([&](StartOp op) { starts.push_back(op); });
+  Builder attributes(module.getContext());
+  int64_t nextId = 0;
   for (StartOp start : starts) {
-    LLVM_DEBUG(llvm::dbgs()
-               << "issuing the collective started at " << start.getLoc()
-               << " synchronously, where it starts\n");
     Block &body = start.getBody().front();
     auto yield = cast<YieldOp>(body.getTerminator());
     SmallVector<Value> values(yield.getValues());
-    for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
+    SmallVector<Operation *> collectives;
+    for (Operation &op :
+         llvm::make_early_inc_range(body.without_terminator())) {
       op.moveBefore(start);
+      if (op.hasTrait<Collective>())
+        collectives.push_back(&op);
+    }
     // A wait on several futures of the start is one user per future.
     llvm::SetVector<Operation *> waits;
     waits.insert(start->user_begin(), start->user_end());
+    Operation *firstWait = nullptr;
+    for (Operation *wait : waits)
+      if (wait->getBlock() == start->getBlock() &&
+          (!firstWait || wait->isBeforeInBlock(firstWait)))
+        firstWait = wait;
+    LLVM_DEBUG(llvm::dbgs()
+               << "issuing the collective started at " << start.getLoc()
+               << (firstWait ? " asynchronously, waited for at "
+                             : " synchronously, where it starts")
+               << (firstWait ? firstWait->getLoc() : start.getLoc()) << "\n");
+    if (firstWait) {
+      OpBuilder builder(firstWait);
+      for (Operation *collective : collectives) {
+        IntegerAttr id = attributes.getI64IntegerAttr(nextId++);
+        collective->setAttr(kAsyncIdAttr, id);
+        func::CallOp wait =
+            callRuntime(builder, firstWait->getLoc(), kWaitSymbol, {},
+                        createI64(builder, firstWait->getLoc(), 0));
+        wait->setAttr(kAsyncIdAttr, id);
+      }
+    }
     for (Operation *user : waits) {
       auto wait = cast<WaitOp>(user);
       for (auto [future, result] :
@@ -236,7 +262,7 @@ struct PrepareCollectives
     ModuleOp module = getOperation();
     if (failed(assignCommIds(module)))
       return signalPassFailure();
-    makeCollectivesSynchronous(module);
+    issueStartedCollectives(module);
     for (auto func : module.getOps<func::FuncOp>())
       if (failed(lowerChunks(func)))
         return signalPassFailure();
