@@ -141,7 +141,10 @@ nlohmann::json chromeTrace(const std::vector<TraceEvent> &events,
                                {"bytes_sent", e.bytesSent}};
         if (e.site >= 0) {
           args["site"] = e.site;
-          if (e.site < static_cast<int64_t>(siteModules.size()) &&
+          // A wait names the site it waits for; the module is the
+          // collective's.
+          if (e.kind != kWaitKind &&
+              e.site < static_cast<int64_t>(siteModules.size()) &&
               !siteModules[e.site].empty())
             args["module"] = siteModules[e.site];
         }
