@@ -19,6 +19,7 @@
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
@@ -97,7 +98,8 @@ LogicalResult assignCommIds(ModuleOp module) {
 }
 
 /// Issues each started collective where it starts and hands its results to
-/// the wait. A collective whose first wait is in its block gets a
+/// the wait. A collective whose first wait is in its block, after ops it
+/// may run under, gets a
 /// kAsyncIdAttr, and that wait a dtensor_rt_wait call with the same id,
 /// which the collective's bufferization completes (CollectiveBufferization);
 /// other collectives complete in their call.
@@ -125,6 +127,18 @@ void issueStartedCollectives(ModuleOp module) {
       if (wait->getBlock() == start->getBlock() &&
           (!firstWait || wait->isBeforeInBlock(firstWait)))
         firstWait = wait;
+    // Nothing to overlap (only constants, empty tensors and other starts
+    // or waits in between): the collective completes in its call, which
+    // saves the handoff to the communication thread.
+    if (firstWait) {
+      bool overlaps = false;
+      for (Operation *op = start->getNextNode(); op != firstWait;
+           op = op->getNextNode())
+        overlaps |=
+            !isa<arith::ConstantOp, tensor::EmptyOp, StartOp, WaitOp>(op);
+      if (!overlaps)
+        firstWait = nullptr;
+    }
     LLVM_DEBUG(llvm::dbgs()
                << "issuing the collective started at " << start.getLoc()
                << (firstWait ? " asynchronously, waited for at "
