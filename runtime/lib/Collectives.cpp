@@ -376,6 +376,23 @@ Status shift(AbiCall &call, int64_t groupId, int64_t dim, int64_t dimSize,
                        async);
 }
 
+/// Runs collective `body` as ABI function `op`; the handle it got (0: it
+/// completed in the call).
+template <typename Body>
+int64_t issueCollective(const char *op, int32_t dtype, int64_t group,
+                        Body body) {
+  int64_t handle = 0;
+  AbiCall::run(
+      op, dtype,
+      [&](AbiCall &call) {
+        Status status = body(call);
+        handle = call.handle;
+        return status;
+      },
+      group);
+  return handle;
+}
+
 /// Gives a traced asynchronous collective's event the interval it ran in.
 void recordCompletion(dtensor_program &program,
                       const CollectiveQueue::Completion &done) {
@@ -448,31 +465,17 @@ DTENSOR_EXPORT void dtensor_rt_push_buffer(int64_t rank, void *descriptor) {
 DTENSOR_EXPORT int64_t dtensor_rt_all_reduce(int64_t group, int32_t reduction,
                                              int32_t dtype, int64_t count,
                                              int32_t async) {
-  int64_t handle = 0;
-  AbiCall::run(
-      "all_reduce", dtype,
-      [&](AbiCall &call) {
-        Status status = allReduce(call, group, reduction, count, async);
-        handle = call.handle;
-        return status;
-      },
-      group);
-  return handle;
+  return issueCollective("all_reduce", dtype, group, [&](AbiCall &call) {
+    return allReduce(call, group, reduction, count, async);
+  });
 }
 
 DTENSOR_EXPORT int64_t dtensor_rt_all_gather(int64_t group, int64_t gatherDim,
                                              int32_t dtype, int64_t count,
                                              int32_t async) {
-  int64_t handle = 0;
-  AbiCall::run(
-      "all_gather", dtype,
-      [&](AbiCall &call) {
-        Status status = allGather(call, group, gatherDim, count, async);
-        handle = call.handle;
-        return status;
-      },
-      group);
-  return handle;
+  return issueCollective("all_gather", dtype, group, [&](AbiCall &call) {
+    return allGather(call, group, gatherDim, count, async);
+  });
 }
 
 DTENSOR_EXPORT int64_t dtensor_rt_reduce_scatter(int64_t group,
@@ -480,62 +483,33 @@ DTENSOR_EXPORT int64_t dtensor_rt_reduce_scatter(int64_t group,
                                                  int64_t scatterDim,
                                                  int32_t dtype, int64_t count,
                                                  int32_t async) {
-  int64_t handle = 0;
-  AbiCall::run(
-      "reduce_scatter", dtype,
-      [&](AbiCall &call) {
-        Status status =
-            reduceScatter(call, group, reduction, scatterDim, count, async);
-        handle = call.handle;
-        return status;
-      },
-      group);
-  return handle;
+  return issueCollective("reduce_scatter", dtype, group, [&](AbiCall &call) {
+    return reduceScatter(call, group, reduction, scatterDim, count, async);
+  });
 }
 
 DTENSOR_EXPORT int64_t dtensor_rt_all_to_all(int64_t group, int64_t splitDim,
                                              int64_t concatDim, int32_t dtype,
                                              int32_t async) {
-  int64_t handle = 0;
-  AbiCall::run(
-      "all_to_all", dtype,
-      [&](AbiCall &call) {
-        Status status = allToAll(call, group, splitDim, concatDim, async);
-        handle = call.handle;
-        return status;
-      },
-      group);
-  return handle;
+  return issueCollective("all_to_all", dtype, group, [&](AbiCall &call) {
+    return allToAll(call, group, splitDim, concatDim, async);
+  });
 }
 
 DTENSOR_EXPORT int64_t dtensor_rt_broadcast(int64_t group, int64_t root,
                                             int32_t dtype, int32_t async) {
-  int64_t handle = 0;
-  AbiCall::run(
-      "broadcast", dtype,
-      [&](AbiCall &call) {
-        Status status = broadcast(call, group, root, async);
-        handle = call.handle;
-        return status;
-      },
-      group);
-  return handle;
+  return issueCollective("broadcast", dtype, group, [&](AbiCall &call) {
+    return broadcast(call, group, root, async);
+  });
 }
 
 DTENSOR_EXPORT int64_t dtensor_rt_shift(int64_t group, int64_t dim,
                                         int64_t dimSize, int64_t step,
                                         int32_t dtype, int64_t count,
                                         int32_t async) {
-  int64_t handle = 0;
-  AbiCall::run(
-      "shift", dtype,
-      [&](AbiCall &call) {
-        Status status = shift(call, group, dim, dimSize, step, count, async);
-        handle = call.handle;
-        return status;
-      },
-      group);
-  return handle;
+  return issueCollective("shift", dtype, group, [&](AbiCall &call) {
+    return shift(call, group, dim, dimSize, step, count, async);
+  });
 }
 
 DTENSOR_EXPORT void dtensor_rt_collective_site(int64_t site) {
