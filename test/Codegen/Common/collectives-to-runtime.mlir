@@ -154,29 +154,6 @@ func.func @numbered(%x: tensor<8xf32>) -> tensor<32xf32> {
   return %g : tensor<32xf32>
 }
 
-// A started collective is issued asynchronously (async = 1) where it
-// started; its handle goes to the dtensor_rt_wait call where it was waited
-// for, after pushes of its buffers, which keep them in use until there.
-// CHECK-LABEL: func.func @async_all_reduce
-// CHECK-SAME: (%[[X:.*]]: memref<8xf32>, %[[Y:.*]]: memref<8xf32>)
-// CHECK: %[[ASYNC:.*]] = arith.constant 1 : i32
-// CHECK: %[[H:.*]] = call @dtensor_rt_all_reduce(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ASYNC]])
-// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[Y]] : memref<8xf32>)
-// CHECK-NEXT: %[[C:.*]] = memref.cast %[[X]]
-// CHECK-NEXT: call @dtensor_rt_push_buffer__f32(%[[C]])
-// CHECK-NEXT: call @dtensor_rt_wait(%[[H]]) : (i64) -> ()
-// CHECK-NEXT: return %[[X]], %[[Y]]
-func.func @async_all_reduce(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
-  %f = dtensor.start {
-    %r = dtensor.all_reduce sum %x on @tp mesh_dims [0] : tensor<8xf32>
-    dtensor.yield %r : tensor<8xf32>
-  } : !dtensor.future<tensor<8xf32>>
-  %one = arith.constant 1.0 : f32
-  %filled = linalg.fill ins(%one : f32) outs(%y : tensor<8xf32>) -> tensor<8xf32>
-  %w = dtensor.wait %f : !dtensor.future<tensor<8xf32>>
-  return %w, %filled : tensor<8xf32>, tensor<8xf32>
-}
-
 // The declarations, sorted by name.
 // CHECK: func.func private @dtensor_rt_all_gather(i64, i64, i32, i64, i32) -> i64
 // CHECK-NEXT: func.func private @dtensor_rt_all_reduce(i64, i32, i32, i64, i32) -> i64
@@ -189,4 +166,3 @@ func.func @async_all_reduce(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xf
 // CHECK-NEXT: func.func private @dtensor_rt_push_buffer__f64(memref<*xf64>)
 // CHECK-NEXT: func.func private @dtensor_rt_push_buffer__i32(memref<*xi32>)
 // CHECK-NEXT: func.func private @dtensor_rt_reduce_scatter(i64, i32, i64, i32, i64, i32) -> i64
-

@@ -54,15 +54,11 @@ func.func @nested_uneven_chunk(%x: tensor<10x6xf32>) -> tensor<?x6xf32> {
   return %c : tensor<?x6xf32>
 }
 
-// The collective is issued where it was started, tagged; where it was
-// waited for, a dtensor_rt_wait call with the same tag (on handle 0 until
-// bufferization hands it the collective's handle); the wait is gone.
+// The collective runs where it was started; the wait is gone.
 // CHECK-LABEL: func.func @start_wait
 // CHECK-SAME: (%[[X:.*]]: tensor<8xf32>)
-// CHECK-NEXT: %[[G:.*]] = dtensor.all_gather %[[X]] on @tp mesh_dims [0] gather_dim 0 {dtensor_codegen.async_id = 0 : i64}
+// CHECK-NEXT: %[[G:.*]] = dtensor.all_gather %[[X]] on @tp mesh_dims [0] gather_dim 0
 // CHECK-NEXT: math.exp %[[X]]
-// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i64
-// CHECK-NEXT: call @dtensor_rt_wait(%[[ZERO]]) {dtensor_codegen.async_id = 0 : i64}
 // CHECK: %[[A:.*]] = arith.addf %[[G]],
 // CHECK-NEXT: return %[[A]]
 // CHECK-NOT: dtensor.wait

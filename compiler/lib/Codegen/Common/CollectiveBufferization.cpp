@@ -4,12 +4,7 @@
 // their inputs and outputs are queued with dtensor_rt_push_buffer and one
 // dtensor_rt_<collective> call runs them. A collective numbered by
 // --dtensor-number-collective-sites first passes its number to
-// dtensor_rt_collective_site, for the runtime's trace. A collective
-// --dtensor-prepare-collectives made asynchronous (kAsyncIdAttr) passes
-// async = 1, and its dtensor_rt_wait call gets the returned handle, preceded
-// by pushes of the collective's buffers: they are read by the wait in the
-// IR, so that no deallocation frees them while the collective is in flight
-// (the runtime ignores buffers queued before a wait).
+// dtensor_rt_collective_site, for the runtime's trace.
 //
 // This is done with BufferizableOpInterface models rather than a rewrite
 // into destination-passing form before bufferization: one-shot analysis then
@@ -220,33 +215,6 @@ FailureOr<Value> allocateResult(RewriterBase &rewriter, Operation *op,
   return options.createAlloc(rewriter, loc, type, dynamicSizes);
 }
 
-/// The dtensor_rt_wait call --dtensor-prepare-collectives placed for `op`
-/// (the same kAsyncIdAttr, later in its block), or null: `op` then
-/// completes in its call.
-func::CallOp findWaitCall(Operation *op) {
-  Attribute id = op->getAttr(kAsyncIdAttr);
-  if (!id)
-    return nullptr;
-  for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
-    if (auto call = dyn_cast<func::CallOp>(next))
-      if (call.getCallee() == kWaitSymbol && call->getAttr(kAsyncIdAttr) == id)
-        return call;
-  return nullptr;
-}
-
-/// Hands `handle` to `wait` (findWaitCall), with `buffers` pushed before it.
-void completeAtWait(RewriterBase &rewriter, func::CallOp wait, Value handle,
-                    ValueRange buffers) {
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(wait);
-  for (Value buffer : buffers)
-    pushBuffer(rewriter, wait.getLoc(), buffer);
-  rewriter.modifyOpInPlace(wait, [&] {
-    wait->setOperand(0, handle);
-    wait->removeAttr(kAsyncIdAttr);
-  });
-}
-
 /// Shared analysis answers: collectives read every input; an all_reduce
 /// also writes it (it reduces in place), the others write fresh buffers.
 /// Tells the runtime which site the next collective call is, when `op` was
@@ -313,13 +281,8 @@ struct CopyingCollectiveModel
     for (Value buffer : llvm::concat<Value>(inputs, outputs))
       pushBuffer(rewriter, loc, buffer);
     announceSite(rewriter, loc, op);
-    func::CallOp wait = findWaitCall(op);
-    Value handle = ConcreteModel::emitCall(
-        rewriter, loc, concrete, *comm, static_cast<int64_t>(inputs.size()),
-        createI32(rewriter, loc, wait ? 1 : 0));
-    if (wait)
-      completeAtWait(rewriter, wait, handle,
-                     llvm::to_vector(llvm::concat<Value>(inputs, outputs)));
+    ConcreteModel::emitCall(rewriter, loc, concrete, *comm,
+                            static_cast<int64_t>(inputs.size()));
     replaceOpWithBufferizedValues(rewriter, op, outputs);
     return success();
   }
@@ -336,12 +299,13 @@ struct AllGatherModel : CopyingCollectiveModel<AllGatherModel, AllGatherOp> {
     return dim == static_cast<int64_t>(op.getGatherDim()) ? DimKind::Gathered
                                                           : DimKind::Same;
   }
-  static Value emitCall(OpBuilder &b, Location loc, AllGatherOp op,
-                        const CommContext &comm, int64_t count, Value async) {
-    return callCollective(
-        b, loc, "dtensor_rt_all_gather",
-        {createI64(b, loc, comm.groupId), createI64(b, loc, op.getGatherDim()),
-         createI32(b, loc, comm.dtype), createI64(b, loc, count), async});
+  static void emitCall(OpBuilder &b, Location loc, AllGatherOp op,
+                       const CommContext &comm, int64_t count) {
+    callCollective(b, loc, "dtensor_rt_all_gather",
+                   {createI64(b, loc, comm.groupId),
+                    createI64(b, loc, op.getGatherDim()),
+                    createI32(b, loc, comm.dtype), createI64(b, loc, count),
+                    createI32(b, loc, 0)});
   }
 };
 
@@ -351,14 +315,14 @@ struct ReduceScatterModel
     return dim == static_cast<int64_t>(op.getScatterDim()) ? DimKind::Split
                                                            : DimKind::Same;
   }
-  static Value emitCall(OpBuilder &b, Location loc, ReduceScatterOp op,
-                        const CommContext &comm, int64_t count, Value async) {
-    return callCollective(
-        b, loc, "dtensor_rt_reduce_scatter",
-        {createI64(b, loc, comm.groupId),
-         createI32(b, loc, getReductionCode(op.getReduction())),
-         createI64(b, loc, op.getScatterDim()), createI32(b, loc, comm.dtype),
-         createI64(b, loc, count), async});
+  static void emitCall(OpBuilder &b, Location loc, ReduceScatterOp op,
+                       const CommContext &comm, int64_t count) {
+    callCollective(b, loc, "dtensor_rt_reduce_scatter",
+                   {createI64(b, loc, comm.groupId),
+                    createI32(b, loc, getReductionCode(op.getReduction())),
+                    createI64(b, loc, op.getScatterDim()),
+                    createI32(b, loc, comm.dtype), createI64(b, loc, count),
+                    createI32(b, loc, 0)});
   }
 };
 
@@ -370,24 +334,24 @@ struct AllToAllModel : CopyingCollectiveModel<AllToAllModel, AllToAllOp> {
       return DimKind::Gathered;
     return DimKind::Same;
   }
-  static Value emitCall(OpBuilder &b, Location loc, AllToAllOp op,
-                        const CommContext &comm, int64_t, Value async) {
-    return callCollective(b, loc, "dtensor_rt_all_to_all",
-                          {createI64(b, loc, comm.groupId),
-                           createI64(b, loc, op.getSplitDim()),
-                           createI64(b, loc, op.getConcatDim()),
-                           createI32(b, loc, comm.dtype), async});
+  static void emitCall(OpBuilder &b, Location loc, AllToAllOp op,
+                       const CommContext &comm, int64_t) {
+    callCollective(b, loc, "dtensor_rt_all_to_all",
+                   {createI64(b, loc, comm.groupId),
+                    createI64(b, loc, op.getSplitDim()),
+                    createI64(b, loc, op.getConcatDim()),
+                    createI32(b, loc, comm.dtype), createI32(b, loc, 0)});
   }
 };
 
 struct BroadcastModel : CopyingCollectiveModel<BroadcastModel, BroadcastOp> {
   static DimKind getDimKind(BroadcastOp, int64_t) { return DimKind::Same; }
-  static Value emitCall(OpBuilder &b, Location loc, BroadcastOp op,
-                        const CommContext &comm, int64_t, Value async) {
-    return callCollective(b, loc, "dtensor_rt_broadcast",
-                          {createI64(b, loc, comm.groupId),
-                           createI64(b, loc, op.getRoot()),
-                           createI32(b, loc, comm.dtype), async});
+  static void emitCall(OpBuilder &b, Location loc, BroadcastOp op,
+                       const CommContext &comm, int64_t) {
+    callCollective(b, loc, "dtensor_rt_broadcast",
+                   {createI64(b, loc, comm.groupId),
+                    createI64(b, loc, op.getRoot()),
+                    createI32(b, loc, comm.dtype), createI32(b, loc, 0)});
   }
 };
 
@@ -396,13 +360,15 @@ struct ShiftModel : CopyingCollectiveModel<ShiftModel, ShiftOp> {
     return dim == static_cast<int64_t>(op.getDim()) ? DimKind::ReceivedPiece
                                                     : DimKind::Same;
   }
-  static Value emitCall(OpBuilder &b, Location loc, ShiftOp op,
-                        const CommContext &comm, int64_t count, Value async) {
-    return callCollective(
-        b, loc, "dtensor_rt_shift",
-        {createI64(b, loc, comm.groupId), createI64(b, loc, op.getDim()),
-         createI64(b, loc, op.getDimSize()), createI64(b, loc, op.getStep()),
-         createI32(b, loc, comm.dtype), createI64(b, loc, count), async});
+  static void emitCall(OpBuilder &b, Location loc, ShiftOp op,
+                       const CommContext &comm, int64_t count) {
+    callCollective(b, loc, "dtensor_rt_shift",
+                   {createI64(b, loc, comm.groupId),
+                    createI64(b, loc, op.getDim()),
+                    createI64(b, loc, op.getDimSize()),
+                    createI64(b, loc, op.getStep()),
+                    createI32(b, loc, comm.dtype), createI64(b, loc, count),
+                    createI32(b, loc, 0)});
   }
 };
 
@@ -437,16 +403,13 @@ struct AllReduceModel : CollectiveModelBase<AllReduceModel, AllReduceOp> {
     for (Value buffer : llvm::concat<Value>(buffers, buffers))
       pushBuffer(rewriter, loc, buffer);
     announceSite(rewriter, loc, op);
-    func::CallOp wait = findWaitCall(op);
-    Value handle = callCollective(
+    callCollective(
         rewriter, loc, "dtensor_rt_all_reduce",
         {createI64(rewriter, loc, comm->groupId),
          createI32(rewriter, loc, getReductionCode(allReduce.getReduction())),
          createI32(rewriter, loc, comm->dtype),
          createI64(rewriter, loc, static_cast<int64_t>(buffers.size())),
-         createI32(rewriter, loc, wait ? 1 : 0)});
-    if (wait)
-      completeAtWait(rewriter, wait, handle, buffers);
+         createI32(rewriter, loc, 0)});
     replaceOpWithBufferizedValues(rewriter, op, buffers);
     return success();
   }

@@ -3,9 +3,8 @@
 // One-shot bufferization turns each collective into runtime calls (see
 // CollectiveBufferization.cpp); this pass does what must happen before:
 // the mesh and group ids the calls name are recorded on the module, the
-// local ops (chunk) become tensor ops, and each start/wait pair becomes its
-// collective, issued where it started, and a dtensor_rt_wait call where it
-// was first waited for (RuntimeCalls.h, kAsyncIdAttr).
+// local ops (chunk) become tensor ops, and start/wait pairs become
+// synchronous collectives.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +18,6 @@
 
 #include "dtensor/Dialect/DTensor/DTensorOps.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
@@ -98,63 +96,25 @@ LogicalResult assignCommIds(ModuleOp module) {
 }
 
 /// Issues each started collective where it starts and hands its results to
-/// the wait. A collective whose first wait is in its block, after ops it
-/// may run under, gets a
-/// kAsyncIdAttr, and that wait a dtensor_rt_wait call with the same id,
-/// which the collective's bufferization completes (CollectiveBufferization);
-/// other collectives complete in their call.
-void issueStartedCollectives(ModuleOp module) {
+/// the wait: the runtime then completes it before the next op.
+// TODO(async): pass async = 1 and call dtensor_rt_wait at the wait; this
+// needs the handle to travel from the start to the wait through
+// bufferization.
+void makeCollectivesSynchronous(ModuleOp module) {
   SmallVector<StartOp> starts;
   module.walk([&](StartOp op) { starts.push_back(op); });
-  Builder attributes(module.getContext());
-  int64_t nextId = 0;
   for (StartOp start : starts) {
+    LLVM_DEBUG(llvm::dbgs()
+               << "issuing the collective started at " << start.getLoc()
+               << " synchronously, where it starts\n");
     Block &body = start.getBody().front();
     auto yield = cast<YieldOp>(body.getTerminator());
     SmallVector<Value> values(yield.getValues());
-    SmallVector<Operation *> collectives;
-    for (Operation &op :
-         llvm::make_early_inc_range(body.without_terminator())) {
+    for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
       op.moveBefore(start);
-      if (op.hasTrait<Collective>())
-        collectives.push_back(&op);
-    }
     // A wait on several futures of the start is one user per future.
     llvm::SetVector<Operation *> waits;
     waits.insert(start->user_begin(), start->user_end());
-    Operation *firstWait = nullptr;
-    for (Operation *wait : waits)
-      if (wait->getBlock() == start->getBlock() &&
-          (!firstWait || wait->isBeforeInBlock(firstWait)))
-        firstWait = wait;
-    // Nothing to overlap (only constants, empty tensors and other starts
-    // or waits in between): the collective completes in its call, which
-    // saves the handoff to the communication thread.
-    if (firstWait) {
-      bool overlaps = false;
-      for (Operation *op = start->getNextNode(); op != firstWait;
-           op = op->getNextNode())
-        overlaps |=
-            !isa<arith::ConstantOp, tensor::EmptyOp, StartOp, WaitOp>(op);
-      if (!overlaps)
-        firstWait = nullptr;
-    }
-    LLVM_DEBUG(llvm::dbgs()
-               << "issuing the collective started at " << start.getLoc()
-               << (firstWait ? " asynchronously, waited for at "
-                             : " synchronously, where it starts")
-               << (firstWait ? firstWait->getLoc() : start.getLoc()) << "\n");
-    if (firstWait) {
-      OpBuilder builder(firstWait);
-      for (Operation *collective : collectives) {
-        IntegerAttr id = attributes.getI64IntegerAttr(nextId++);
-        collective->setAttr(kAsyncIdAttr, id);
-        func::CallOp wait =
-            callRuntime(builder, firstWait->getLoc(), kWaitSymbol, {},
-                        createI64(builder, firstWait->getLoc(), 0));
-        wait->setAttr(kAsyncIdAttr, id);
-      }
-    }
     for (Operation *user : waits) {
       auto wait = cast<WaitOp>(user);
       for (auto [future, result] :
@@ -276,7 +236,7 @@ struct PrepareCollectives
     ModuleOp module = getOperation();
     if (failed(assignCommIds(module)))
       return signalPassFailure();
-    issueStartedCollectives(module);
+    makeCollectivesSynchronous(module);
     for (auto func : module.getOps<func::FuncOp>())
       if (failed(lowerChunks(func)))
         return signalPassFailure();

@@ -40,14 +40,6 @@ inline constexpr llvm::StringLiteral kGenericAllocSymbol =
 inline constexpr llvm::StringLiteral kGenericFreeSymbol =
     "_mlir_memref_to_llvm_free";
 
-/// An asynchronous collective and its wait: --dtensor-prepare-collectives
-/// gives a started collective this attribute (a number unique in the module)
-/// and puts a dtensor_rt_wait call with the same attribute, on handle 0,
-/// where its first wait was; bufferizing the collective issues it with
-/// async = 1 and hands its handle and buffers to that call.
-inline constexpr llvm::StringLiteral kAsyncIdAttr = "dtensor_codegen.async_id";
-inline constexpr llvm::StringLiteral kWaitSymbol = "dtensor_rt_wait";
-
 /// The runtime's kernel launcher, called by CUDA programs.
 inline constexpr llvm::StringLiteral kGpuLaunchSymbol = "dtensor_rt_gpu_launch";
 
