@@ -37,9 +37,8 @@ void AbiCall::run(const char *op, int32_t dtype,
            std::strcmp(op, "gpu_launch") == 0)
     faultPoint(*program, FaultPoint::Compute, op);
   // A collective takes the site announced for it, traced or not.
-  int64_t site = -1;
   if (group >= 0)
-    std::swap(site, program->nextSite);
+    std::swap(call.site, program->nextSite);
   bool traced = program->tracing && group >= 0;
   double start = traced ? program->traceNow() : 0.0;
   Status status;
@@ -66,12 +65,16 @@ void AbiCall::run(const char *op, int32_t dtype,
   }
   if (traced)
     program->trace.push_back({op, program->traceSteps, group, call.inputBytes,
-                              start, program->traceNow(), site,
+                              start, program->traceNow(), call.site,
                               call.bytesSent});
-  if (!status.ok())
-    program->stepError =
-        Status(status.code(), std::string("dtensor_rt_") + op + " (" +
-                                  program->artifact + "): " + status.message());
+  if (status.ok())
+    return;
+  program->stepError =
+      Status(status.code(), std::string("dtensor_rt_") + op + " (" +
+                                program->artifact + "): " + status.message());
+  // The step failed: the rest of its calls are skipped, waits included, and
+  // the program may free buffers a collective in flight still uses.
+  drainCollectives(*program);
 }
 
 Status AbiCall::takeViews(const char *op, int64_t count,

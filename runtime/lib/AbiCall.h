@@ -47,6 +47,10 @@ public:
   /// Bytes this rank sends under the compile-time report's model
   /// (layout::ringBytesSent), set by the collective (for the trace).
   int64_t bytesSent = 0;
+  /// A collective's site (dtensor_rt_collective_site), or -1.
+  int64_t site = -1;
+  /// An asynchronous collective's handle, once queued, or 0.
+  int64_t handle = 0;
 
 private:
   explicit AbiCall(dtensor_program &program) : program(program) {}

@@ -5,20 +5,26 @@
 // splits uneven dims into each member's piece (torch.chunk, nested over the
 // group's mesh dims) and hands the views to the program's backend.
 //
-// Asynchronous calls complete before they return, or (on a GPU) are queued
-// on the program's stream, which orders them before every later use: the
-// handle is 0, which dtensor_rt_wait accepts.
+// An asynchronous call of a CPU program is checked and split here, then
+// queued on the program's communication thread (CollectiveQueue), and its
+// handle completes it in dtensor_rt_wait. On a GPU it is queued on the
+// program's stream, which orders it before every later use, and under MPI
+// below MPI_THREAD_SERIALIZED it completes in its call: the handle is then
+// 0, which dtensor_rt_wait accepts. A synchronous call first lets the
+// collectives in flight finish (ranks run their collectives in one order).
 //
 //===----------------------------------------------------------------------===//
 
 #include "AbiCall.h"
 #include "Backend.h"
+#include "Context.h"
 #include "Export.h"
 
 #include "dtensor/Layout/CollectiveBytes.h"
 #include "dtensor/rt_abi.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace dtensor::rt {
 
@@ -101,13 +107,48 @@ void recordBytesSent(AbiCall &call, layout::CollectiveKind kind,
   call.bytesSent = total;
 }
 
+/// The program's communication thread, started on first use; null when
+/// asynchronous collectives complete in their call (see the file comment).
+CollectiveQueue *queueOf(dtensor_program &program) {
+  if (!program.collectiveQueue && program.context->threadedCollectives &&
+      std::string_view(program.backend->target()) == "cpu")
+    program.collectiveQueue =
+        std::make_unique<CollectiveQueue>(*program.backend);
+  return program.collectiveQueue.get();
+}
+
+/// Runs the program's collective (`call.program.collective`, its views and
+/// parameters set) as `kind` on `groupId`: queued when `async` and the
+/// program has a communication thread (call.handle is then its handle),
+/// else now, after the collectives in flight.
+Status runCollective(AbiCall &call, const char *name,
+                     layout::CollectiveKind kind, int64_t groupId,
+                     int32_t async) {
+  dtensor_program &program = call.program;
+  CollectiveOp &op = program.collective;
+  op.kind = kind;
+  op.group = groupId;
+  op.dtype = call.dtype;
+  if (CollectiveQueue *queue = async ? queueOf(program) : nullptr) {
+    // AbiCall::run records the call's trace event next, at this index.
+    int64_t traceIndex =
+        program.tracing ? static_cast<int64_t>(program.trace.size()) : -1;
+    call.handle = queue->issue(op, name, groupId, call.site, traceIndex);
+    return Status::success();
+  }
+  if (program.collectiveQueue)
+    if (Status s = program.collectiveQueue->settle())
+      return s;
+  return op.runOn(*program.backend);
+}
+
 Status allReduce(AbiCall &call, int64_t groupId, int32_t reduction,
-                 int64_t count) {
+                 int64_t count, int32_t async) {
   Group *group;
   if (Status s = groupOf(call.program, groupId, group))
     return s;
-  std::vector<StridedView> &in = call.program.callInputs,
-                           &out = call.program.callOutputs;
+  CollectiveOp &op = call.program.collective;
+  std::vector<StridedView> &in = op.in, &out = op.out;
   if (Status s = call.takeInputsOutputs("all_reduce", count, in, out))
     return s;
   for (int64_t i = 0; i < count; ++i)
@@ -118,15 +159,18 @@ Status allReduce(AbiCall &call, int64_t groupId, int32_t reduction,
     return s;
   recordBytesSent(call, layout::CollectiveKind::AllReduce, in, out, -1, -1,
                   group->comm->size());
-  return call.program.backend->allReduce(groupId, in, out, call.dtype, kind);
+  op.reduction = kind;
+  return runCollective(call, "all_reduce", layout::CollectiveKind::AllReduce,
+                       groupId, async);
 }
 
-Status allGather(AbiCall &call, int64_t groupId, int64_t dim, int64_t count) {
+Status allGather(AbiCall &call, int64_t groupId, int64_t dim, int64_t count,
+                 int32_t async) {
   Group *group;
   if (Status s = groupOf(call.program, groupId, group))
     return s;
-  std::vector<StridedView> &in = call.program.callInputs,
-                           &out = call.program.callOutputs;
+  CollectiveOp &op = call.program.collective;
+  std::vector<StridedView> &in = op.in, &out = op.out;
   if (Status s = call.takeInputsOutputs("all_gather", count, in, out))
     return s;
   int members = group->comm->size(), me = group->comm->rank();
@@ -143,7 +187,7 @@ Status allGather(AbiCall &call, int64_t groupId, int64_t dim, int64_t count) {
   recordBytesSent(call, layout::CollectiveKind::AllGather, in, out, dim, -1,
                   members);
   // Member j's input lands in its piece of each output's gather dim.
-  MemberPieces &pieces = call.program.callPieces;
+  MemberPieces &pieces = op.pieces;
   pieces.resize(members);
   for (std::vector<StridedView> &member : pieces)
     member.clear();
@@ -152,16 +196,17 @@ Status allGather(AbiCall &call, int64_t groupId, int64_t dim, int64_t count) {
       layout::Range piece = pieceOf(call.program, *group, view.sizes[dim], j);
       pieces[j].push_back(view.slice(dim, piece.begin, piece.size()));
     }
-  return call.program.backend->allGather(groupId, in, pieces);
+  return runCollective(call, "all_gather", layout::CollectiveKind::AllGather,
+                       groupId, async);
 }
 
 Status reduceScatter(AbiCall &call, int64_t groupId, int32_t reduction,
-                     int64_t dim, int64_t count) {
+                     int64_t dim, int64_t count, int32_t async) {
   Group *group;
   if (Status s = groupOf(call.program, groupId, group))
     return s;
-  std::vector<StridedView> &in = call.program.callInputs,
-                           &out = call.program.callOutputs;
+  CollectiveOp &op = call.program.collective;
+  std::vector<StridedView> &in = op.in, &out = op.out;
   if (Status s = call.takeInputsOutputs("reduce_scatter", count, in, out))
     return s;
   int members = group->comm->size(), me = group->comm->rank();
@@ -182,7 +227,7 @@ Status reduceScatter(AbiCall &call, int64_t groupId, int32_t reduction,
   recordBytesSent(call, layout::CollectiveKind::ReduceScatter, in, out, dim,
                   -1, members);
   // Member j's piece of every input is reduced into member j's output.
-  MemberPieces &pieces = call.program.callPieces;
+  MemberPieces &pieces = op.pieces;
   pieces.resize(members);
   for (std::vector<StridedView> &member : pieces)
     member.clear();
@@ -191,17 +236,18 @@ Status reduceScatter(AbiCall &call, int64_t groupId, int32_t reduction,
       layout::Range piece = pieceOf(call.program, *group, view.sizes[dim], j);
       pieces[j].push_back(view.slice(dim, piece.begin, piece.size()));
     }
-  return call.program.backend->reduceScatter(groupId, pieces, out, call.dtype,
-                                             kind);
+  op.reduction = kind;
+  return runCollective(call, "reduce_scatter",
+                       layout::CollectiveKind::ReduceScatter, groupId, async);
 }
 
 Status allToAll(AbiCall &call, int64_t groupId, int64_t splitDim,
-                int64_t concatDim) {
+                int64_t concatDim, int32_t async) {
   Group *group;
   if (Status s = groupOf(call.program, groupId, group))
     return s;
-  std::vector<StridedView> &in = call.program.callInputs,
-                           &out = call.program.callOutputs;
+  CollectiveOp &op = call.program.collective;
+  std::vector<StridedView> &in = op.in, &out = op.out;
   if (Status s = call.takeInputsOutputs("all_to_all", 1, in, out))
     return s;
   const StridedView &input = in[0], &output = out[0];
@@ -231,22 +277,27 @@ Status allToAll(AbiCall &call, int64_t groupId, int64_t splitDim,
                   concatDim, members);
   // Piece j of the input's split dim goes to member j; member j's piece of
   // the output's concat dim comes from member j.
-  std::vector<StridedView> sendPieces, recvPieces;
+  op.pieces.resize(2);
+  std::vector<StridedView> &sendPieces = op.pieces[0],
+                           &recvPieces = op.pieces[1];
+  sendPieces.clear();
+  recvPieces.clear();
   for (int j = 0; j < members; ++j) {
     layout::Range out = pieceOf(program, *group, input.sizes[splitDim], j);
     layout::Range back = pieceOf(program, *group, output.sizes[concatDim], j);
     sendPieces.push_back(input.slice(splitDim, out.begin, out.size()));
     recvPieces.push_back(output.slice(concatDim, back.begin, back.size()));
   }
-  return call.program.backend->allToAll(groupId, sendPieces, recvPieces);
+  return runCollective(call, "all_to_all", layout::CollectiveKind::AllToAll,
+                       groupId, async);
 }
 
-Status broadcast(AbiCall &call, int64_t groupId, int64_t root) {
+Status broadcast(AbiCall &call, int64_t groupId, int64_t root, int32_t async) {
   Group *group;
   if (Status s = groupOf(call.program, groupId, group))
     return s;
-  std::vector<StridedView> &in = call.program.callInputs,
-                           &out = call.program.callOutputs;
+  CollectiveOp &op = call.program.collective;
+  std::vector<StridedView> &in = op.in, &out = op.out;
   if (Status s = call.takeInputsOutputs("broadcast", 1, in, out))
     return s;
   if (!sameExcept(in[0], out[0], -1))
@@ -257,17 +308,18 @@ Status broadcast(AbiCall &call, int64_t groupId, int64_t root) {
                         std::to_string(group->comm->size()));
   recordBytesSent(call, layout::CollectiveKind::Broadcast, in, out, -1, -1,
                   group->comm->size());
-  return call.program.backend->broadcast(groupId, in[0], out[0],
-                                         static_cast<int>(root));
+  op.root = static_cast<int>(root);
+  return runCollective(call, "broadcast", layout::CollectiveKind::Broadcast,
+                       groupId, async);
 }
 
 Status shift(AbiCall &call, int64_t groupId, int64_t dim, int64_t dimSize,
-             int64_t step, int64_t count) {
+             int64_t step, int64_t count, int32_t async) {
   Group *group;
   if (Status s = groupOf(call.program, groupId, group))
     return s;
-  std::vector<StridedView> &in = call.program.callInputs,
-                           &out = call.program.callOutputs;
+  CollectiveOp &op = call.program.collective;
+  std::vector<StridedView> &in = op.in, &out = op.out;
   if (Status s = call.takeInputsOutputs("shift", count, in, out))
     return s;
   int members = group->comm->size(), me = group->comm->rank();
@@ -306,25 +358,63 @@ Status shift(AbiCall &call, int64_t groupId, int64_t dim, int64_t dimSize,
   int next = (me + 1) % members, previous = (me + members - 1) % members;
   // The program's piece lists, reused from step to step (no allocation in
   // the steady state).
-  MemberPieces &pieces = call.program.callPieces;
-  pieces.resize(2);
-  std::vector<StridedView> &sendPieces = pieces[0], &recvPieces = pieces[1];
-  sendPieces.resize(members);
-  recvPieces.resize(members);
+  // Per tensor, its send pieces then its receive pieces.
+  MemberPieces &pieces = op.pieces;
+  pieces.resize(2 * count);
   for (int64_t i = 0; i < count; ++i) {
+    std::vector<StridedView> &sendPieces = pieces[2 * i],
+                             &recvPieces = pieces[2 * i + 1];
+    sendPieces.resize(members);
+    recvPieces.resize(members);
     for (int j = 0; j < members; ++j) {
       sendPieces[j] = in[i].slice(dim, 0, j == next ? in[i].sizes[dim] : 0);
       recvPieces[j] =
           out[i].slice(dim, 0, j == previous ? out[i].sizes[dim] : 0);
     }
-    if (Status s =
-            call.program.backend->allToAll(groupId, sendPieces, recvPieces))
-      return s;
   }
-  return Status::success();
+  return runCollective(call, "shift", layout::CollectiveKind::Shift, groupId,
+                       async);
+}
+
+/// Runs collective `body` as ABI function `op`; the handle it got (0: it
+/// completed in the call).
+template <typename Body>
+int64_t issueCollective(const char *op, int32_t dtype, int64_t group,
+                        Body body) {
+  int64_t handle = 0;
+  AbiCall::run(
+      op, dtype,
+      [&](AbiCall &call) {
+        Status status = body(call);
+        handle = call.handle;
+        return status;
+      },
+      group);
+  return handle;
+}
+
+/// Gives a traced asynchronous collective's event the interval it ran in.
+void recordCompletion(dtensor_program &program,
+                      const CollectiveQueue::Completion &done) {
+  if (done.traceIndex < 0 ||
+      done.traceIndex >= static_cast<int64_t>(program.trace.size()))
+    return;
+  dtensor_trace_event &event = program.trace[done.traceIndex];
+  event.start_us = program.traceTime(done.begin);
+  event.end_us = program.traceTime(done.end);
+  event.async = 1;
 }
 
 } // namespace
+
+Status drainCollectives(dtensor_program &program) {
+  if (!program.collectiveQueue)
+    return Status::success();
+  return program.collectiveQueue->drain(
+      [&](const CollectiveQueue::Completion &done) {
+        recordCompletion(program, done);
+      });
+}
 
 } // namespace dtensor::rt
 
@@ -358,6 +448,9 @@ DTENSOR_EXPORT int64_t dtensor_rt_group_sum(int64_t group, int64_t value) {
     Group *found;
     if (Status s = groupOf(call.program, group, found))
       return s;
+    if (call.program.collectiveQueue)
+      if (Status s = call.program.collectiveQueue->settle())
+        return s;
     return found->comm->allReduce(&value, &sum, 1, DType::I64,
                                   dtensor::layout::ReduceKind::Sum);
   });
@@ -372,19 +465,17 @@ DTENSOR_EXPORT void dtensor_rt_push_buffer(int64_t rank, void *descriptor) {
 DTENSOR_EXPORT int64_t dtensor_rt_all_reduce(int64_t group, int32_t reduction,
                                              int32_t dtype, int64_t count,
                                              int32_t async) {
-  AbiCall::run("all_reduce", dtype, [&](AbiCall &call) {
-    return allReduce(call, group, reduction, count);
-  }, group);
-  return 0;
+  return issueCollective("all_reduce", dtype, group, [&](AbiCall &call) {
+    return allReduce(call, group, reduction, count, async);
+  });
 }
 
 DTENSOR_EXPORT int64_t dtensor_rt_all_gather(int64_t group, int64_t gatherDim,
                                              int32_t dtype, int64_t count,
                                              int32_t async) {
-  AbiCall::run("all_gather", dtype, [&](AbiCall &call) {
-    return allGather(call, group, gatherDim, count);
-  }, group);
-  return 0;
+  return issueCollective("all_gather", dtype, group, [&](AbiCall &call) {
+    return allGather(call, group, gatherDim, count, async);
+  });
 }
 
 DTENSOR_EXPORT int64_t dtensor_rt_reduce_scatter(int64_t group,
@@ -392,40 +483,33 @@ DTENSOR_EXPORT int64_t dtensor_rt_reduce_scatter(int64_t group,
                                                  int64_t scatterDim,
                                                  int32_t dtype, int64_t count,
                                                  int32_t async) {
-  AbiCall::run("reduce_scatter", dtype, [&](AbiCall &call) {
-    return reduceScatter(call, group, reduction, scatterDim, count);
-  }, group);
-  return 0;
+  return issueCollective("reduce_scatter", dtype, group, [&](AbiCall &call) {
+    return reduceScatter(call, group, reduction, scatterDim, count, async);
+  });
 }
 
 DTENSOR_EXPORT int64_t dtensor_rt_all_to_all(int64_t group, int64_t splitDim,
                                              int64_t concatDim, int32_t dtype,
                                              int32_t async) {
-  AbiCall::run("all_to_all", dtype, [&](AbiCall &call) {
-    return allToAll(call, group, splitDim, concatDim);
-  }, group);
-  return 0;
+  return issueCollective("all_to_all", dtype, group, [&](AbiCall &call) {
+    return allToAll(call, group, splitDim, concatDim, async);
+  });
 }
 
 DTENSOR_EXPORT int64_t dtensor_rt_broadcast(int64_t group, int64_t root,
                                             int32_t dtype, int32_t async) {
-  AbiCall::run(
-      "broadcast", dtype,
-      [&](AbiCall &call) { return broadcast(call, group, root); }, group);
-  return 0;
+  return issueCollective("broadcast", dtype, group, [&](AbiCall &call) {
+    return broadcast(call, group, root, async);
+  });
 }
 
 DTENSOR_EXPORT int64_t dtensor_rt_shift(int64_t group, int64_t dim,
                                         int64_t dimSize, int64_t step,
                                         int32_t dtype, int64_t count,
                                         int32_t async) {
-  AbiCall::run(
-      "shift", dtype,
-      [&](AbiCall &call) {
-        return shift(call, group, dim, dimSize, step, count);
-      },
-      group);
-  return 0;
+  return issueCollective("shift", dtype, group, [&](AbiCall &call) {
+    return shift(call, group, dim, dimSize, step, count, async);
+  });
 }
 
 DTENSOR_EXPORT void dtensor_rt_collective_site(int64_t site) {
@@ -434,10 +518,27 @@ DTENSOR_EXPORT void dtensor_rt_collective_site(int64_t site) {
 }
 
 DTENSOR_EXPORT void dtensor_rt_wait(int64_t handle) {
-  if (handle != 0)
-    AbiCall::run("wait", -1, [&](AbiCall &) {
+  // Compiled programs push the collective's buffers before its wait (they
+  // stay in use until here); the wait takes them and ignores them.
+  if (handle == 0) {
+    if (dtensor_program *program = currentProgram())
+      program->queued.clear();
+    return;
+  }
+  AbiCall::run("wait", -1, [&](AbiCall &call) {
+    dtensor_program &program = call.program;
+    if (!program.collectiveQueue)
       return runtimeError("wait: unknown handle " + std::to_string(handle));
-    });
+    double blocked = program.tracing ? program.traceNow() : 0.0;
+    CollectiveQueue::Completion done;
+    Status status = program.collectiveQueue->wait(handle, done);
+    if (program.tracing && done.traceIndex >= 0) {
+      recordCompletion(program, done);
+      program.trace.push_back({"wait", program.traceSteps, done.group, 0,
+                               blocked, program.traceNow(), done.site, 0, 0});
+    }
+    return status;
+  });
 }
 
 } // extern "C"

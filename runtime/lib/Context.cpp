@@ -27,7 +27,9 @@ Status initializeMpi() {
     return commError("MPI was already finalized in this process (it cannot "
                      "be initialised again; keep a context or MPI alive)");
   int provided = 0;
-  int code = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  // Serialized: asynchronous collectives run on a communication thread.
+  int code =
+      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
   if (code != MPI_SUCCESS)
     return mpiError("MPI_Init_thread", code);
   weInitializedMpi = true;
@@ -94,6 +96,9 @@ Status createContext(const dtensor_context_options *options,
   if (Status s = created->world->agree(local))
     return s;
   created->threads = threads;
+  int threadLevel = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&threadLevel);
+  created->threadedCollectives = threadLevel >= MPI_THREAD_SERIALIZED;
   blas::setThreads(threads);
   ++liveContexts;
   context = created.release();

@@ -22,6 +22,10 @@ struct dtensor_context {
   /// memory), and their number: a GPU program's rank uses device
   /// localRank % (devices on the node).
   int localRank = 0, ranksOnNode = 1;
+  /// MPI may be called from another thread than the host's, never at once
+  /// (MPI_THREAD_SERIALIZED or above): asynchronous collectives then run on
+  /// a communication thread (CollectiveQueue).
+  bool threadedCollectives = false;
   /// Programs loaded on this context and not yet destroyed.
   std::vector<dtensor_program *> programs;
 };

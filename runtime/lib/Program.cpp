@@ -41,6 +41,7 @@ size_t Tensor::localBytes() const {
 dtensor_program::~dtensor_program() {
   // The backend's memory and communicators go before the groups it was
   // built on; the code is unloaded last.
+  collectiveQueue.reset();
   for (dtensor::rt::Tensor &tensor : tensors)
     if (tensor.device)
       backend->freeTensor(tensor.device);
@@ -436,6 +437,12 @@ Status runStep(dtensor_program &program) {
   // The next step's random ops draw from the next seed.
   ++program.randomStep;
   program.queued.clear();
+  // Collectives the program issued but did not wait for (its waits were
+  // skipped after an error) complete before the step ends.
+  if (Status s = drainCollectives(program); s && program.stepError.ok())
+    program.stepError =
+        Status(s.code(), "at the end of a step of " + program.artifact + ": " +
+                             s.message());
   Status result = program.stepError;
   program.stepError = Status::success();
   // Completes the step's queued work, failed or not.

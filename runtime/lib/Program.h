@@ -22,6 +22,8 @@
 #define DTENSOR_RUNTIME_PROGRAM_H
 
 #include "Backend.h"
+#include "CollectiveOp.h"
+#include "CollectiveQueue.h"
 #include "CustomOps.h"
 #include "Groups.h"
 #include "Status.h"
@@ -131,12 +133,13 @@ struct dtensor_program {
   std::vector<std::pair<int64_t, void *>> queued;
   dtensor::rt::Status stepError;
   /// Storage a step reuses, so that its steady state does not allocate:
-  /// the entry's memref descriptors and argument pointers, and the views
-  /// of an ABI call's buffers (AbiCall; calls do not nest).
+  /// the entry's memref descriptors and argument pointers, the views of an
+  /// ABI call's buffers (AbiCall; calls do not nest) and the collective a
+  /// call builds (an asynchronous one swaps it into the queue's storage).
   std::vector<std::vector<int64_t>> stepDescriptors;
   std::vector<void *> stepArguments;
-  std::vector<dtensor::rt::StridedView> callViews, callInputs, callOutputs;
-  dtensor::rt::MemberPieces callPieces;
+  std::vector<dtensor::rt::StridedView> callViews;
+  dtensor::rt::CollectiveOp collective;
   /// dtensor_program_set_random_state: the seed of the random ops and the
   /// number of steps run since it was set (dtensor_rt_step_seed).
   uint64_t randomSeed = 0;
@@ -144,6 +147,11 @@ struct dtensor_program {
   /// What runs the steps: the CPU backend, or the CUDA plugin's for a
   /// program of target "cuda".
   std::unique_ptr<dtensor::rt::Backend> backend;
+  /// The communication thread of the asynchronous collectives of a CPU
+  /// program, started by the first one; null before, and for a GPU program
+  /// (its stream orders them) or under MPI below MPI_THREAD_SERIALIZED (they
+  /// then complete in their call).
+  std::unique_ptr<dtensor::rt::CollectiveQueue> collectiveQueue;
 
   /// dtensor_program_set_tracing: the steps and collectives recorded since
   /// `traceStart`, and the number of the next step.
@@ -154,11 +162,12 @@ struct dtensor_program {
   /// The site dtensor_rt_collective_site announced for the next collective
   /// call, or -1.
   int64_t nextSite = -1;
-  /// Microseconds since `traceStart`.
+  /// Microseconds since `traceStart`, now or at `time`.
   double traceNow() const {
-    return std::chrono::duration<double, std::micro>(
-               std::chrono::steady_clock::now() - traceStart)
-        .count();
+    return traceTime(std::chrono::steady_clock::now());
+  }
+  double traceTime(std::chrono::steady_clock::time_point time) const {
+    return std::chrono::duration<double, std::micro>(time - traceStart).count();
   }
 
   ~dtensor_program();
@@ -168,6 +177,11 @@ namespace dtensor::rt {
 
 /// The program running on this thread (set around the entry call).
 dtensor_program *currentProgram();
+
+/// Completes the program's asynchronous collectives still in flight (none:
+/// nothing to do): their trace events get the interval they ran in, and the
+/// first error of one the program did not wait for is returned.
+Status drainCollectives(dtensor_program &program);
 
 /// COLLECTIVE: the operations of dtensor/runtime.h on programs, without the
 /// final agreement (the C API adds it).

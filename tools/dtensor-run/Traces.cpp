@@ -10,13 +10,14 @@
 #include <string>
 
 namespace {
-constexpr const char *kNames[] = {"step",           "all_reduce",
-                                  "all_gather",     "reduce_scatter",
-                                  "all_to_all",     "broadcast",
-                                  "shift"};
-constexpr int kNumKinds = 7;
+constexpr const char *kNames[] = {"step",           "all_reduce", "all_gather",
+                                  "reduce_scatter", "all_to_all", "broadcast",
+                                  "shift",          "wait"};
+constexpr int kNumKinds = 8;
 /// Doubles per event on the wire.
-constexpr int kFields = 8;
+constexpr int kFields = 9;
+/// Chrome trace threads of a rank.
+constexpr int kProgramThread = 0, kStepThread = 1, kCommunicationThread = 2;
 } // namespace
 
 const char *traceEventName(int kind) {
@@ -39,8 +40,8 @@ std::vector<TraceEvent> gatherTrace(dtensor_program *program, int rank,
     mine.insert(mine.end(),
                 {static_cast<double>(kind), static_cast<double>(e.step),
                  static_cast<double>(e.group), static_cast<double>(e.bytes),
-                 static_cast<double>(e.site),
-                 static_cast<double>(e.bytes_sent), e.start_us, e.end_us});
+                 static_cast<double>(e.site), static_cast<double>(e.bytes_sent),
+                 e.start_us, e.end_us, static_cast<double>(e.async)});
   }
   int size = static_cast<int>(mine.size());
   std::vector<int> sizes(rank == 0 ? worldSize : 0), offsets;
@@ -70,6 +71,7 @@ std::vector<TraceEvent> gatherTrace(dtensor_program *program, int rank,
       event.bytesSent = static_cast<int64_t>(f[5]);
       event.start = f[6];
       event.end = f[7];
+      event.async = f[8] != 0;
       gathered.push_back(event);
     }
   return gathered;
@@ -86,7 +88,18 @@ nlohmann::json chromeTrace(const std::vector<TraceEvent> &events,
                    {"ph", "M"},
                    {"pid", r},
                    {"args", {{"name", "rank " + std::to_string(r)}}}});
+    for (auto [thread, name] :
+         {std::pair<int, const char *>{kProgramThread, "program"},
+          {kStepThread, "steps"},
+          {kCommunicationThread, "communication"}})
+      out.push_back({{"name", "thread_name"},
+                     {"ph", "M"},
+                     {"pid", r},
+                     {"tid", thread},
+                     {"args", {{"name", name}}}});
     // Steps are recorded after their collectives: their starts first.
+    // Compute is the program thread's time outside its synchronous
+    // collectives and waits; asynchronous collectives run beside it.
     std::map<int64_t, double> stepStarts;
     for (const TraceEvent &e : events)
       if (e.rank == r && e.kind == 0)
@@ -108,7 +121,8 @@ nlohmann::json chromeTrace(const std::vector<TraceEvent> &events,
     };
     auto compute = [&](double from, double to) {
       if (to > from)
-        complete("compute", "compute", 0, from, to, nlohmann::json::object());
+        complete("compute", "compute", kProgramThread, from, to,
+                 nlohmann::json::object());
     };
     for (const TraceEvent &e : events) {
       if (e.rank != r)
@@ -117,23 +131,35 @@ nlohmann::json chromeTrace(const std::vector<TraceEvent> &events,
       if (e.kind == 0) {
         // A step ends after its collectives: close its last compute run.
         compute(std::max(lastEnd, e.start), e.end);
-        complete("step " + std::to_string(step), "step", 1, e.start, e.end,
-                 nlohmann::json::object());
+        complete("step " + std::to_string(step), "step", kStepThread, e.start,
+                 e.end, nlohmann::json::object());
       } else {
-        compute(std::max(lastEnd, stepStarts[step]), e.start);
+        if (!e.async)
+          compute(std::max(lastEnd, stepStarts[step]), e.start);
         nlohmann::json args = {{"group", e.group},
                                {"bytes", e.bytes},
                                {"bytes_sent", e.bytesSent}};
         if (e.site >= 0) {
           args["site"] = e.site;
-          if (e.site < static_cast<int64_t>(siteModules.size()) &&
+          // A wait names the site it waits for; the module is the
+          // collective's.
+          if (e.kind != kWaitKind &&
+              e.site < static_cast<int64_t>(siteModules.size()) &&
               !siteModules[e.site].empty())
             args["module"] = siteModules[e.site];
         }
-        complete(traceEventName(e.kind), "collective", 0, e.start, e.end,
-                 std::move(args));
+        if (e.kind == kWaitKind) {
+          complete("wait", "wait", kProgramThread, e.start, e.end,
+                   std::move(args));
+        } else {
+          args["async"] = e.async;
+          complete(traceEventName(e.kind), "collective",
+                   e.async ? kCommunicationThread : kProgramThread, e.start,
+                   e.end, std::move(args));
+        }
       }
-      lastEnd = e.end;
+      if (!e.async)
+        lastEnd = std::max(lastEnd, e.end);
     }
   }
   return trace;

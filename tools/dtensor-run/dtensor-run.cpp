@@ -507,7 +507,7 @@ bool writeTraces(dtensor_program *program, const Options &options,
   if (!options.commTrace.empty()) {
     std::vector<dtensor::tooling::TracedCall> calls;
     for (const TraceEvent &event : events)
-      if (event.kind != 0)
+      if (isCollectiveKind(event.kind))
         calls.push_back({event.rank, event.site, traceEventName(event.kind),
                          event.group, event.bytesSent,
                          event.end - event.start});
@@ -533,7 +533,9 @@ int main(int argc, char **argv) {
     return launch(options, forwarded);
 
   int provided = 0, rank = 0, worldSize = 1;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  // Serialized: the runtime runs asynchronous collectives on a thread of
+  // its own (docs/runtime.md).
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
   int code;

@@ -4,6 +4,13 @@
 // tensors into one variadic collective, so that many small messages travel
 // as one: fewer calls, each paying its latency once.
 //
+// Reductions are first moved up to where their operands exist, so that
+// buckets fill in the order the tensors become ready: a training step's
+// gradient reductions, which the program lists after the whole backward
+// (in parameter order), fill buckets in backward order, and each bucket is
+// placed right after its last gradient, where the overlap phase issues it
+// while the rest of the backward runs (DDP's gradient buckets).
+//
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/Analysis/ElementBytes.h"
@@ -233,9 +240,48 @@ void Bucket::combine() {
   }
 }
 
+/// Moves every all_reduce and reduce_scatter of `block` that could join a
+/// bucket up to right after the last definition of its operands, without
+/// crossing an op collectives must not cross. They may pass other
+/// collectives: every rank runs the same program, so the ranks' orders
+/// still agree. They pass only collectives whose operands exist later:
+/// collectives ready at the same point keep their program order.
+static void moveReductionsToReadiness(Block &block) {
+  SmallVector<Operation *> reductions;
+  for (Operation &op : block)
+    if (isa<AllReduceOp, ReduceScatterOp>(op) && getCandidate(&op))
+      reductions.push_back(&op);
+  // True when `a` (a last operand definition, null: the block's start) is
+  // not after `b`.
+  auto notAfter = [](Operation *a, Operation *b) {
+    return !a || (b && (a == b || a->isBeforeInBlock(b)));
+  };
+  for (Operation *op : reductions) {
+    Operation *lastDefinition = findLastOperandDefinition(op);
+    Operation *point = op;
+    for (Operation *prev = op->getPrevNode();
+         prev && prev != lastDefinition && !isCommunicationBarrier(prev);
+         prev = prev->getPrevNode()) {
+      // A collective ready no later than `op` stays first.
+      if ((prev->hasTrait<Collective>() || isa<StartOp>(prev)) &&
+          notAfter(findLastOperandDefinition(prev), lastDefinition))
+        break;
+      point = prev;
+    }
+    if (point == op)
+      continue;
+    LLVM_DEBUG(llvm::dbgs()
+               << "bucketing: '" << op->getName() << "' at " << op->getLoc()
+               << " moves up to before '" << point->getName() << "' at "
+               << point->getLoc() << ", where its operands exist\n");
+    op->moveBefore(point);
+  }
+}
+
 BucketCounts dtensor::bucketCollectives(Block &block, uint64_t bucketBytes,
                                         bool explain) {
   BucketCounts counts;
+  moveReductionsToReadiness(block);
   Operation *next = block.empty() ? nullptr : &block.front();
   while (Operation *seedOp = next) {
     next = seedOp->getNextNode();

@@ -104,7 +104,11 @@ int64_t dtensor_rt_shift(int64_t group, int64_t dim, int64_t dim_size,
  * (dtensor_program_trace) records it with the call. */
 void dtensor_rt_collective_site(int64_t site);
 
-/* Completes an asynchronous collective; 0 is accepted and does nothing. */
+/* Completes an asynchronous collective: blocks until it ran; 0 is accepted
+ * and does nothing. An error of the collective is the step's error from
+ * here on (or at the step's end when the wait is skipped). Buffers pushed
+ * before it (compiled programs push the collective's, which must stay valid
+ * until its wait) are taken and ignored. */
 void dtensor_rt_wait(int64_t handle);
 
 /* Runs task(args, b, e) over pieces [b, e) of [begin, end) -- b a multiple

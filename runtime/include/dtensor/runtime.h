@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define DTENSOR_RUNTIME_ABI_VERSION 1
+#define DTENSOR_RUNTIME_ABI_VERSION 2
 
 typedef enum dtensor_status {
   DTENSOR_OK = 0,
@@ -297,13 +297,18 @@ dtensor_status dtensor_program_get(dtensor_program *program, const char *name,
                                    dtensor_view view, int32_t root, void *data,
                                    size_t bytes);
 
-/* One event of a trace (dtensor_program_trace): a step, or a collective the
- * step ran. Times are microseconds of this process's steady clock since
- * tracing was switched on. On the CPU a collective's interval is the call;
- * for a program of target "cuda" it is the time to queue it. */
+/* One event of a trace (dtensor_program_trace): a step, a collective the
+ * step ran, or the program's wait for an asynchronous one. Times are
+ * microseconds of this process's steady clock since tracing was switched
+ * on. On the CPU a synchronous collective's interval is the call, an
+ * asynchronous one's (`async` 1) is when it ran on the communication thread,
+ * while the program computed, and its "wait" event is the time the program
+ * blocked in dtensor_rt_wait for it (group and site are the collective's);
+ * for a program of target "cuda" a collective's interval is the time to
+ * queue it. */
 typedef struct dtensor_trace_event {
   const char *name;  /* "step", "all_reduce", "all_gather", "reduce_scatter",
-                        "all_to_all", "broadcast" or "shift" */
+                        "all_to_all", "broadcast", "shift" or "wait" */
   int64_t step;      /* the step, counted from 0 since tracing began */
   int64_t group;     /* a collective's group (the program's numbering), or -1 */
   int64_t bytes;     /* a collective's input bytes on this rank, or 0 */
@@ -314,6 +319,8 @@ typedef struct dtensor_trace_event {
   int64_t bytes_sent; /* the bytes this rank sent in the collective under
                          the model of the compile-time report (a ring over
                          the group, the largest piece per message), or 0 */
+  int32_t async;      /* 1: a collective that ran on the communication thread
+                         (asynchronous), else 0 */
 } dtensor_trace_event;
 
 /* One collective call site of a program, as the compiler numbered them

@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <set>
 
 // Counts the heap allocations made through operator new while `counting`
 // is set (the runtime's C++ allocations; MPI's own, through malloc, are
@@ -664,9 +665,209 @@ TEST(RuntimeMpi, RowWritesOutsideTheCacheOnOneRankAreRefusedOnAll) {
   EXPECT_EQ(dtensor_program_destroy(writes), DTENSOR_OK);
 }
 
+namespace {
+
+/// One step's collectives, every one issued with `async` and waited for in
+/// reverse order after all were issued (several in flight at once): an
+/// uneven all_gather, an in-place all_reduce, an uneven reduce_scatter, an
+/// all_to_all, a broadcast and a shift of two tensors. Outputs go to
+/// `outputs` (one vector per collective).
+struct EveryCollective {
+  static constexpr int64_t kRows = 7, kCols = 3;
+  std::vector<std::vector<float>> outputs;
+  std::vector<int64_t> handles;
+
+  void run(int32_t async) {
+    dtensor::layout::Range mine = chunkRange(kRows, size, rank);
+    std::vector<float> piece(mine.size() * kCols), reduced(kRows * kCols),
+        whole(kRows * kCols), root(4, float(rank + 1)), shifted(8, 0.0f);
+    for (size_t i = 0; i < piece.size(); ++i)
+      piece[i] = float(rank * 100) + float(i);
+    for (size_t i = 0; i < whole.size(); ++i)
+      whole[i] = reduced[i] = float((rank + 1) * int(i % 5));
+    // The all_to_all moves rows sharded to columns sharded.
+    dtensor::layout::Range myCols = chunkRange(kCols, size, rank);
+    std::vector<float> swapIn(piece);
+    outputs.assign(6, {});
+    outputs[0].assign(kRows * kCols, -1);
+    outputs[2].assign(mine.size() * kCols, -1);
+    outputs[3].assign(kRows * myCols.size(), -1);
+    outputs[4].assign(4, -1);
+    outputs[5].assign(8, -1);
+    // A shift of step 0 over the whole ring: each member's piece of a dim
+    // of `size` rows goes to the next member.
+    std::vector<float> ring(2 * 4);
+    for (size_t i = 0; i < ring.size(); ++i)
+      ring[i] = float(rank * 10) + float(i);
+    Memref pieceRef(piece.data(), {mine.size(), kCols}),
+        gathered(outputs[0].data(), {kRows, kCols}),
+        reducedRef(reduced.data(), {kRows, kCols}),
+        wholeRef(whole.data(), {kRows, kCols}),
+        scattered(outputs[2].data(), {mine.size(), kCols}),
+        swapRef(swapIn.data(), {mine.size(), kCols}),
+        swapped(outputs[3].data(), {kRows, myCols.size()}),
+        rootRef(root.data(), {4}), broadcasted(outputs[4].data(), {4}),
+        ring0(ring.data(), {1, 4}), ring1(ring.data() + 4, {1, 4}),
+        shifted0(outputs[5].data(), {1, 4}),
+        shifted1(outputs[5].data() + 4, {1, 4});
+    handles.clear();
+    runStep([&] {
+      pieceRef.push();
+      gathered.push();
+      handles.push_back(
+          dtensor_rt_all_gather(kWorld, 0, DTENSOR_RT_F32, 1, async));
+      reducedRef.push();
+      reducedRef.push();
+      handles.push_back(dtensor_rt_all_reduce(kWorld, DTENSOR_RT_SUM,
+                                              DTENSOR_RT_F32, 1, async));
+      wholeRef.push();
+      scattered.push();
+      handles.push_back(dtensor_rt_reduce_scatter(kWorld, DTENSOR_RT_SUM, 0,
+                                                  DTENSOR_RT_F32, 1, async));
+      swapRef.push();
+      swapped.push();
+      handles.push_back(
+          dtensor_rt_all_to_all(kWorld, 1, 0, DTENSOR_RT_F32, async));
+      rootRef.push();
+      broadcasted.push();
+      handles.push_back(
+          dtensor_rt_broadcast(kWorld, size - 1, DTENSOR_RT_F32, async));
+      ring0.push();
+      ring1.push();
+      shifted0.push();
+      shifted1.push();
+      handles.push_back(
+          dtensor_rt_shift(kWorld, 0, size, 0, DTENSOR_RT_F32, 2, async));
+      for (auto h = handles.rbegin(); h != handles.rend(); ++h)
+        dtensor_rt_wait(*h);
+    });
+    outputs[1] = reduced;
+  }
+};
+
+/// Sets the step to `body` and runs it; the step's status.
+dtensor_status runFailingStep(std::function<void()> body) {
+  setStepBody(artifact, [&](void **) { body(); });
+  return dtensor_program_run(program);
+}
+
+} // namespace
+
+TEST(RuntimeMpi, AsyncCollectivesInFlightTogetherMatchSynchronousOnes) {
+  EveryCollective synchronous, asynchronous;
+  synchronous.run(0);
+  ASSERT_EQ(dtensor_program_set_tracing(program, 1), DTENSOR_OK);
+  asynchronous.run(1);
+  // Synchronous calls return 0; asynchronous ones distinct handles.
+  EXPECT_EQ(synchronous.handles, std::vector<int64_t>(6, 0));
+  std::set<int64_t> distinct(asynchronous.handles.begin(),
+                             asynchronous.handles.end());
+  EXPECT_EQ(distinct.size(), 6u);
+  EXPECT_EQ(distinct.count(0), 0u);
+  for (size_t c = 0; c < synchronous.outputs.size(); ++c)
+    EXPECT_EQ(asynchronous.outputs[c], synchronous.outputs[c])
+        << "collective " << c;
+  // The reference values of two of them: the all_reduce sums every rank's
+  // (r + 1) * (i % 5); the broadcast is the last rank's.
+  for (int64_t i = 0; i < EveryCollective::kRows * EveryCollective::kCols; ++i)
+    EXPECT_EQ(asynchronous.outputs[1][i],
+              float(size * (size + 1) / 2 * (i % 5)));
+  EXPECT_EQ(asynchronous.outputs[4], std::vector<float>(4, float(size)));
+
+  // The trace: the six collectives in issue order, each marked async and
+  // run one after the other on the communication thread, then their six
+  // waits in the program's order, then the step.
+  const dtensor_trace_event *events = nullptr;
+  int32_t count = 0;
+  ASSERT_EQ(dtensor_program_trace(program, &events, &count), DTENSOR_OK);
+  ASSERT_EQ(count, 13);
+  const char *kinds[] = {"all_gather", "all_reduce", "reduce_scatter",
+                         "all_to_all", "broadcast",  "shift"};
+  for (int c = 0; c < 6; ++c) {
+    EXPECT_STREQ(events[c].name, kinds[c]);
+    EXPECT_EQ(events[c].async, 1);
+    EXPECT_LE(events[c].start_us, events[c].end_us);
+    if (c > 0)
+      EXPECT_LE(events[c - 1].end_us, events[c].start_us);
+    EXPECT_STREQ(events[6 + c].name, "wait");
+    EXPECT_EQ(events[6 + c].group, kWorld);
+    EXPECT_EQ(events[6 + c].async, 0);
+    // Waited in reverse: the wait of collective 5 - c ends after it ran.
+    EXPECT_GE(events[6 + c].end_us, events[5 - c].end_us);
+  }
+  EXPECT_STREQ(events[12].name, "step");
+  EXPECT_EQ(events[12].async, 0);
+  ASSERT_EQ(dtensor_program_set_tracing(program, 0), DTENSOR_OK);
+}
+
+TEST(RuntimeMpi, AsyncCollectiveErrorInFlightFailsTheStepOnEveryRank) {
+  // avg of bool tensors fails in the communicator, on the communication
+  // thread, after the call returned its handle; the collective issued after
+  // it is not run. Every rank reports it at the wait.
+  std::vector<uint8_t> flags(4, 1), flagsOut(4, 7);
+  std::vector<float> values(4, 1.0f), valuesOut(4, -1.0f);
+  Memref flagsIn(flags.data(), {4}), flagsRef(flagsOut.data(), {4}),
+      valuesIn(values.data(), {4}), valuesRef(valuesOut.data(), {4});
+  int64_t failing = 0, later = 0;
+  auto issueBoth = [&] {
+    flagsIn.push();
+    flagsRef.push();
+    failing =
+        dtensor_rt_all_reduce(kWorld, DTENSOR_RT_AVG, DTENSOR_RT_BOOL, 1, 1);
+    valuesIn.push();
+    valuesRef.push();
+    later = dtensor_rt_all_reduce(kWorld, DTENSOR_RT_SUM, DTENSOR_RT_F32, 1, 1);
+  };
+  dtensor_status status = runFailingStep([&] {
+    issueBoth();
+    dtensor_rt_wait(later);
+    dtensor_rt_wait(failing);
+  });
+  EXPECT_NE(failing, 0);
+  EXPECT_NE(later, 0);
+  EXPECT_EQ(status, DTENSOR_ERR_INVALID_ARGUMENT);
+  std::string message = dtensor_last_error();
+  EXPECT_NE(message.find("dtensor_rt_wait"), std::string::npos) << message;
+  EXPECT_NE(message.find("all_reduce (in flight): avg is not defined for "
+                         "bool tensors"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(flagsOut, std::vector<uint8_t>(4, 7));
+  EXPECT_EQ(valuesOut, std::vector<float>(4, -1.0f));
+  // Every rank failed the same way.
+  int failed = status == DTENSOR_ERR_INVALID_ARGUMENT, everywhere = 0;
+  MPI_Allreduce(&failed, &everywhere, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  EXPECT_EQ(everywhere, 1);
+
+  // Not waited for at all: the error is the step's at its end.
+  status = runFailingStep(issueBoth);
+  EXPECT_EQ(status, DTENSOR_ERR_INVALID_ARGUMENT);
+  message = dtensor_last_error();
+  EXPECT_NE(message.find("at the end of a step"), std::string::npos) << message;
+  EXPECT_NE(message.find("avg is not defined for bool tensors"),
+            std::string::npos)
+      << message;
+
+  // A handle that is not in flight is an error; the next steps run again.
+  status = runFailingStep([&] { dtensor_rt_wait(later); });
+  EXPECT_EQ(status, DTENSOR_ERR_RUNTIME);
+  EXPECT_NE(std::string(dtensor_last_error())
+                .find("is not a collective in "
+                      "flight"),
+            std::string::npos)
+      << dtensor_last_error();
+  runStep([&] {
+    valuesIn.push();
+    valuesRef.push();
+    dtensor_rt_wait(
+        dtensor_rt_all_reduce(kWorld, DTENSOR_RT_SUM, DTENSOR_RT_F32, 1, 1));
+  });
+  EXPECT_EQ(valuesOut, std::vector<float>(4, float(size)));
+}
+
 int main(int argc, char **argv) {
   int provided;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   ::testing::InitGoogleTest(&argc, argv);

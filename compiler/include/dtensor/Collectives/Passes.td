@@ -31,7 +31,9 @@ def FuseCollectives : Pass<"dtensor-fuse-collectives", "mlir::ModuleOp"> {
     2. *Bucket*: independent `all_reduce`, `all_gather` and `reduce_scatter`
        ops of one block that agree on op, reduction, mesh, `mesh_dims`,
        element type and gather/scatter dim become one variadic op, filled in
-       program order while the bucket stays within `bucket-bytes` per rank.
+       program order while the bucket stays within `bucket-bytes` per rank,
+       after each all_reduce and reduce_scatter moved up to where its
+       operands exist (gradients then bucket in backward order).
        An op counts the full buffer it works on (all_reduce input,
        all_gather result, reduce_scatter input); an op whose full buffer has
        a dynamic dim is not bucketed. The combined op goes after the last
