@@ -158,4 +158,15 @@ RunData::shards(int64_t step) const {
   return result;
 }
 
+dtensor_status RunData::setShards(dtensor_program *program,
+                                  int64_t step) const {
+  for (const auto &[name, shard] : shards(step))
+    if (dtensor_status status = dtensor_program_set(
+            program, name.c_str(), DTENSOR_LOCAL, shard.dtype,
+            static_cast<int32_t>(shard.shape.size()), shard.shape.data(),
+            shard.data.data(), shard.data.size()))
+      return status;
+  return DTENSOR_OK;
+}
+
 } // namespace dtensor::tooling

@@ -47,12 +47,8 @@ dtensor_status RunEvaluation::evaluate(dtensor_program *program,
     return status;
   double sum = 0;
   for (int batch = 0; batch < options.evalBatches; ++batch) {
-    for (const auto &[name, shard] : data.shards(batch))
-      if (dtensor_status status = dtensor_program_set(
-              program, name.c_str(), DTENSOR_LOCAL, shard.dtype,
-              static_cast<int32_t>(shard.shape.size()), shard.shape.data(),
-              shard.data.data(), shard.data.size()))
-        return status;
+    if (dtensor_status status = data.setShards(program, batch))
+      return status;
     if (dtensor_status status = dtensor_program_run(program))
       return status;
     std::vector<uint8_t> value;

@@ -80,12 +80,8 @@ dtensor_status runPerStep(dtensor_program *program,
           return status;
       }
       if (data)
-        for (const auto &[name, shard] : data->shards(step))
-          if (dtensor_status status = dtensor_program_set(
-                  program, name.c_str(), DTENSOR_LOCAL, shard.dtype,
-                  static_cast<int32_t>(shard.shape.size()), shard.shape.data(),
-                  shard.data.data(), shard.data.size()))
-            return status;
+        if (dtensor_status status = data->setShards(program, step))
+          return status;
     }
     if (dtensor_status status = dtensor_program_run(program))
       return status;

@@ -60,6 +60,10 @@ public:
   /// inputs' names and values.
   std::vector<std::pair<std::string, NpyArray>> shards(int64_t step) const;
 
+  /// COLLECTIVE. Sets this rank's shards of batch `start + step` as the
+  /// selected entry's token and target inputs; the failed call's status.
+  dtensor_status setShards(dtensor_program *program, int64_t step) const;
+
   /// Tokens of one global batch.
   int64_t batchTokens() const { return rows * columns; }
 
