@@ -99,7 +99,7 @@ dtensor_status runPerStep(dtensor_program *program,
               evaluation->evaluate(program, options, ranks, loss))
         return status;
       if (ranks.rank() == 0)
-        progress.reportEvaluation(step, loss);
+        progress.reportEvaluation(step, loss, ranks);
     }
     for (const auto &[name, path] : options.outputs) {
       const RunTensor *tensor = findTensor(tensors, name);

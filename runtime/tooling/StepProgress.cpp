@@ -91,35 +91,34 @@ dtensor_status StepProgress::report(dtensor_program *program,
     std::printf("%s%s\n", line.c_str(), number);
     std::fflush(stdout);
   }
-  if (log) {
-    std::string line = record(step, batch, ms, tokensPerSecond, values) + "\n";
-    if (std::fwrite(line.data(), 1, line.size(), log.get()) != line.size() ||
-        std::fflush(log.get()) != 0) {
-      ranks.report("--log: cannot write: " + std::string(std::strerror(errno)));
-      log.reset();
-      logFailed = true;
-    }
-  }
+  if (log)
+    appendLog(record(step, batch, ms, tokensPerSecond, values), ranks);
   return DTENSOR_OK;
 }
 
-void StepProgress::reportEvaluation(int step, double loss) {
+void StepProgress::reportEvaluation(int step, double loss,
+                                    const RunRanks &ranks) {
   evalCurve.emplace_back(double(step + 1), loss);
-  if (print)
+  if (print) {
     std::printf("eval after step %d: loss %.6g\n", step + 1, loss);
-  std::fflush(stdout);
+    std::fflush(stdout);
+  }
   if (!log)
     return;
-  nlohmann::ordered_json record;
-  record["step"] = step;
-  record["eval_loss"] = loss;
-  std::string line = record.dump() + "\n";
-  if (std::fwrite(line.data(), 1, line.size(), log.get()) != line.size() ||
-      std::fflush(log.get()) != 0) {
-    std::fprintf(stderr, "--log: cannot write: %s\n", std::strerror(errno));
-    log.reset();
-    logFailed = true;
-  }
+  nlohmann::ordered_json line;
+  line["step"] = step;
+  line["eval_loss"] = loss;
+  appendLog(line.dump(), ranks);
+}
+
+void StepProgress::appendLog(const std::string &line, const RunRanks &ranks) {
+  std::string text = line + "\n";
+  if (std::fwrite(text.data(), 1, text.size(), log.get()) == text.size() &&
+      std::fflush(log.get()) == 0)
+    return;
+  ranks.report("--log: cannot write: " + std::string(std::strerror(errno)));
+  log.reset();
+  logFailed = true;
 }
 
 std::string StepProgress::writePlot(const RunOptions &options) const {

@@ -41,7 +41,7 @@ public:
   /// Rank 0: after step `step`, the evaluation's mean loss: a line (with
   /// --data, unless --quiet), a log record {"step", "eval_loss"} and a
   /// point of the picture's eval series.
-  void reportEvaluation(int step, double loss);
+  void reportEvaluation(int step, double loss, const RunRanks &ranks);
 
   /// Rank 0: draws the --plot picture of the steps reported ("" or the
   /// error; nothing without --plot).
@@ -56,6 +56,10 @@ public:
          const std::vector<std::pair<std::string, double>> &scalars);
 
 private:
+  /// Appends one record and its newline to the log; a failure is reported
+  /// once and ends the log.
+  void appendLog(const std::string &line, const RunRanks &ranks);
+
   std::vector<const RunTensor *> scalars;
   /// Rank 0, with --plot: the plotted scalar's index and its values.
   int plotted = -1;
